@@ -1,0 +1,228 @@
+// Package session holds the event vocabulary every engine package emits, the
+// sinks that fan events out (recorder, UI, exporters), and the tools that read
+// recorded sessions back.
+//
+// The vocabulary reuses CrewAI's event-bus type names and field names wherever
+// CrewAI has one (crewai-formats.md §6), so a crewbench trace reads like a
+// CrewAI trace. crewbench adds its own kinds only for what CrewAI does not
+// emit: each MCP attempt, JSON-RPC frames, server stderr and notifications,
+// server state, and stepping.
+//
+// session imports nothing from the project.
+package session
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Kind is the event type. Values equal CrewAI's `type` strings where CrewAI
+// has the event.
+type Kind string
+
+// CrewAI event types (crewai-formats.md §6.2).
+const (
+	CrewKickoffStarted   Kind = "crew_kickoff_started"
+	CrewKickoffCompleted Kind = "crew_kickoff_completed"
+	CrewKickoffFailed    Kind = "crew_kickoff_failed"
+
+	TaskStarted   Kind = "task_started"
+	TaskCompleted Kind = "task_completed"
+	TaskFailed    Kind = "task_failed"
+
+	AgentExecutionStarted   Kind = "agent_execution_started"
+	AgentExecutionCompleted Kind = "agent_execution_completed"
+	AgentExecutionError     Kind = "agent_execution_error"
+
+	LLMCallStarted   Kind = "llm_call_started"
+	LLMCallCompleted Kind = "llm_call_completed"
+	LLMCallFailed    Kind = "llm_call_failed"
+	LLMStreamChunk   Kind = "llm_stream_chunk"
+
+	ToolUsageStarted       Kind = "tool_usage_started"
+	ToolUsageFinished      Kind = "tool_usage_finished"
+	ToolUsageError         Kind = "tool_usage_error"
+	ToolFailureDetected    Kind = "tool_failure_detected"
+	ToolValidateInputError Kind = "tool_validate_input_error"
+	ToolSelectionError     Kind = "tool_selection_error"
+	ToolExecutionError     Kind = "tool_execution_error"
+
+	MCPConnectionStarted   Kind = "mcp_connection_started"
+	MCPConnectionCompleted Kind = "mcp_connection_completed"
+	MCPConnectionFailed    Kind = "mcp_connection_failed"
+
+	MCPToolExecutionStarted   Kind = "mcp_tool_execution_started"
+	MCPToolExecutionCompleted Kind = "mcp_tool_execution_completed"
+	MCPToolExecutionFailed    Kind = "mcp_tool_execution_failed"
+
+	MCPConfigFetchFailed Kind = "mcp_config_fetch_failed"
+)
+
+// crewbench's own kinds, for what CrewAI does not emit. They carry the
+// "crewbench_" prefix so they can never collide with a future CrewAI type.
+const (
+	// MCPAttemptStarted / MCPAttemptFinished wrap one attempt of a tool call
+	// under a call policy (CrewAI retries silently; crewbench shows each one).
+	MCPAttemptStarted  Kind = "crewbench_mcp_attempt_started"
+	MCPAttemptFinished Kind = "crewbench_mcp_attempt_finished"
+	// MCPRetryScheduled is emitted before a backoff sleep between attempts.
+	MCPRetryScheduled Kind = "crewbench_mcp_retry_scheduled"
+	// MCPFrame is one JSON-RPC message on the wire (request, response or notification).
+	MCPFrame Kind = "crewbench_mcp_frame"
+	// MCPStderr is one line a stdio server wrote to stderr.
+	MCPStderr Kind = "crewbench_mcp_stderr"
+	// MCPNotification is a server notification: logging, progress, list_changed.
+	MCPNotification Kind = "crewbench_mcp_notification"
+	// MCPServerState is a pool state change: connecting, ready, failed, closed.
+	MCPServerState Kind = "crewbench_mcp_server_state"
+	// MCPToolsListed reports a completed discovery with tool counts.
+	MCPToolsListed Kind = "crewbench_mcp_tools_listed"
+	// MCPProcessSpawned / MCPProcessExited track stdio child processes, so a
+	// user sees "fresh session per call" as N spawns.
+	MCPProcessSpawned Kind = "crewbench_mcp_process_spawned"
+	MCPProcessExited  Kind = "crewbench_mcp_process_exited"
+
+	// GuardTripped: the ReAct repeated-call guard refused a call.
+	GuardTripped Kind = "crewbench_guard_tripped"
+	// UsageLimitReached: a tool hit max_usage_count.
+	UsageLimitReached Kind = "crewbench_usage_limit_reached"
+	// CacheHit: a tool result came from the crew/agent cache.
+	CacheHit Kind = "crewbench_cache_hit"
+	// AgentStepStarted / AgentStepFinished wrap one iteration of an agent
+	// loop (one LLM call plus the tool calls it asked for).
+	AgentStepStarted  Kind = "crewbench_agent_step_started"
+	AgentStepFinished Kind = "crewbench_agent_step_finished"
+	// StepPaused / StepResumed: the stepper paused before an LLM or tool call
+	// and what the user decided.
+	StepPaused  Kind = "crewbench_step_paused"
+	StepResumed Kind = "crewbench_step_resumed"
+	// Warning is a non-fatal message CrewAI would log (e.g. "No tools
+	// discovered from MCP server: …").
+	Warning Kind = "crewbench_warning"
+)
+
+// Outcome classes for an MCP attempt or call (issue: mcpconn outcome classes).
+const (
+	OutcomeOK              = "ok"
+	OutcomeIsError         = "is_error"
+	OutcomeTimeout         = "timeout"
+	OutcomeTransportClosed = "transport_closed"
+	OutcomeSpawnFailed     = "spawn_failed"
+	OutcomeJSONRPCError    = "jsonrpc_error"
+	OutcomeAuth            = "auth"
+	OutcomeNotFound        = "not_found"
+	OutcomeProtocol        = "protocol"
+	OutcomeCancelled       = "cancelled"
+)
+
+// Event is one thing that happened. Common fields are typed; fields specific
+// to one kind go in Data under CrewAI's field names (e.g. "tool_args",
+// "messages", "usage", "from_cache").
+//
+// Tree structure: every scope (crew run, task, agent execution, agent step,
+// LLM call, tool call, MCP attempt) has a Span id. Its start and end events
+// carry the same Span; Parent is the enclosing scope's Span. A UI builds the
+// tree crew ▸ task ▸ agent step ▸ LLM call ▸ tool call ▸ attempt from these
+// two fields alone. Point events (stderr, frames, notifications) carry the
+// Span of the scope they happened in, or none.
+type Event struct {
+	Seq  int64     `json:"seq"`
+	Time time.Time `json:"time"`
+	Kind Kind      `json:"type"`
+	ID   string    `json:"event_id,omitempty"`
+
+	Span   string `json:"span,omitempty"`
+	Parent string `json:"parent,omitempty"`
+
+	RunID     string `json:"run_id,omitempty"`
+	TaskID    string `json:"task_id,omitempty"`
+	TaskName  string `json:"task_name,omitempty"`
+	AgentID   string `json:"agent_id,omitempty"`
+	AgentRole string `json:"agent_role,omitempty"`
+
+	// Server is crewbench's name for the MCP server (the project key, or the
+	// CrewAI server_name when none).
+	Server string `json:"server_name,omitempty"`
+	// ToolName is the LLM-visible (sanitized) name; OriginalToolName is the
+	// name the MCP server knows.
+	ToolName         string `json:"tool_name,omitempty"`
+	OriginalToolName string `json:"original_tool_name,omitempty"`
+
+	// Attempt is 1-based for MCP attempts; 0 when not applicable.
+	Attempt int `json:"attempt,omitempty"`
+	// Outcome is one of the Outcome* classes for MCP attempts and calls, or
+	// "ok"/"failed" for other scopes.
+	Outcome   string        `json:"outcome,omitempty"`
+	Error     string        `json:"error,omitempty"`
+	ErrorType string        `json:"error_type,omitempty"`
+	Duration  time.Duration `json:"duration_ns,omitempty"`
+
+	Data map[string]any `json:"data,omitempty"`
+}
+
+// Str returns Data[key] as a string ("" if absent or not a string).
+func (e Event) Str(key string) string {
+	if s, ok := e.Data[key].(string); ok {
+		return s
+	}
+	return ""
+}
+
+// Int returns Data[key] as an int64, accepting the numeric types JSON
+// decoding and Go code produce.
+func (e Event) Int(key string) int64 {
+	switch v := e.Data[key].(type) {
+	case int:
+		return int64(v)
+	case int64:
+		return v
+	case float64:
+		return int64(v)
+	case json.Number:
+		n, _ := v.Int64()
+		return n
+	}
+	return 0
+}
+
+// Bool returns Data[key] as a bool.
+func (e Event) Bool(key string) bool {
+	b, _ := e.Data[key].(bool)
+	return b
+}
+
+// IsStart reports whether the kind opens a scope.
+func (k Kind) IsStart() bool {
+	switch k {
+	case CrewKickoffStarted, TaskStarted, AgentExecutionStarted, LLMCallStarted,
+		ToolUsageStarted, MCPConnectionStarted, MCPToolExecutionStarted,
+		MCPAttemptStarted, AgentStepStarted:
+		return true
+	}
+	return false
+}
+
+// IsEnd reports whether the kind closes a scope.
+func (k Kind) IsEnd() bool {
+	switch k {
+	case CrewKickoffCompleted, CrewKickoffFailed, TaskCompleted, TaskFailed,
+		AgentExecutionCompleted, AgentExecutionError, LLMCallCompleted, LLMCallFailed,
+		ToolUsageFinished, ToolUsageError, MCPConnectionCompleted, MCPConnectionFailed,
+		MCPToolExecutionCompleted, MCPToolExecutionFailed, MCPAttemptFinished, AgentStepFinished:
+		return true
+	}
+	return false
+}
+
+// IsFailure reports whether the event records a failure of any kind.
+func (e Event) IsFailure() bool {
+	switch e.Kind {
+	case CrewKickoffFailed, TaskFailed, AgentExecutionError, LLMCallFailed, ToolUsageError,
+		ToolFailureDetected, ToolValidateInputError, ToolSelectionError, ToolExecutionError,
+		MCPConnectionFailed, MCPToolExecutionFailed, MCPConfigFetchFailed:
+		return true
+	case MCPAttemptFinished:
+		return e.Outcome != "" && e.Outcome != OutcomeOK
+	}
+	return false
+}
