@@ -18,6 +18,8 @@ import (
 	_ "github.com/muesli/termenv"
 	_ "github.com/openai/openai-go/v3"
 	_ "github.com/sahilm/fuzzy"
+	_ "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	_ "golang.org/x/text/unicode/norm"
+	_ "google.golang.org/protobuf/proto"
 	_ "gopkg.in/yaml.v3"
 )
