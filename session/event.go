@@ -66,6 +66,8 @@ const (
 	MCPAttemptStarted  Kind = "crewbench_mcp_attempt_started"
 	MCPAttemptFinished Kind = "crewbench_mcp_attempt_finished"
 	// MCPRetryScheduled is emitted before a backoff sleep between attempts.
+	// Its Duration is the sleep (or Data[KeyBackoff]); Attempt and Outcome
+	// describe the attempt that failed.
 	MCPRetryScheduled Kind = "crewbench_mcp_retry_scheduled"
 	// MCPFrame is one JSON-RPC message on the wire (request, response or notification).
 	MCPFrame Kind = "crewbench_mcp_frame"
@@ -117,7 +119,10 @@ const (
 
 // Event is one thing that happened. Common fields are typed; fields specific
 // to one kind go in Data under CrewAI's field names (e.g. "tool_args",
-// "messages", "usage", "from_cache").
+// "messages", "usage", "from_cache"); keys.go lists the keys the tree,
+// printer and exporters read. Sinks may read an event after Emit returns
+// (the recorder encodes it on its own goroutine): do not modify Data once
+// an event is emitted.
 //
 // Tree structure: every scope (crew run, task, agent execution, agent step,
 // LLM call, tool call, MCP attempt) has a Span id. Its start and end events

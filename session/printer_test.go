@@ -1,0 +1,134 @@
+package session
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden (run with -update to create): %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (run `go test ./session -run %s -update` after checking):\n--- got\n%s\n--- want\n%s", name, t.Name(), got, want)
+	}
+}
+
+func TestPrinterGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts PrinterOptions
+	}{
+		{"printer_plain.golden", PrinterOptions{}},
+		{"printer_color.golden", PrinterOptions{Color: true}},
+		{"printer_verbose.golden", PrinterOptions{Verbose: true}},
+		{"printer_width60.golden", PrinterOptions{Width: 60}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("NO_COLOR", "")
+			var buf bytes.Buffer
+			p := NewPrinter(&buf, tc.opts)
+			demoRun(p)
+			if err := p.Close(); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.name, buf.Bytes())
+			if tc.opts.Width > 0 {
+				for _, l := range strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") {
+					if n := len([]rune(l)); n > tc.opts.Width {
+						t.Errorf("line longer than %d: %q", tc.opts.Width, l)
+					}
+				}
+			}
+			hasANSI := bytes.Contains(buf.Bytes(), []byte("\x1b["))
+			if hasANSI != tc.opts.Color {
+				t.Errorf("ANSI codes present = %v, want %v", hasANSI, tc.opts.Color)
+			}
+		})
+	}
+}
+
+func TestPrinterRespectsNoColor(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	var buf bytes.Buffer
+	p := NewPrinter(&buf, PrinterOptions{Color: true})
+	demoRun(p)
+	_ = p.Close()
+	if bytes.Contains(buf.Bytes(), []byte("\x1b[")) {
+		t.Fatal("NO_COLOR set but the output has ANSI codes")
+	}
+}
+
+// The same events give the same bytes: output depends on event times only.
+func TestPrinterDeterministic(t *testing.T) {
+	render := func() string {
+		var buf bytes.Buffer
+		p := NewPrinter(&buf, PrinterOptions{Verbose: true})
+		demoRun(p)
+		_ = p.Close()
+		return buf.String()
+	}
+	if a, b := render(), render(); a != b {
+		t.Fatalf("two renders differ:\n%s\n---\n%s", a, b)
+	}
+}
+
+func TestPrinterLines(t *testing.T) {
+	t.Setenv("NO_COLOR", "")
+	var buf bytes.Buffer
+	p := NewPrinter(&buf, PrinterOptions{})
+	demoRun(p)
+	_ = p.Close()
+	out := buf.String()
+	for _, want := range []string{
+		"→ get_forecast ← getForecast @ weather {\"city\":\"Paris\"}",
+		"attempt 1/3 timeout after 1.0s; retrying in 1s",
+		"attempt 2/3 ok 300ms",
+		"✓ get_forecast ← getForecast @ weather 2.3s → \"Sunny, 21°C\"",
+		"✓ get_forecast ← getForecast @ weather 2ms · cache hit",
+		"! usage limit reached: get_forecast (2 uses)",
+		"! guard: I tried reusing the same input",
+		"✗ get_forecast ← getForecast @ weather failed",
+		"!! 1 TOOL CALL FAILED — the run reported success anyway",
+		"  ✗ get_forecast ← getForecast @ weather: Error executing tool: getForecast failed",
+		"✓ succeeded in",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+}
+
+func TestPrinterFailedRunColorsRed(t *testing.T) {
+	t.Setenv("NO_COLOR", "")
+	var buf bytes.Buffer
+	p := NewPrinter(&buf, PrinterOptions{Color: true})
+	c := newFakeClock()
+	em := NewEmitter(p).WithClock(c.now, Counter("s"))
+	em.Emit(Event{Kind: CrewKickoffStarted, Span: "c", Data: map[string]any{KeyCrewName: "x"}})
+	c.advance(time.Second)
+	em.Emit(Event{Kind: CrewKickoffFailed, Span: "c", Error: "boom"})
+	_ = p.Close()
+	out := buf.String()
+	if !strings.Contains(out, ansiRed+"✗ crew x failed after 1.0s: boom"+ansiReset) {
+		t.Errorf("failure line not red:\n%q", out)
+	}
+	if !strings.Contains(out, "✗ FAILED after 1.0s") {
+		t.Errorf("summary does not say FAILED:\n%s", out)
+	}
+}

@@ -1,0 +1,402 @@
+package session
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// SchemaVersion is the session file schema this crewbench writes. It changes
+// only on an incompatible change; adding fields or kinds does not bump it
+// (readers ignore unknown fields and keep unknown kinds).
+const SchemaVersion = 1
+
+// MinSchemaVersion is the oldest schema this crewbench reads.
+const MinSchemaVersion = 1
+
+// Header is the first line of a session file.
+type Header struct {
+	// Schema is the file schema version (the key doubles as the magic that
+	// marks a crewbench session file).
+	Schema  int       `json:"crewbench_session"`
+	Version string    `json:"version"` // crewbench version that wrote the file
+	Project string    `json:"project,omitempty"`
+	Started time.Time `json:"started"`
+	RunID   string    `json:"run_id,omitempty"`
+	// Command is what produced the session: "run", "call", "tui", …
+	Command string `json:"command,omitempty"`
+	// Meta holds anything else worth keeping (flags, LLM, crew name). It is
+	// redacted like event Data.
+	Meta map[string]any `json:"meta,omitempty"`
+}
+
+// RecorderOptions configure a Recorder. The zero value is usable.
+type RecorderOptions struct {
+	// Header is written as the first line. Schema is always set to
+	// SchemaVersion; Started defaults to now.
+	Header Header
+	// Redactor is applied to every event and the header before writing; nil
+	// means DefaultRedactor. Redaction cannot be switched off.
+	Redactor *Redactor
+	// Buffer is how many events may wait for the disk before Emit blocks
+	// (default 4096).
+	Buffer int
+	// SyncInterval is the longest time written data stays un-fsynced while
+	// the recorder runs (default 1s).
+	SyncInterval time.Duration
+	// Sync makes written data durable. The default is the writer's own
+	// Sync method when it has one (*os.File), else nothing. Tests inject it.
+	Sync func() error
+}
+
+// RecorderStats counts what a recorder did.
+type RecorderStats struct {
+	Events int64 // events written (including the ones whose Data could not be encoded)
+	Bytes  int64 // bytes handed to the writer, header included
+	Syncs  int64 // successful syncs
+	Lost   int64 // events not written because the writer failed
+	Late   int64 // events emitted after Close (a caller bug; not written)
+}
+
+// Recorder appends events to a JSONL session file: a header line, then one
+// event per line. Emit only queues the event; a goroutine redacts, encodes
+// and writes it, flushing whenever the queue runs empty and syncing at least
+// every SyncInterval while there is unsynced data. When the queue is full,
+// Emit waits: a recorder never drops an event to keep up.
+type Recorder struct {
+	path      string
+	bw        *bufio.Writer
+	buf       bytes.Buffer  // one encoded event
+	enc       *json.Encoder // encodes into buf
+	unflushed int64         // events in bw not yet flushed
+	closer    io.Closer
+	syncFn    func() error
+	redactor  *Redactor
+	interval  time.Duration
+
+	mu     sync.RWMutex // guards closed against concurrent Emit/Close
+	closed bool
+	ch     chan Event
+	done   chan struct{}
+
+	errMu sync.Mutex
+	err   error
+
+	events, bytes, syncs, lost, late atomic.Int64
+}
+
+// countingWriter counts bytes on their way to the real writer.
+type countingWriter struct {
+	w io.Writer
+	n *atomic.Int64
+}
+
+func (c countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// NewRecorder starts a recorder writing to w. The header is written and
+// flushed before it returns. Close does not close w (Create's recorders close
+// their file).
+func NewRecorder(w io.Writer, opts RecorderOptions) (*Recorder, error) {
+	r := &Recorder{
+		redactor: opts.Redactor.self(),
+		interval: opts.SyncInterval,
+		syncFn:   opts.Sync,
+		done:     make(chan struct{}),
+	}
+	if r.interval <= 0 {
+		r.interval = time.Second
+	}
+	n := opts.Buffer
+	if n <= 0 {
+		n = 4096
+	}
+	r.ch = make(chan Event, n)
+	if r.syncFn == nil {
+		if s, ok := w.(interface{ Sync() error }); ok {
+			r.syncFn = s.Sync
+		}
+	}
+	r.bw = bufio.NewWriterSize(countingWriter{w: w, n: &r.bytes}, 64<<10)
+	r.enc = json.NewEncoder(&r.buf)
+	// Keep «redacted», <, > and & readable in the file.
+	r.enc.SetEscapeHTML(false)
+
+	h := opts.Header
+	h.Schema = SchemaVersion
+	if h.Started.IsZero() {
+		h.Started = time.Now()
+	}
+	if h.Meta != nil {
+		if m, changed := r.redactor.walk("", h.Meta); changed {
+			h.Meta = m.(map[string]any)
+		}
+	}
+	h.Project = r.redactor.RedactString(h.Project)
+	if err := r.enc.Encode(h); err != nil {
+		return nil, fmt.Errorf("session recorder: encode header: %w", err)
+	}
+	_, _ = r.bw.Write(r.buf.Bytes())
+	if err := r.bw.Flush(); err != nil {
+		return nil, fmt.Errorf("session recorder: write header: %w", err)
+	}
+	go r.loop()
+	return r, nil
+}
+
+// Create starts a recorder on path, creating missing directories (0700) and
+// the file (0600, since sessions hold prompts and tool results); an existing
+// file is truncated. This is the `--record FILE` entry point.
+func Create(path string, opts RecorderOptions) (*Recorder, error) {
+	return create(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, opts)
+}
+
+// CreateInDir starts a recorder on a new, time-sortable file in dir
+// (SessionsDir when dir is ""). Path reports the chosen name.
+func CreateInDir(dir string, opts RecorderOptions) (*Recorder, error) {
+	if dir == "" {
+		d, err := SessionsDir()
+		if err != nil {
+			return nil, err
+		}
+		dir = d
+	}
+	started := opts.Header.Started
+	if started.IsZero() {
+		started = time.Now()
+		opts.Header.Started = started
+	}
+	var lastErr error
+	for range 5 {
+		r, err := create(NewSessionPath(dir, started), os.O_WRONLY|os.O_CREATE|os.O_EXCL, opts)
+		if err == nil {
+			return r, nil
+		}
+		lastErr = err
+		if !errors.Is(err, os.ErrExist) {
+			break
+		}
+	}
+	return nil, lastErr
+}
+
+func create(path string, flag int, opts RecorderOptions) (*Recorder, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("session recorder: %w", err)
+	}
+	f, err := os.OpenFile(path, flag, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("session recorder: %w", err)
+	}
+	r, err := NewRecorder(f, opts)
+	if err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	r.path = path
+	r.closer = f
+	return r, nil
+}
+
+// SessionsDir is where sessions are recorded by default:
+// $XDG_STATE_HOME/crewbench/sessions, or ~/.local/state/crewbench/sessions
+// when XDG_STATE_HOME is unset or not absolute (the XDG spec says to ignore
+// relative values).
+func SessionsDir() (string, error) {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "crewbench", "sessions"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("session directory: %w", err)
+	}
+	return filepath.Join(home, ".local", "state", "crewbench", "sessions"), nil
+}
+
+// NewSessionPath returns dir/<UTC time>-<6 hex>.jsonl. The fixed-width time
+// makes names sort in recording order; the random suffix keeps two sessions
+// started in the same millisecond apart.
+func NewSessionPath(dir string, t time.Time) string {
+	return filepath.Join(dir, t.UTC().Format("2006-01-02T15-04-05.000Z")+"-"+NewID()[:6]+".jsonl")
+}
+
+// Path is the file being written ("" for NewRecorder).
+func (r *Recorder) Path() string { return r.path }
+
+// Emit queues ev for writing, waiting while the queue is full. Events
+// emitted after Close are counted in Stats().Late and not written.
+func (r *Recorder) Emit(ev Event) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if r.closed {
+		r.late.Add(1)
+		return
+	}
+	r.ch <- ev
+}
+
+// Close writes everything queued, syncs, closes the file it opened, and
+// reports the first write, sync or close error. Safe to call twice.
+func (r *Recorder) Close() error {
+	r.mu.Lock()
+	if !r.closed {
+		r.closed = true
+		close(r.ch)
+	}
+	r.mu.Unlock()
+	<-r.done
+	return r.Err()
+}
+
+// Err reports the first error so far, with the number of events it cost.
+func (r *Recorder) Err() error {
+	r.errMu.Lock()
+	err := r.err
+	r.errMu.Unlock()
+	if err == nil {
+		return nil
+	}
+	if lost := r.lost.Load(); lost > 0 {
+		return fmt.Errorf("session recorder: %d events not written: %w", lost, err)
+	}
+	return fmt.Errorf("session recorder: %w", err)
+}
+
+// Stats returns the counters so far.
+func (r *Recorder) Stats() RecorderStats {
+	return RecorderStats{
+		Events: r.events.Load(), Bytes: r.bytes.Load(), Syncs: r.syncs.Load(),
+		Lost: r.lost.Load(), Late: r.late.Load(),
+	}
+}
+
+func (r *Recorder) setErr(err error) {
+	r.errMu.Lock()
+	if r.err == nil {
+		r.err = err
+	}
+	r.errMu.Unlock()
+}
+
+func (r *Recorder) failed() bool {
+	r.errMu.Lock()
+	defer r.errMu.Unlock()
+	return r.err != nil
+}
+
+func (r *Recorder) loop() {
+	defer close(r.done)
+	ticker := time.NewTicker(r.interval)
+	defer ticker.Stop()
+	lastSync := time.Now()
+	dirty := false
+	sync := func() {
+		if r.syncFn != nil && !r.failed() {
+			if err := r.syncFn(); err != nil {
+				r.setErr(fmt.Errorf("sync: %w", err))
+			} else {
+				r.syncs.Add(1)
+			}
+		}
+		lastSync, dirty = time.Now(), false
+	}
+	finish := func() {
+		r.flush()
+		sync()
+		if r.closer != nil {
+			if err := r.closer.Close(); err != nil {
+				r.setErr(fmt.Errorf("close: %w", err))
+			}
+		}
+	}
+	for {
+		select {
+		case ev, ok := <-r.ch:
+			if !ok {
+				finish()
+				return
+			}
+			r.write(ev)
+			// Write whatever else is already queued, then flush once: one
+			// write syscall per burst instead of per event. Bounded so a
+			// steady stream cannot postpone the flush or the sync forever.
+		drain:
+			for i := 0; i < cap(r.ch); i++ {
+				select {
+				case ev, ok := <-r.ch:
+					if !ok {
+						finish()
+						return
+					}
+					r.write(ev)
+				default:
+					break drain
+				}
+			}
+			r.flush()
+			dirty = true
+			if time.Since(lastSync) >= r.interval {
+				sync()
+			}
+		case <-ticker.C:
+			if dirty {
+				sync()
+			}
+		}
+	}
+}
+
+// write redacts and encodes one event into the buffered writer.
+func (r *Recorder) write(ev Event) {
+	if r.failed() {
+		r.lost.Add(1)
+		return
+	}
+	ev = r.redactor.RedactEvent(ev)
+	r.buf.Reset()
+	if err := r.enc.Encode(ev); err != nil {
+		// Data that JSON cannot hold (NaN, a channel, a cycle): keep the
+		// event and say why its payload is missing, rather than lose it.
+		ev.Data = map[string]any{"crewbench_encode_error": err.Error()}
+		r.buf.Reset()
+		if err := r.enc.Encode(ev); err != nil {
+			r.setErr(fmt.Errorf("encode event %d: %w", ev.Seq, err))
+			r.lost.Add(1)
+			return
+		}
+	}
+	if _, err := r.bw.Write(r.buf.Bytes()); err != nil {
+		r.setErr(fmt.Errorf("write: %w", err))
+		r.lost.Add(1 + r.unflushed)
+		r.unflushed = 0
+		return
+	}
+	r.unflushed++
+}
+
+// flush hands buffered lines to the writer. Events still in the buffer when
+// the writer fails are counted as lost, not written.
+func (r *Recorder) flush() {
+	if r.failed() {
+		return
+	}
+	if err := r.bw.Flush(); err != nil {
+		r.setErr(fmt.Errorf("write: %w", err))
+		r.lost.Add(r.unflushed)
+		r.unflushed = 0
+		return
+	}
+	r.events.Add(r.unflushed)
+	r.unflushed = 0
+}

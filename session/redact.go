@@ -1,0 +1,763 @@
+package session
+
+import (
+	"encoding/json"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode"
+)
+
+// Redacted replaces every secret crewbench would otherwise show or write.
+// One marker everywhere (UI, recorder, exports, logs) so a user can grep for
+// it and a test can assert on it.
+const Redacted = "«redacted»"
+
+// minMarkedValue is the shortest user-marked secret value that is replaced
+// in free text. Shorter values ("1", "yes") would shred unrelated text and
+// are not credentials anyway; they are still caught by the name rules.
+const minMarkedValue = 4
+
+// Redactor hides credentials. Its rules cover credential headers, secret-
+// looking names (env vars, map keys, query parameters), URL userinfo
+// passwords, bearer tokens and well-known token shapes in free text; on top
+// of those it replaces exact values the caller marks with AddValues (e.g.
+// the values loaded from a project's .env).
+//
+// A Redactor made with NewRedactor also applies DefaultRedactor's marked
+// values, so process-wide secrets go into the default and per-run secrets
+// into a per-run instance. A nil *Redactor behaves like DefaultRedactor.
+// Methods are safe for concurrent use and never modify their arguments.
+type Redactor struct {
+	mu     sync.Mutex
+	values map[string]bool
+	repl   atomic.Pointer[strings.Replacer] // nil when no values are marked
+}
+
+// DefaultRedactor holds the rules and the process-wide marked values. The
+// package-level Redact* functions use it.
+var DefaultRedactor = &Redactor{values: map[string]bool{}}
+
+// NewRedactor returns a redactor with the standard rules and the given
+// marked values.
+func NewRedactor(values ...string) *Redactor {
+	r := &Redactor{values: map[string]bool{}}
+	r.AddValues(values...)
+	return r
+}
+
+// AddValues marks exact values as secret wherever they appear. Values
+// shorter than 4 bytes are ignored (see minMarkedValue).
+func (r *Redactor) AddValues(values ...string) {
+	if r == nil {
+		r = DefaultRedactor
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	added := false
+	for _, v := range values {
+		v = strings.TrimSpace(v)
+		if len(v) < minMarkedValue || r.values[v] {
+			continue
+		}
+		r.values[v] = true
+		added = true
+	}
+	if !added {
+		return
+	}
+	// Longest first, so a value that contains another is replaced whole.
+	all := make([]string, 0, len(r.values))
+	for v := range r.values {
+		all = append(all, v)
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if len(all[i]) != len(all[j]) {
+			return len(all[i]) > len(all[j])
+		}
+		return all[i] < all[j]
+	})
+	pairs := make([]string, 0, 2*len(all))
+	for _, v := range all {
+		pairs = append(pairs, v, Redacted)
+	}
+	r.repl.Store(strings.NewReplacer(pairs...))
+}
+
+func (r *Redactor) self() *Redactor {
+	if r == nil {
+		return DefaultRedactor
+	}
+	return r
+}
+
+// replaceMarked replaces this redactor's and the default's marked values.
+func (r *Redactor) replaceMarked(s string) string {
+	if p := r.repl.Load(); p != nil {
+		s = p.Replace(s)
+	}
+	if r != DefaultRedactor {
+		if p := DefaultRedactor.repl.Load(); p != nil {
+			s = p.Replace(s)
+		}
+	}
+	return s
+}
+
+// --- names ---------------------------------------------------------------
+
+var secretWords = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH"}
+
+// notSecretNames contain a secret word but name something else: CrewAI's
+// agent/cache keys (hashes), token counts, and words that start error
+// messages ("401 Unauthorized: …", Python's "KeyError: 'city'") which must
+// stay readable.
+var notSecretNames = map[string]bool{
+	"AGENT_KEY": true, "CACHE_KEY": true, "TASK_KEY": true, "AUTHOR": true, "AUTHORS": true,
+	"KEYWORDS": true, "TOKEN_COUNT": true, "TOKEN_USAGE": true, "TOKENIZER": true,
+	"KEYERROR": true, "UNAUTHORIZED": true, "UNAUTHENTICATED": true, "AUTHENTICATION": true,
+	"AUTHORIZED": true, "AUTHENTICATED": true, "AUTHENTICATIONERROR": true, "AUTHORIZATIONERROR": true,
+	"AUTHENTICATION_ERROR": true, "AUTHORIZATION_ERROR": true,
+}
+
+// IsSecretName reports whether an env var, map key or parameter name looks
+// like it holds a credential: it contains KEY, TOKEN, SECRET, PASSWORD,
+// PASSWD, CREDENTIAL or AUTH (case-insensitive). Token counts such as
+// "max_tokens" or "prompt_tokens" and CrewAI's hash keys ("agent_key",
+// "cache_key") are not secrets.
+func IsSecretName(name string) bool {
+	up := strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+	if notSecretNames[up] || strings.HasSuffix(up, "TOKENS") {
+		return false
+	}
+	for _, w := range secretWords {
+		if strings.Contains(up, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// IsSecretHeader reports whether an HTTP header carries credentials:
+// Authorization, Proxy-Authorization, Cookie, Set-Cookie, X-Api-Key and any
+// header whose name looks secret (IsSecretName) or mentions a signature.
+func IsSecretHeader(name string) bool {
+	up := strings.ToUpper(name)
+	return IsSecretName(name) || strings.Contains(up, "COOKIE") || strings.Contains(up, "SIGNATURE")
+}
+
+// isSecretParam reports whether a URL query (or fragment) parameter carries a
+// credential: secret-looking names plus the short names signing schemes use.
+func isSecretParam(name string) bool {
+	switch strings.ToLower(name) {
+	case "sig", "signature", "pwd", "pass", "apikey", "x-amz-signature", "x-goog-signature":
+		return true
+	}
+	return IsSecretName(name)
+}
+
+// authSchemes keep their scheme when the credential after them is hidden,
+// so a user can still see "Bearer «redacted»" and know what kind was sent.
+func authScheme(v string) (scheme string, ok bool) {
+	s, _, found := strings.Cut(v, " ")
+	if !found {
+		return "", false
+	}
+	switch strings.ToLower(s) {
+	case "bearer", "basic", "token", "digest", "apikey", "negotiate":
+		return s, true
+	}
+	return "", false
+}
+
+// redactSecretValue hides a value already known to be secret (by its name).
+func redactSecretValue(v string) string {
+	if v == "" {
+		return v
+	}
+	if scheme, ok := authScheme(v); ok {
+		return scheme + " " + Redacted
+	}
+	return Redacted
+}
+
+// --- maps ----------------------------------------------------------------
+
+// RedactHeaders returns a copy of h with credential header values hidden
+// and marked values replaced in the others.
+func (r *Redactor) RedactHeaders(h map[string]string) map[string]string {
+	r = r.self()
+	if h == nil {
+		return nil
+	}
+	out := make(map[string]string, len(h))
+	for k, v := range h {
+		if IsSecretHeader(k) {
+			out[k] = redactSecretValue(v)
+		} else {
+			out[k] = r.RedactString(v)
+		}
+	}
+	return out
+}
+
+// RedactHeaderLists is RedactHeaders for multi-valued headers (http.Header).
+func (r *Redactor) RedactHeaderLists(h map[string][]string) map[string][]string {
+	r = r.self()
+	if h == nil {
+		return nil
+	}
+	out := make(map[string][]string, len(h))
+	for k, vs := range h {
+		c := make([]string, len(vs))
+		for i, v := range vs {
+			if IsSecretHeader(k) {
+				c[i] = redactSecretValue(v)
+			} else {
+				c[i] = r.RedactString(v)
+			}
+		}
+		out[k] = c
+	}
+	return out
+}
+
+// RedactEnv returns a copy of env with secret-looking variables hidden and
+// marked values replaced in the others.
+func (r *Redactor) RedactEnv(env map[string]string) map[string]string {
+	r = r.self()
+	if env == nil {
+		return nil
+	}
+	out := make(map[string]string, len(env))
+	for k, v := range env {
+		if IsSecretName(k) {
+			out[k] = redactSecretValue(v)
+		} else {
+			out[k] = r.RedactString(v)
+		}
+	}
+	return out
+}
+
+// RedactEnviron is RedactEnv for a "KEY=value" list (os.Environ, exec.Cmd.Env).
+func (r *Redactor) RedactEnviron(env []string) []string {
+	r = r.self()
+	if env == nil {
+		return nil
+	}
+	out := make([]string, len(env))
+	for i, kv := range env {
+		k, v, ok := strings.Cut(kv, "=")
+		switch {
+		case !ok:
+			out[i] = r.RedactString(kv)
+		case IsSecretName(k):
+			out[i] = k + "=" + redactSecretValue(v)
+		default:
+			out[i] = k + "=" + r.RedactString(v)
+		}
+	}
+	return out
+}
+
+// --- URLs ----------------------------------------------------------------
+
+// RedactURL hides the userinfo password, secret query and fragment
+// parameters, and marked values. Everything else is kept byte for byte
+// (net/url would re-escape the marker and reorder nothing useful). Input
+// that is not a URL is treated as free text.
+func (r *Redactor) RedactURL(raw string) string {
+	r = r.self()
+	return r.replaceMarked(r.redactTokens(redactURLParts(raw)))
+}
+
+func redactURLParts(raw string) string {
+	rest := raw
+	var b strings.Builder
+	b.Grow(len(raw) + 16)
+	if i := strings.Index(rest, "://"); i >= 0 {
+		b.WriteString(rest[:i+3])
+		rest = rest[i+3:]
+		end := strings.IndexAny(rest, "/?#")
+		if end < 0 {
+			end = len(rest)
+		}
+		authority := rest[:end]
+		if at := strings.LastIndexByte(authority, '@'); at >= 0 {
+			user := authority[:at]
+			if u, _, hasPass := strings.Cut(user, ":"); hasPass {
+				b.WriteString(u + ":" + Redacted)
+			} else {
+				b.WriteString(user)
+			}
+			b.WriteString(authority[at:])
+		} else {
+			b.WriteString(authority)
+		}
+		rest = rest[end:]
+	}
+	frag := ""
+	if i := strings.IndexByte(rest, '#'); i >= 0 {
+		rest, frag = rest[:i], rest[i+1:]
+	}
+	if i := strings.IndexByte(rest, '?'); i >= 0 {
+		b.WriteString(rest[:i+1])
+		b.WriteString(redactParams(rest[i+1:]))
+	} else {
+		b.WriteString(rest)
+	}
+	if frag != "" || strings.Contains(raw, "#") {
+		b.WriteByte('#')
+		b.WriteString(redactParams(frag))
+	}
+	return b.String()
+}
+
+// redactParams hides the values of secret parameters in "a=1&b=2".
+func redactParams(q string) string {
+	if q == "" || !strings.Contains(q, "=") {
+		return q
+	}
+	parts := strings.Split(q, "&")
+	for i, p := range parts {
+		k, _, ok := strings.Cut(p, "=")
+		if !ok {
+			continue
+		}
+		name, err := url.QueryUnescape(k)
+		if err != nil {
+			name = k
+		}
+		if isSecretParam(name) {
+			parts[i] = k + "=" + Redacted
+		}
+	}
+	return strings.Join(parts, "&")
+}
+
+// --- free text -------------------------------------------------------------
+
+var (
+	urlRe = regexp.MustCompile("[a-zA-Z][a-zA-Z0-9+.-]*://[^\\s\"'<>`]+")
+	// bearerRe: an Authorization value quoted anywhere in text.
+	bearerRe = regexp.MustCompile(`(?i)\b(bearer|basic)\s+[A-Za-z0-9\-._~+/]{6,}=*`)
+	// tokenShapes: well-known credential formats (OpenAI/Anthropic sk-…,
+	// GitHub ghp_/gho_/ghu_/ghs_/ghr_/github_pat_, Slack xox?-, GitLab
+	// glpat-, AWS access key ids, Google API keys, JWTs). tokenPrefixes
+	// gate it: the regex only runs on text that contains one.
+	tokenShapes   = regexp.MustCompile(`\b(?:sk-[A-Za-z0-9_\-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abposr]-[A-Za-z0-9\-]{10,}|glpat-[A-Za-z0-9_\-]{20,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{35}|eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})`)
+	tokenPrefixes = []string{"sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "glpat-", "AKIA", "AIza", "eyJ"}
+	cookieRe      = regexp.MustCompile(`(?i)\b((?:set-)?cookie)(\s*:\s*)([^\r\n]+)`)
+	sigParamRe    = regexp.MustCompile(`(?i)([?&;])(sig|signature|pwd|pass)=([^&\s#"']+)`)
+)
+
+// RedactString hides credentials in free text: marked values, URL userinfo
+// passwords and secret query parameters, "Bearer …"/"Basic …" values,
+// well-known token shapes, secret-named assignments (`API_KEY=…`,
+// `"token": "…"`, `X-Api-Key: …`) and Cookie headers.
+func (r *Redactor) RedactString(s string) string {
+	r = r.self()
+	if s == "" {
+		return s
+	}
+	s = r.replaceMarked(s)
+	if len(s) < 6 {
+		return s
+	}
+	if strings.Contains(s, "://") {
+		s = urlRe.ReplaceAllStringFunc(s, redactURLParts)
+	}
+	s = r.redactTokens(s)
+	if strings.ContainsAny(s, "=:") {
+		s = redactAssignments(s)
+		if containsFold(s, "cookie") {
+			s = cookieRe.ReplaceAllString(s, "${1}${2}"+Redacted)
+		}
+		if strings.Contains(s, "=") && (containsFold(s, "sig") || containsFold(s, "pwd") || containsFold(s, "pass")) {
+			s = sigParamRe.ReplaceAllString(s, "${1}${2}="+Redacted)
+		}
+	}
+	return s
+}
+
+// redactTokens applies the bearer and token-shape rules.
+func (r *Redactor) redactTokens(s string) string {
+	if strings.ContainsAny(s, " \t") && (containsFold(s, "bearer") || containsFold(s, "basic")) {
+		s = bearerRe.ReplaceAllStringFunc(s, func(m string) string {
+			scheme := m
+			if i := strings.IndexFunc(m, unicode.IsSpace); i >= 0 {
+				scheme = m[:i]
+			}
+			return scheme + " " + Redacted
+		})
+	}
+	for _, p := range tokenPrefixes {
+		if strings.Contains(s, p) {
+			return tokenShapes.ReplaceAllString(s, Redacted)
+		}
+	}
+	return s
+}
+
+// containsFold reports whether s contains the lower-case ASCII word w in
+// any case, without allocating.
+func containsFold(s, w string) bool {
+	return indexFold(s, w, 0) >= 0
+}
+
+// indexFold finds the lower-case ASCII word w in s from byte from on,
+// ignoring ASCII case.
+func indexFold(s, w string, from int) int {
+	if len(w) == 0 {
+		return from
+	}
+	first, upper := w[0], w[0]-'a'+'A'
+	for i := from; i+len(w) <= len(s); i++ {
+		c := s[i]
+		if c != first && c != upper {
+			continue
+		}
+		j := 1
+		for ; j < len(w); j++ {
+			c := s[i+j]
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != w[j] {
+				break
+			}
+		}
+		if j == len(w) {
+			return i
+		}
+	}
+	return -1
+}
+
+// assignWords are the secret words that can start a name=value pair.
+var assignWords = []string{"key", "token", "secret", "passw", "credential", "auth"}
+
+func isNameByte(c byte) bool {
+	return c == '_' || c == '-' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+func isSpaceByte(c byte) bool { return c == ' ' || c == '\t' }
+
+// redactAssignments hides the value in `name=value`, `name: value`,
+// `"name": "value"` and `name="value"` when the name looks secret. It is
+// a scanner, not a regex: it only looks around occurrences of the secret
+// words, so long prompts without them cost one pass of string search.
+func redactAssignments(s string) string {
+	type edit struct {
+		from, to int
+		with     string
+	}
+	var edits []edit
+	seen := map[int]bool{} // names already judged, by start offset
+	for _, w := range assignWords {
+		for at := indexFold(s, w, 0); at >= 0; at = indexFold(s, w, at+len(w)) {
+			start, end := at, at+len(w)
+			for start > 0 && isNameByte(s[start-1]) {
+				start--
+			}
+			for end < len(s) && isNameByte(s[end]) {
+				end++
+			}
+			if seen[start] {
+				continue
+			}
+			seen[start] = true
+			name := s[start:end]
+			i := end
+			if i < len(s) && s[i] == '"' {
+				i++
+			}
+			for i < len(s) && isSpaceByte(s[i]) {
+				i++
+			}
+			if i >= len(s) || (s[i] != '=' && s[i] != ':') {
+				continue
+			}
+			colon := s[i] == ':'
+			i++
+			for i < len(s) && isSpaceByte(s[i]) {
+				i++
+			}
+			if colon && strings.EqualFold(name, "key") {
+				// "missing key: city" is prose; "key=…" is a parameter.
+				continue
+			}
+			if !IsSecretName(name) {
+				continue
+			}
+			var vFrom, vTo int
+			if i < len(s) && s[i] == '"' {
+				vFrom = i + 1
+				vTo = vFrom
+				for vTo < len(s) && s[vTo] != '"' {
+					if s[vTo] == '\\' {
+						vTo++
+					}
+					vTo++
+				}
+				if vTo > len(s) {
+					vTo = len(s)
+				}
+			} else {
+				vFrom = i
+				// Keep an auth scheme visible: "Authorization: Bearer «redacted»".
+				if j := strings.IndexByte(s[vFrom:], ' '); j > 0 {
+					if _, ok := authScheme(s[vFrom : vFrom+j+1]); ok && vFrom+j+1 < len(s) {
+						vFrom += j + 1
+						for vFrom < len(s) && isSpaceByte(s[vFrom]) {
+							vFrom++
+						}
+					}
+				}
+				vTo = vFrom
+				for vTo < len(s) && !strings.ContainsRune(" \t\r\n\"',;&})]", rune(s[vTo])) {
+					vTo++
+				}
+			}
+			v := s[vFrom:vTo]
+			if v == "" || isDigits(v) || strings.HasPrefix(v, Redacted) || strings.HasPrefix(v, "//") {
+				continue
+			}
+			edits = append(edits, edit{vFrom, vTo, Redacted})
+		}
+	}
+	if len(edits) == 0 {
+		return s
+	}
+	sort.Slice(edits, func(i, j int) bool { return edits[i].from < edits[j].from })
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for _, e := range edits {
+		if e.from < last {
+			continue // overlaps an earlier edit
+		}
+		b.WriteString(s[last:e.from])
+		b.WriteString(e.with)
+		last = e.to
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// --- events ----------------------------------------------------------------
+
+// RedactEvent returns ev with credentials hidden in its free-text fields
+// (Error, ErrorType, TaskName, AgentRole) and everywhere in Data, walked
+// recursively: values under secret-looking keys are hidden whole, every
+// other string goes through RedactString. Identifiers and tool names are
+// left alone. ev.Data is never modified; a changed Data is a new map.
+func (r *Redactor) RedactEvent(ev Event) Event {
+	r = r.self()
+	ev.Error = r.RedactString(ev.Error)
+	ev.ErrorType = r.RedactString(ev.ErrorType)
+	ev.TaskName = r.RedactString(ev.TaskName)
+	ev.AgentRole = r.RedactString(ev.AgentRole)
+	if ev.Data != nil {
+		if v, changed := r.walk("", ev.Data); changed {
+			ev.Data = v.(map[string]any)
+		}
+	}
+	return ev
+}
+
+// RedactValue redacts an arbitrary value the way RedactEvent redacts Data;
+// name is the key it is stored under ("" for none).
+func (r *Redactor) RedactValue(name string, v any) any {
+	out, _ := r.self().walk(name, v)
+	return out
+}
+
+// walk returns the redacted value and whether it differs from v. Maps and
+// slices are copied only when something inside them changed.
+func (r *Redactor) walk(key string, v any) (any, bool) {
+	secret := key != "" && IsSecretHeader(key)
+	switch x := v.(type) {
+	case nil, bool, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64,
+		float32, float64, json.Number, time.Time, time.Duration:
+		return v, false
+	case string:
+		var s string
+		if secret {
+			s = redactSecretValue(x)
+		} else {
+			s = r.RedactString(x)
+		}
+		return s, s != x
+	case []byte:
+		s, changed := r.walk(key, string(x))
+		if !changed {
+			return v, false
+		}
+		return []byte(s.(string)), true
+	case json.RawMessage:
+		var decoded any
+		if err := json.Unmarshal(x, &decoded); err != nil {
+			s, changed := r.walk(key, string(x))
+			if !changed {
+				return v, false
+			}
+			b, _ := json.Marshal(s)
+			return json.RawMessage(b), true
+		}
+		out, changed := r.walk(key, decoded)
+		if !changed {
+			return v, false
+		}
+		b, err := json.Marshal(out)
+		if err != nil {
+			return json.RawMessage(`"` + Redacted + `"`), true
+		}
+		return json.RawMessage(b), true
+	case map[string]any:
+		var out map[string]any
+		for k, val := range x {
+			nv, changed := r.walk(k, val)
+			if !changed {
+				continue
+			}
+			if out == nil {
+				out = make(map[string]any, len(x))
+				for k2, v2 := range x {
+					out[k2] = v2
+				}
+			}
+			out[k] = nv
+		}
+		if out == nil {
+			return v, false
+		}
+		return out, true
+	case map[string]string:
+		var out map[string]string
+		for k, val := range x {
+			nv, changed := r.walk(k, val)
+			if !changed {
+				continue
+			}
+			if out == nil {
+				out = make(map[string]string, len(x))
+				for k2, v2 := range x {
+					out[k2] = v2
+				}
+			}
+			out[k] = nv.(string)
+		}
+		if out == nil {
+			return v, false
+		}
+		return out, true
+	case []any:
+		var out []any
+		for i, val := range x {
+			nv, changed := r.walk(key, val)
+			if !changed {
+				continue
+			}
+			if out == nil {
+				out = append([]any(nil), x...)
+			}
+			out[i] = nv
+		}
+		if out == nil {
+			return v, false
+		}
+		return out, true
+	case []string:
+		var out []string
+		for i, val := range x {
+			nv, changed := r.walk(key, val)
+			if !changed {
+				continue
+			}
+			if out == nil {
+				out = append([]string(nil), x...)
+			}
+			out[i] = nv.(string)
+		}
+		if out == nil {
+			return v, false
+		}
+		return out, true
+	case map[string][]string:
+		var out map[string][]string
+		for k, val := range x {
+			nv, changed := r.walk(k, val)
+			if !changed {
+				continue
+			}
+			if out == nil {
+				out = make(map[string][]string, len(x))
+				for k2, v2 := range x {
+					out[k2] = v2
+				}
+			}
+			out[k] = nv.([]string)
+		}
+		if out == nil {
+			return v, false
+		}
+		return out, true
+	case error:
+		s, _ := r.walk(key, x.Error())
+		return s, true
+	default:
+		// Structs and other types: look at them the way the recorder will
+		// write them, as JSON, so nothing escapes the walk.
+		b, err := json.Marshal(x)
+		if err != nil {
+			return v, false
+		}
+		var decoded any
+		if err := json.Unmarshal(b, &decoded); err != nil {
+			return v, false
+		}
+		out, changed := r.walk(key, decoded)
+		if !changed {
+			return v, false
+		}
+		return out, true
+	}
+}
+
+// --- package-level shorthands ------------------------------------------------
+
+// RedactString is DefaultRedactor.RedactString.
+func RedactString(s string) string { return DefaultRedactor.RedactString(s) }
+
+// RedactURL is DefaultRedactor.RedactURL.
+func RedactURL(s string) string { return DefaultRedactor.RedactURL(s) }
+
+// RedactHeaders is DefaultRedactor.RedactHeaders.
+func RedactHeaders(h map[string]string) map[string]string { return DefaultRedactor.RedactHeaders(h) }
+
+// RedactEnv is DefaultRedactor.RedactEnv.
+func RedactEnv(env map[string]string) map[string]string { return DefaultRedactor.RedactEnv(env) }
+
+// RedactEvent is DefaultRedactor.RedactEvent.
+func RedactEvent(ev Event) Event { return DefaultRedactor.RedactEvent(ev) }
+
+// AddSecretValues marks values as secret process-wide (DefaultRedactor).
+func AddSecretValues(values ...string) { DefaultRedactor.AddValues(values...) }

@@ -1,0 +1,217 @@
+package session
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestRedactString(t *testing.T) {
+	R := Redacted
+	for _, tc := range []struct{ in, want string }{
+		{"nothing to see here", "nothing to see here"},
+		{"Authorization: Bearer abcdef123456.xyz", "Authorization: Bearer " + R},
+		{"curl -H 'authorization: basic dXNlcjpwYXNz'", "curl -H 'authorization: basic " + R + "'"},
+		{"key sk-proj-AbCdEfGhIjKlMnOpQrStUv used", "key " + R + " used"},
+		{"anthropic sk-ant-api03-abcdefghijklmnopqrstuv", "anthropic " + R},
+		{"token ghp_0123456789abcdefghijABCDEFGHIJ here", "token " + R + " here"},
+		{"slack xoxb-1234567890-abcdefghij", "slack " + R},
+		{"aws AKIAIOSFODNN7EXAMPLE", "aws " + R},
+		{"OPENAI_API_KEY=sk-abc123 python main.py", "OPENAI_API_KEY=" + R + " python main.py"},
+		{"export GITHUB_TOKEN=plainvalue", "export GITHUB_TOKEN=" + R},
+		{`{"api_key": "my secret value", "city": "Paris"}`, `{"api_key": "` + R + `", "city": "Paris"}`},
+		{`{"password":"p@ss w0rd"}`, `{"password":"` + R + `"}`},
+		{"X-Api-Key: abc123xyz", "X-Api-Key: " + R},
+		{"Cookie: session=abc; theme=dark", "Cookie: " + R},
+		{"GET https://api.example.com/v1?city=Paris&api_key=s3cr3t&x=1 failed", "GET https://api.example.com/v1?city=Paris&api_key=" + R + "&x=1 failed"},
+		{"dial https://bob:hunter22@db.example.com:5432/x", "dial https://bob:" + R + "@db.example.com:5432/x"},
+		{"blob?sv=2020&sig=AbCd%2Bef", "blob?sv=2020&sig=" + R},
+		// Things that look close but are not credentials stay readable.
+		{"max_tokens=100 prompt_tokens: 812", "max_tokens=100 prompt_tokens: 812"},
+		{"401 Unauthorized: invalid request", "401 Unauthorized: invalid request"},
+		{"KeyError: 'city'", "KeyError: 'city'"},
+		{"missing key: city", "missing key: city"},
+		{"agent_key=3f2a cache_key=get_forecast-{}", "agent_key=3f2a cache_key=get_forecast-{}"},
+		{"https://example.com/path?city=Paris", "https://example.com/path?city=Paris"},
+		{"the bearer of bad news", "the bearer of bad news"},
+	} {
+		if got := RedactString(tc.in); got != tc.want {
+			t.Errorf("RedactString(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestRedactURL(t *testing.T) {
+	R := Redacted
+	for _, tc := range []struct{ in, want string }{
+		{"https://user:pw@host/p?q=1", "https://user:" + R + "@host/p?q=1"},
+		{"https://user@host/p", "https://user@host/p"},
+		{"https://h/mcp?token=abc&access_token=def&Key=ghi&city=x", "https://h/mcp?token=" + R + "&access_token=" + R + "&Key=" + R + "&city=x"},
+		{"https://h/cb#access_token=abc&state=1", "https://h/cb#access_token=" + R + "&state=1"},
+		{"https://h/x?X-Amz-Signature=abc&X-Amz-Credential=def", "https://h/x?X-Amz-Signature=" + R + "&X-Amz-Credential=" + R},
+		{"http://localhost:8000/sse", "http://localhost:8000/sse"},
+		{"not a url at all", "not a url at all"},
+	} {
+		if got := RedactURL(tc.in); got != tc.want {
+			t.Errorf("RedactURL(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestRedactMaps(t *testing.T) {
+	R := Redacted
+	h := map[string]string{
+		"Authorization": "Bearer abc", "Proxy-Authorization": "Basic xyz", "Cookie": "a=b", "X-Api-Key": "k",
+		"Set-Cookie": "s=1", "X-Amz-Security-Token": "t", "Content-Type": "application/json", "Accept": "text/event-stream",
+	}
+	want := map[string]string{
+		"Authorization": "Bearer " + R, "Proxy-Authorization": "Basic " + R, "Cookie": R, "X-Api-Key": R,
+		"Set-Cookie": R, "X-Amz-Security-Token": R, "Content-Type": "application/json", "Accept": "text/event-stream",
+	}
+	if diff := cmp.Diff(want, RedactHeaders(h)); diff != "" {
+		t.Errorf("headers:\n%s", diff)
+	}
+	if h["Authorization"] != "Bearer abc" {
+		t.Error("RedactHeaders modified its argument")
+	}
+	env := map[string]string{
+		"OPENAI_API_KEY": "sk-1", "github_token": "g", "DB_PASSWORD": "p", "PGPASSWD": "p", "AWS_SECRET_ACCESS_KEY": "s",
+		"GOOGLE_APPLICATION_CREDENTIALS": "/x.json", "AUTH_HEADER": "h", "PATH": "/usr/bin", "HOME": "/root", "MAX_TOKENS": "100",
+	}
+	got := RedactEnv(env)
+	for k, v := range got {
+		secret := k != "PATH" && k != "HOME" && k != "MAX_TOKENS"
+		if secret != (v == R) {
+			t.Errorf("env %s = %q", k, v)
+		}
+	}
+	if got := DefaultRedactor.RedactEnviron([]string{"A=1", "MY_TOKEN=x=y", "odd"}); !cmp.Equal(got, []string{"A=1", "MY_TOKEN=" + R, "odd"}) {
+		t.Errorf("environ: %q", got)
+	}
+	hl := DefaultRedactor.RedactHeaderLists(map[string][]string{"Authorization": {"Bearer a", "Bearer b"}, "Accept": {"x"}})
+	if hl["Authorization"][1] != "Bearer "+R || hl["Accept"][0] != "x" {
+		t.Errorf("header lists: %v", hl)
+	}
+}
+
+type customPayload struct {
+	Endpoint string            `json:"endpoint"`
+	Headers  map[string]string `json:"headers"`
+}
+
+func TestRedactEvent(t *testing.T) {
+	R := Redacted
+	r := NewRedactor("marked-value-1234")
+	data := map[string]any{
+		"tool_args": map[string]any{"city": "Paris", "api_key": "abc", "note": "uses marked-value-1234"},
+		"headers":   map[string]string{"Authorization": "Bearer xyz", "Accept": "*/*"},
+		"env":       map[string]any{"SECRET_THING": "v", "PATH": "/bin"},
+		"list":      []any{"Bearer abcdefghijkl", 3.0, map[string]any{"token": "t"}},
+		"tokens":    []string{"a", "sk-abcdefghijklmnopqrstu"},
+		"raw":       json.RawMessage(`{"params":{"password":"pw"}}`),
+		"custom":    customPayload{Endpoint: "https://h/?key=k", Headers: map[string]string{"Cookie": "c"}},
+		"usage":     map[string]any{"prompt_tokens": 5, "total_tokens": 9},
+		"err":       errString("dial https://u:pw@h failed"),
+	}
+	orig, _ := json.Marshal(data)
+	ev := Event{Kind: ToolUsageError, Error: "call failed: Bearer abcdefghijkl", AgentRole: "role with marked-value-1234",
+		ToolName: "get_forecast", Span: "s1", Data: data}
+	got := r.RedactEvent(ev)
+	after, _ := json.Marshal(data)
+	if string(orig) != string(after) {
+		t.Fatal("RedactEvent modified the event's Data")
+	}
+	if got.Error != "call failed: Bearer "+R || got.AgentRole != "role with "+R || got.ToolName != "get_forecast" || got.Span != "s1" {
+		t.Errorf("fields: %+v", got)
+	}
+	want := map[string]any{
+		"tool_args": map[string]any{"city": "Paris", "api_key": R, "note": "uses " + R},
+		"headers":   map[string]string{"Authorization": "Bearer " + R, "Accept": "*/*"},
+		"env":       map[string]any{"SECRET_THING": R, "PATH": "/bin"},
+		"list":      []any{"Bearer " + R, 3.0, map[string]any{"token": R}},
+		"tokens":    []string{"a", R},
+		"raw":       json.RawMessage(`{"params":{"password":"` + R + `"}}`),
+		"custom":    map[string]any{"endpoint": "https://h/?key=" + R, "headers": map[string]any{"Cookie": R}},
+		"usage":     map[string]any{"prompt_tokens": 5, "total_tokens": 9},
+		"err":       "dial https://u:" + R + "@h failed",
+	}
+	if diff := cmp.Diff(want, got.Data); diff != "" {
+		t.Errorf("data (-want +got):\n%s", diff)
+	}
+	// Nothing to hide: the same map comes back, no copy.
+	clean := Event{Kind: Warning, Data: map[string]any{"city": "Paris"}}
+	if out := r.RedactEvent(clean); reflect.ValueOf(out.Data).Pointer() != reflect.ValueOf(clean.Data).Pointer() {
+		t.Error("an event with nothing to redact had its Data copied")
+	}
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }
+
+// Marked values: per-run instances see the default's values too, but not
+// each other's.
+func TestRedactorScopes(t *testing.T) {
+	a := NewRedactor("run-a-secret")
+	b := NewRedactor("run-b-secret")
+	AddSecretValues("process-wide-secret")
+	t.Cleanup(func() {
+		DefaultRedactor.mu.Lock()
+		delete(DefaultRedactor.values, "process-wide-secret")
+		DefaultRedactor.mu.Unlock()
+		DefaultRedactor.repl.Store(nil)
+	})
+	in := "run-a-secret run-b-secret process-wide-secret"
+	if got := a.RedactString(in); got != Redacted+" run-b-secret "+Redacted {
+		t.Errorf("a: %q", got)
+	}
+	if got := b.RedactString(in); got != "run-a-secret "+Redacted+" "+Redacted {
+		t.Errorf("b: %q", got)
+	}
+	var nilR *Redactor
+	if got := nilR.RedactString(in); got != "run-a-secret run-b-secret "+Redacted {
+		t.Errorf("nil redactor: %q", got)
+	}
+	// Short values are ignored; overlapping ones are replaced whole.
+	c := NewRedactor("abc", "secret", "secret-longer")
+	if got := c.RedactString("abc secret-longer secret"); got != "abc "+Redacted+" "+Redacted {
+		t.Errorf("c: %q", got)
+	}
+	if !strings.Contains(Redacted, "redacted") {
+		t.Fatal("marker")
+	}
+}
+
+func BenchmarkRedactEvent(b *testing.B) {
+	evs := manyEvents(1000)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		DefaultRedactor.RedactEvent(evs[i%len(evs)])
+	}
+}
+
+// FuzzRedactString: never panics, a marked value never survives, and
+// redacting twice changes nothing more.
+func FuzzRedactString(f *testing.F) {
+	for _, s := range []string{"Authorization: Bearer abcdef123456", "https://u:p@h/?token=x#access_token=y", `{"api_key": "v\"x"}`,
+		"password=", "key:", "sk-abcdefghijklmnopqrstu", "Cookie: a", "x=1&sig=2", "authkey=\"unterminated"} {
+		f.Add(s, "marked-secret")
+	}
+	f.Fuzz(func(t *testing.T, s, marked string) {
+		r := NewRedactor(marked)
+		once := r.RedactString(s)
+		// A marked value can only reappear by straddling an inserted marker,
+		// which means it contains « or ».
+		if m := strings.TrimSpace(marked); len(m) >= minMarkedValue && !strings.ContainsAny(m, "«»") && strings.Contains(once, m) {
+			t.Fatalf("marked value %q survived: %q", m, once)
+		}
+		if twice := r.RedactString(once); twice != once {
+			t.Fatalf("not idempotent:\n in   %q\n once %q\n twice %q", s, once, twice)
+		}
+		_ = r.RedactURL(s)
+		_ = r.RedactValue("k", map[string]any{s: s, "token": s})
+	})
+}
