@@ -65,6 +65,10 @@ func (e silentExit) Error() string { return fmt.Sprintf("exit status %d", e.code
 // rootRun is what bare `crewbench` does; the TUI replaces it when it exists.
 var rootRun func(cmd *cobra.Command, args []string) error
 
+// rootFlags lets cmd_*.go files add flags to the root command (the
+// workbench's --theme), since bare `crewbench` runs the workbench.
+var rootFlags []func(root *cobra.Command)
+
 func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "crewbench",
@@ -85,6 +89,9 @@ traces you can step through.`,
 		},
 	}
 	root.SetVersionTemplate("crewbench {{.Version}}\n")
+	for _, f := range rootFlags {
+		f(root)
+	}
 	for _, f := range commandFactories {
 		root.AddCommand(f())
 	}

@@ -101,6 +101,12 @@ type ServerSpec struct {
 
 	// Origin is where the spec was declared ("crew.jsonc:12:7"), for messages.
 	Origin string `json:"origin,omitempty"`
+
+	// Executable, when set, is the program a stdio server is started with
+	// instead of Command; names are still derived from Command. The embedded
+	// demo declares `crewbench fixture NAME` and runs os.Executable(), so it
+	// works without crewbench on PATH (added for crew's demo runner).
+	Executable string `json:"executable,omitempty"`
 }
 
 // FilterSpec is a static allow/block list and an optional CEL expression.
@@ -129,6 +135,13 @@ type Timeouts struct {
 	// Backoff is the first sleep between attempts; it doubles each time
 	// (CrewAI: 2**attempt seconds, i.e. 1 s then 2 s).
 	Backoff time.Duration `json:"backoff,omitempty"`
+	// Probe bounds mcp-go's server/discover probe when ProtocolVersion is
+	// "auto" (mcp-go's default: 5 s). Not a CrewAI number.
+	Probe time.Duration `json:"probe,omitempty"`
+	// Shutdown is the stdio grace period: after stdin is closed the server
+	// gets this long to exit, then SIGTERM, then as long again before
+	// SIGKILL (CrewAI / MCP SDK: 2 s).
+	Shutdown time.Duration `json:"shutdown,omitempty"`
 }
 
 // FaultKind is a kind of injected failure.

@@ -1,0 +1,291 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"crewbench/mcpconn"
+	"crewbench/session"
+)
+
+func init() { addCommand(newCallCmd) }
+
+type callOpts struct {
+	target   targetFlags
+	args     string
+	policy   string
+	timeout  time.Duration
+	connect  time.Duration
+	attempts int
+	backoff  time.Duration
+	json     bool
+}
+
+func newCallCmd() *cobra.Command {
+	o := &callOpts{}
+	cmd := &cobra.Command{
+		Use:   "call [SERVER] TOOL [--stdio \"cmd args\" | --url URL] [--args JSON] [--policy P]",
+		Short: "Call one MCP tool exactly as CrewAI would (timeouts, retries, fresh sessions, error texts)",
+		Long: `call calls one tool under a call policy and shows the result, every attempt
+with its outcome class, and the exact text CrewAI's tool would return.
+
+Policies (default: CrewAI's for the server):
+  native        fresh transport+session per call (a stdio server is spawned
+                per call), connect 30 s (not retried), 30 s per attempt,
+                3 attempts on timeout with 1 s then 2 s backoff
+  https-string  https string refs: 60 s × 3 attempts, a fresh session per
+                attempt, errors returned as plain strings, isError ignored,
+                the tool called by its sanitized name
+  adapter       MCPServerAdapter: one session, no call timeout, no retries
+  session       crewbench's fast mode (not CrewAI): one kept session,
+                --timeout per call
+
+--timeout, --connect-timeout, --attempts and --backoff change CrewAI's
+numbers to answer "what if?" questions.
+
+  crewbench call --stdio "crewbench fixture slow" slow_report --args '{"seconds":3}' --timeout 1s
+
+Exit status: 0 ok, 1 usage or config error, 2 connection failure,
+3 the tool returned an error, 4 timeout.`,
+		RunE: func(cmd *cobra.Command, args []string) error { return runCall(cmd, o, args) },
+	}
+	o.target.register(cmd)
+	fs := cmd.Flags()
+	fs.StringVar(&o.args, "args", "{}", "tool arguments as a JSON object")
+	fs.StringVar(&o.policy, "policy", "", "call policy: native, https-string, adapter or session")
+	fs.DurationVar(&o.timeout, "timeout", 0, "per-attempt call timeout (CrewAI: 30s native, 60s https-string)")
+	fs.DurationVar(&o.connect, "connect-timeout", 0, "connect timeout (CrewAI: 30s)")
+	fs.IntVar(&o.attempts, "attempts", 0, "attempts per call (CrewAI: 3)")
+	fs.DurationVar(&o.backoff, "backoff", 0, "first backoff between attempts, doubling (CrewAI: 1s)")
+	fs.BoolVar(&o.json, "json", false, "print JSON")
+	return cmd
+}
+
+func runCall(cmd *cobra.Command, o *callOpts, args []string) error {
+	ctx := cmd.Context()
+	var spec mcpconn.ServerSpec
+	var tool string
+	switch {
+	case o.target.adHoc():
+		if len(args) != 1 {
+			return exitCode(exitUsage, errors.New("with --stdio/--url, give exactly one argument: the tool name"))
+		}
+		s, err := o.target.spec()
+		if err != nil {
+			return exitCode(exitUsage, err)
+		}
+		spec, tool = s, args[0]
+	case len(args) == 2:
+		specs, err := resolveNamed(ctx, args[:1])
+		if err != nil {
+			return exitCode(exitUsage, err)
+		}
+		spec, tool = specs[0], args[1]
+	default:
+		return exitCode(exitUsage, errors.New("usage: crewbench call SERVER TOOL, or crewbench call --stdio \"cmd args\" TOOL"))
+	}
+
+	toolArgs, err := parseToolArgs(o.args)
+	if err != nil {
+		return exitCode(exitUsage, err)
+	}
+	switch mcpconn.Policy(o.policy) {
+	case "":
+	case mcpconn.PolicyNative, mcpconn.PolicyHTTPSString, mcpconn.PolicyAdapter, mcpconn.PolicySession:
+		spec.Policy = mcpconn.Policy(o.policy)
+	default:
+		return exitCode(exitUsage, fmt.Errorf("--policy %q: want native, https-string, adapter or session", o.policy))
+	}
+	if spec.Policy == mcpconn.PolicyHTTPSString {
+		if spec.Transport == mcpconn.TransportStdio {
+			return exitCode(exitUsage, errors.New("--policy https-string needs an HTTP server (--url)"))
+		}
+		if spec.Ref == "" || spec.Ref == mcpconn.RefNative {
+			spec.Ref = mcpconn.RefHTTPS // name the tool as an https string ref would
+		}
+	}
+	if o.attempts < 0 || o.timeout < 0 || o.connect < 0 || o.backoff < 0 {
+		return exitCode(exitUsage, errors.New("--timeout, --connect-timeout, --attempts and --backoff must not be negative"))
+	}
+	if o.timeout > 0 {
+		spec.Timeouts.Call = o.timeout
+	}
+	if o.connect > 0 {
+		spec.Timeouts.Connect = o.connect
+	}
+	if o.attempts > 0 {
+		spec.Timeouts.Attempts = o.attempts
+	}
+	if o.backoff > 0 {
+		spec.Timeouts.Backoff = o.backoff
+	}
+
+	// Live progress on stderr for people; nothing extra with --json.
+	var em *session.Emitter
+	if !o.json {
+		em = session.NewEmitter(progressSink(cmd.ErrOrStderr()))
+	}
+	r := mcpconn.Call(ctx, spec, tool, toolArgs, mcpconn.Options{Emitter: em})
+
+	out := cmd.OutOrStdout()
+	if o.json {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+	} else {
+		printCall(out, r)
+	}
+	if code := callExitCode(r); code != exitOK {
+		return silentExit{code: code}
+	}
+	return nil
+}
+
+func parseToolArgs(s string) (map[string]any, error) {
+	if strings.TrimSpace(s) == "" {
+		return map[string]any{}, nil
+	}
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber() // keep large integers exact
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("--args: not a JSON object: %w", err)
+	}
+	if dec.More() {
+		return nil, errors.New("--args: trailing data after the JSON object")
+	}
+	if m == nil {
+		m = map[string]any{}
+	}
+	return m, nil
+}
+
+// callExitCode maps a result to the documented exit status.
+func callExitCode(r *mcpconn.CallResult) int {
+	switch {
+	case r.Outcome == session.OutcomeOK:
+		return exitOK
+	case len(r.Attempts) == 0 && r.Outcome == session.OutcomeTimeout:
+		return exitConnection // the connect timed out
+	case r.Outcome == session.OutcomeTimeout:
+		return exitTimeout
+	case r.Outcome == session.OutcomeCancelled:
+		return exitUsage
+	case len(r.Attempts) == 0 || r.Outcome == session.OutcomeTransportClosed || r.Outcome == session.OutcomeSpawnFailed:
+		return exitConnection
+	}
+	return exitToolError
+}
+
+// progressSink prints one line per attempt and retry as they happen.
+func progressSink(w io.Writer) session.Sink {
+	return session.SinkFunc(func(e session.Event) {
+		switch e.Kind {
+		case session.MCPProcessSpawned:
+			fmt.Fprintf(w, "· spawned %s (pid %d)\n", e.Server, e.Int("pid"))
+		case session.MCPConnectionFailed:
+			fmt.Fprintf(w, "· connect failed (%s): %s\n", e.Outcome, e.Error)
+		case session.MCPAttemptStarted:
+			fmt.Fprintf(w, "· attempt %d: calling %s …\n", e.Attempt, e.Str("call_name"))
+		case session.MCPAttemptFinished:
+			fmt.Fprintf(w, "· attempt %d: %s after %s\n", e.Attempt, e.Outcome, e.Duration.Round(time.Millisecond))
+		case session.MCPRetryScheduled:
+			fmt.Fprintf(w, "· retrying in %s\n", time.Duration(e.Int("backoff_ms"))*time.Millisecond)
+		}
+	})
+}
+
+func printCall(w io.Writer, r *mcpconn.CallResult) {
+	fmt.Fprintf(w, "server  %s\ntool    %s", r.Server, r.Tool)
+	if r.CallName != r.Tool {
+		fmt.Fprintf(w, "  (called as %q: CrewAI's https-string path sends the sanitized name)", r.CallName)
+	}
+	fmt.Fprintf(w, "\nLLM     %s\npolicy  %s  (connect %s, call %s, %d attempt(s), backoff %s)\n",
+		r.LLMName, r.Policy, dur(r.Limits.Connect), dur(r.Limits.Call), r.Limits.Attempts, dur(r.Limits.Backoff))
+	if b, err := json.Marshal(r.Arguments); err == nil {
+		fmt.Fprintf(w, "args    %s  (after CrewAI's argument cleaning)\n", b)
+	}
+	start := time.Time{}
+	for _, c := range r.Connects {
+		line := fmt.Sprintf("connect %s in %s", c.Outcome, c.Duration.Round(time.Millisecond))
+		if c.Pid != 0 {
+			line += fmt.Sprintf(" (pid %d)", c.Pid)
+		}
+		if c.Error != "" {
+			line += ": " + c.Error
+		}
+		fmt.Fprintln(w, line)
+	}
+	if len(r.Attempts) > 0 {
+		start = r.Attempts[0].Start
+		fmt.Fprintln(w)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "ATTEMPT\tAT\tDURATION\tOUTCOME\tTHEN\tERROR")
+		for _, a := range r.Attempts {
+			outcome := a.Outcome
+			if a.Code != 0 {
+				outcome = fmt.Sprintf("%s(%d)", outcome, a.Code)
+			}
+			then := ""
+			if a.Backoff > 0 {
+				then = "wait " + dur(a.Backoff)
+			}
+			fmt.Fprintf(tw, "%d\t+%s\t%s\t%s\t%s\t%s\n", a.N, a.Start.Sub(start).Round(10*time.Millisecond),
+				a.Duration.Round(time.Millisecond), outcome, then, oneLine(a.Error, 80))
+		}
+		_ = tw.Flush()
+	}
+	fmt.Fprintln(w)
+	switch {
+	case r.Raised:
+		fmt.Fprintf(w, "CrewAI's tool raises (%s):\n  %s\n", r.Outcome, r.Text)
+	case r.Failed:
+		fmt.Fprintf(w, "CrewAI's tool returns ToolFailure(reason=%s):\n  %s\n", r.FailureReason, indent(r.Text))
+	case r.Outcome != session.OutcomeOK:
+		fmt.Fprintf(w, "CrewAI's tool returns this error as ordinary output (%s):\n  %s\n", r.Outcome, indent(r.Text))
+	default:
+		fmt.Fprintf(w, "CrewAI's tool returns (first content item):\n  %s\n", indent(r.Text))
+	}
+	if len(r.Content) > 1 {
+		fmt.Fprintf(w, "\nall %d content items (CrewAI passes only the first):\n", len(r.Content))
+		for i, c := range r.Content {
+			fmt.Fprintf(w, "  [%d] %s %s\n", i, c.Type, oneLine(c.Text, 100))
+		}
+	}
+	if len(r.Structured) > 0 {
+		var buf bytes.Buffer
+		if json.Indent(&buf, r.Structured, "  ", "  ") == nil {
+			fmt.Fprintf(w, "\nstructuredContent:\n  %s\n", buf.String())
+		}
+	}
+	if r.Error != "" && r.Error != r.Text {
+		fmt.Fprintf(w, "\ndetail: %s\n", r.Error)
+	}
+	fmt.Fprintf(w, "total %s\n", r.Duration.Round(time.Millisecond))
+}
+
+func dur(d time.Duration) string {
+	if d == 0 {
+		return "none"
+	}
+	return d.String()
+}
+
+func indent(s string) string {
+	const max = 4000
+	if len(s) > max {
+		s = s[:max] + fmt.Sprintf("… (%d bytes)", len(s))
+	}
+	return strings.ReplaceAll(s, "\n", "\n  ")
+}

@@ -1,0 +1,236 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"crewbench/mcpconn"
+	"crewbench/mcpconn/argsgen"
+	"crewbench/session"
+)
+
+func init() { addCommand(newSmokeCmd) }
+
+type smokeOpts struct {
+	sse      bool
+	headers  []string
+	timeout  time.Duration
+	protocol string
+	skip     []string
+	json     bool
+}
+
+func newSmokeCmd() *cobra.Command {
+	o := &smokeOpts{}
+	cmd := &cobra.Command{
+		Use:   "smoke TARGET | smoke [flags] URL | smoke [flags] -- COMMAND [ARGS…]",
+		Short: "Call every tool of a server once with arguments built from its input schema",
+		Long: `smoke connects to a server, lists its tools and calls each one once, with
+arguments built from its input schema (required fields, types, enums,
+defaults, examples), on one kept session (crewbench's session policy), and
+reports each call.
+
+TARGET is a configured server name, an http(s) URL given as the last
+argument (so a harness can append a server URL), or "-- command args" for a
+stdio server:
+
+  crewbench smoke -- npx -y @modelcontextprotocol/server-everything
+  crewbench smoke --timeout 5s http://127.0.0.1:3001/mcp
+
+A tool passes when it answers: a result, or an isError result (the server
+handled the call; arguments built from a schema may be refused). It fails
+on timeouts, protocol errors, JSON-RPC errors and dropped connections.
+Exit status: 0 all passed, 2 connection failure, 3 some tool failed,
+1 usage errors.`,
+		RunE: func(cmd *cobra.Command, args []string) error { return runSmoke(cmd, o, args) },
+	}
+	fs := cmd.Flags()
+	fs.BoolVar(&o.sse, "sse", false, "the URL is a legacy HTTP+SSE endpoint")
+	fs.StringArrayVar(&o.headers, "header", nil, "HTTP header `K=V` (repeatable)")
+	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "per-call timeout")
+	fs.StringVar(&o.protocol, "protocol", "", `MCP protocol version (default `+mcpconn.DefaultProtocolVersion+`; "auto" probes)`)
+	fs.StringSliceVar(&o.skip, "skip", nil, "tools not to call (comma-separated, repeatable), e.g. ones that reach the internet")
+	fs.BoolVar(&o.json, "json", false, "print JSON")
+	return cmd
+}
+
+// smokeTool is one tool's report.
+type smokeTool struct {
+	Tool      string         `json:"tool"`
+	LLMName   string         `json:"llm_name"`
+	Arguments map[string]any `json:"arguments"`
+	Notes     []string       `json:"notes,omitempty"`
+	Outcome   string         `json:"outcome"`
+	Passed    bool           `json:"passed"`
+	Duration  time.Duration  `json:"duration_ns"`
+	Text      string         `json:"text"`
+	Error     string         `json:"error,omitempty"`
+}
+
+// smokeReport is the whole run.
+type smokeReport struct {
+	Server   string             `json:"server"`
+	Info     mcpconn.ServerInfo `json:"info"`
+	State    string             `json:"state"`
+	Error    string             `json:"error,omitempty"`
+	Tools    []smokeTool        `json:"tools"`
+	Skipped  []string           `json:"skipped,omitempty"`
+	Passed   int                `json:"passed"`
+	Failed   int                `json:"failed"`
+	Duration time.Duration      `json:"duration_ns"`
+}
+
+// smokeTarget turns the positional arguments into a server spec.
+func smokeTarget(cmd *cobra.Command, o *smokeOpts, args []string) (mcpconn.ServerSpec, error) {
+	var s mcpconn.ServerSpec
+	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+		if dash != 0 {
+			return s, errors.New("give nothing before -- COMMAND ARGS")
+		}
+		if len(args) == 0 {
+			return s, errors.New("-- needs a command")
+		}
+		s = mcpconn.ServerSpec{Transport: mcpconn.TransportStdio, Command: args[0], Args: args[1:]}
+	} else {
+		if len(args) == 0 {
+			return s, errors.New("no target: give a server name, a URL, or -- COMMAND ARGS")
+		}
+		last := args[len(args)-1]
+		switch {
+		case strings.HasPrefix(last, "http://") || strings.HasPrefix(last, "https://"):
+			// The URL is the last argument, so a harness can append it.
+			s = mcpconn.ServerSpec{Transport: mcpconn.TransportHTTP, URL: last}
+			if o.sse {
+				s.Transport = mcpconn.TransportSSE
+			}
+			h, err := keyValues("--header", o.headers)
+			if err != nil {
+				return s, err
+			}
+			s.Headers = h
+		case len(args) == 1:
+			specs, err := resolveNamed(cmd.Context(), args)
+			if err != nil {
+				return s, err
+			}
+			s = specs[0]
+		default:
+			return s, fmt.Errorf("unexpected arguments %q: give one server name, a URL last, or -- COMMAND ARGS", args)
+		}
+	}
+	s.ProtocolVersion = o.protocol
+	if s.Name == "" {
+		s.Name = mcpconn.Handle(s)
+	}
+	return s, nil
+}
+
+func runSmoke(cmd *cobra.Command, o *smokeOpts, args []string) error {
+	ctx := cmd.Context()
+	spec, err := smokeTarget(cmd, o, args)
+	if err != nil {
+		return exitCode(exitUsage, err)
+	}
+	if o.timeout <= 0 {
+		return exitCode(exitUsage, errors.New("--timeout must be positive"))
+	}
+	spec.Policy = mcpconn.PolicySession
+	spec.Timeouts.Call = o.timeout
+
+	start := time.Now()
+	pool := mcpconn.NewPool(nil)
+	defer pool.Close()
+	_ = pool.Connect(ctx, spec)
+	st, _ := pool.ServerStatus(mcpconn.Handle(spec))
+	rep := smokeReport{Server: mcpconn.Handle(spec), State: string(st.State)}
+	if st.State != mcpconn.StateReady || st.Discovery == nil {
+		rep.Error = fmt.Sprintf("%s: %s", st.Class, st.Error)
+		rep.Duration = time.Since(start)
+		if err := writeSmoke(cmd.OutOrStdout(), rep, o.json); err != nil {
+			return err
+		}
+		return silentExit{code: exitConnection}
+	}
+	rep.Info = st.Discovery.Info
+	for _, t := range st.Discovery.Tools {
+		if slices.Contains(o.skip, t.Name) {
+			rep.Skipped = append(rep.Skipped, t.Name)
+			continue
+		}
+		args, notes, err := argsgen.Build(t.InputSchema)
+		if err != nil {
+			notes = append(notes, "input schema: "+err.Error())
+			args = map[string]any{}
+		}
+		r := mcpconn.Call(ctx, spec, t.Name, args, mcpconn.Options{Pool: pool})
+		st := smokeTool{Tool: t.Name, LLMName: t.LLMName, Arguments: r.Arguments, Notes: notes, Outcome: r.Outcome,
+			Duration: r.Duration, Text: r.Text, Error: r.Error}
+		st.Passed = r.Outcome == session.OutcomeOK || r.Outcome == session.OutcomeIsError
+		if st.Passed {
+			rep.Passed++
+		} else {
+			rep.Failed++
+		}
+		rep.Tools = append(rep.Tools, st)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	rep.Duration = time.Since(start)
+	if err := writeSmoke(cmd.OutOrStdout(), rep, o.json); err != nil {
+		return err
+	}
+	if rep.Failed > 0 {
+		return silentExit{code: exitToolError}
+	}
+	return nil
+}
+
+func writeSmoke(w io.Writer, rep smokeReport, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(rep)
+	}
+	fmt.Fprintf(w, "smoke %s\n", rep.Server)
+	if rep.State != string(mcpconn.StateReady) {
+		fmt.Fprintf(w, "  connect failed: %s\n", rep.Error)
+		return nil
+	}
+	fmt.Fprintf(w, "  server %s %s, protocol %s, %d tools\n\n", rep.Info.Name, rep.Info.Version, rep.Info.ProtocolVersion, len(rep.Tools))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  TOOL\tRESULT\tOUTCOME\tTIME\tARGUMENTS\tANSWER")
+	for _, t := range rep.Tools {
+		verdict := "pass"
+		if !t.Passed {
+			verdict = "FAIL"
+		}
+		a, _ := json.Marshal(t.Arguments)
+		answer := t.Text
+		if !t.Passed && t.Error != "" {
+			answer = t.Error
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", t.Tool, verdict, t.Outcome, t.Duration.Round(time.Millisecond),
+			oneLine(string(a), 40), oneLine(answer, 60))
+	}
+	_ = tw.Flush()
+	for _, t := range rep.Tools {
+		for _, n := range t.Notes {
+			fmt.Fprintf(w, "  note %s: %s\n", t.Tool, n)
+		}
+	}
+	if len(rep.Skipped) > 0 {
+		fmt.Fprintf(w, "  skipped: %s\n", strings.Join(rep.Skipped, ", "))
+	}
+	fmt.Fprintf(w, "\n%d passed, %d failed in %s\n", rep.Passed, rep.Failed, rep.Duration.Round(time.Millisecond))
+	return nil
+}

@@ -1,0 +1,434 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+	"unicode"
+
+	"github.com/spf13/cobra"
+
+	"crewbench/mcpconn"
+	"crewbench/mcpconn/filter"
+	"crewbench/names"
+)
+
+func init() { addCommand(newToolsCmd) }
+
+// serverResolver finds a configured server by name. It is nil until
+// project loading exists; the project loader sets it, and every MCP
+// command then accepts server names as well as ad-hoc --stdio/--url servers.
+var serverResolver func(ctx context.Context, name string) (mcpconn.ServerSpec, error)
+
+// Exit codes shared by the MCP commands (crewbench call documents them).
+const (
+	exitOK         = 0
+	exitUsage      = 1
+	exitConnection = 2
+	exitToolError  = 3
+	exitTimeout    = 4
+)
+
+// targetFlags describe an ad-hoc server on the command line.
+type targetFlags struct {
+	stdio    string
+	url      string
+	sse      bool
+	headers  []string
+	env      []string
+	inherit  bool
+	protocol string
+}
+
+func (f *targetFlags) register(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.StringVar(&f.stdio, "stdio", "", `stdio server command line, split like a shell would but run without one ("cmd arg…")`)
+	fs.StringVar(&f.url, "url", "", "streamable-HTTP server URL (with --sse: an SSE endpoint)")
+	fs.BoolVar(&f.sse, "sse", false, "the --url is a legacy HTTP+SSE endpoint")
+	fs.StringArrayVar(&f.headers, "header", nil, "HTTP header `K=V` for --url (repeatable)")
+	fs.StringArrayVar(&f.env, "env", nil, "environment variable `K=V` for a --stdio server, on top of CrewAI's six (repeatable)")
+	fs.BoolVar(&f.inherit, "inherit-env", false, "NOT CrewAI behaviour: give a --stdio server this process's whole environment (debugging)")
+	fs.StringVar(&f.protocol, "protocol", "", `MCP protocol version (default `+mcpconn.DefaultProtocolVersion+`; "auto" probes)`)
+}
+
+func (f *targetFlags) adHoc() bool { return f.stdio != "" || f.url != "" }
+
+// spec builds the ad-hoc server spec from the flags.
+func (f *targetFlags) spec() (mcpconn.ServerSpec, error) {
+	if f.stdio != "" && f.url != "" {
+		return mcpconn.ServerSpec{}, errors.New("give either --stdio or --url, not both")
+	}
+	var s mcpconn.ServerSpec
+	switch {
+	case f.stdio != "":
+		words, err := splitCommandLine(f.stdio)
+		if err != nil {
+			return s, fmt.Errorf("--stdio: %w", err)
+		}
+		if len(words) == 0 {
+			return s, errors.New("--stdio: empty command")
+		}
+		s = mcpconn.ServerSpec{Transport: mcpconn.TransportStdio, Command: words[0], Args: words[1:]}
+		if len(f.headers) > 0 {
+			return s, errors.New("--header applies to --url servers")
+		}
+		env, err := keyValues("--env", f.env)
+		if err != nil {
+			return s, err
+		}
+		s.Env = env
+		s.InheritEnv = f.inherit
+	case f.url != "":
+		u, err := url.Parse(f.url)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return s, fmt.Errorf("--url %q: want an http(s) URL", mcpconn.RedactURL(f.url))
+		}
+		s = mcpconn.ServerSpec{Transport: mcpconn.TransportHTTP, URL: f.url}
+		if f.sse {
+			s.Transport = mcpconn.TransportSSE
+		}
+		h, err := keyValues("--header", f.headers)
+		if err != nil {
+			return s, err
+		}
+		s.Headers = h
+		if len(f.env) > 0 || f.inherit {
+			return s, errors.New("--env and --inherit-env apply to --stdio servers")
+		}
+	default:
+		return s, errors.New("no server: give a server name, --stdio \"cmd args\" or --url URL")
+	}
+	s.ProtocolVersion = f.protocol
+	s.Name = mcpconn.Handle(s)
+	return s, nil
+}
+
+func keyValues(flag string, kvs []string) (map[string]string, error) {
+	if len(kvs) == 0 {
+		return nil, nil
+	}
+	m := map[string]string{}
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, fmt.Errorf("%s %q: want K=V", flag, kv)
+		}
+		m[strings.TrimSpace(k)] = v
+	}
+	return m, nil
+}
+
+// resolveNamed looks servers up through serverResolver.
+func resolveNamed(ctx context.Context, names []string) ([]mcpconn.ServerSpec, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	if serverResolver == nil {
+		return nil, fmt.Errorf("unknown server %q: no project is loaded; give the server with --stdio \"cmd args\" or --url URL", names[0])
+	}
+	var out []mcpconn.ServerSpec
+	for _, n := range names {
+		s, err := serverResolver(ctx, n)
+		if err != nil {
+			return nil, fmt.Errorf("server %q: %w", n, err)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// splitCommandLine splits a command line into words like a POSIX shell
+// (whitespace separates; '…' is literal; "…" allows \" \\ \$ \`; a
+// backslash outside quotes escapes the next character) without expanding
+// anything: no variables, globs or substitutions, and no shell is run.
+func splitCommandLine(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	const (
+		plain = iota
+		single
+		double
+	)
+	state := plain
+	rs := []rune(s)
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch state {
+		case single:
+			if r == '\'' {
+				state = plain
+			} else {
+				cur.WriteRune(r)
+			}
+		case double:
+			switch {
+			case r == '"':
+				state = plain
+			case r == '\\' && i+1 < len(rs) && strings.ContainsRune(`"\$`+"`", rs[i+1]):
+				i++
+				cur.WriteRune(rs[i])
+			default:
+				cur.WriteRune(r)
+			}
+		default:
+			switch {
+			case unicode.IsSpace(r):
+				if inWord {
+					words = append(words, cur.String())
+					cur.Reset()
+					inWord = false
+				}
+			case r == '\'':
+				state, inWord = single, true
+			case r == '"':
+				state, inWord = double, true
+			case r == '\\':
+				if i+1 < len(rs) {
+					i++
+					cur.WriteRune(rs[i])
+				}
+				inWord = true
+			default:
+				cur.WriteRune(r)
+				inWord = true
+			}
+		}
+	}
+	if state != plain {
+		return nil, errors.New("unterminated quote")
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}
+
+// ---- crewbench tools -------------------------------------------------------------
+
+type toolsOpts struct {
+	target  targetFlags
+	allow   []string
+	block   []string
+	expr    string
+	json    bool
+	showEnv bool
+	raw     bool
+	adapter bool
+}
+
+func newToolsCmd() *cobra.Command {
+	o := &toolsOpts{}
+	cmd := &cobra.Command{
+		Use:   "tools [SERVER…] [--stdio \"cmd args\" | --url URL [--sse] [--header K=V]…]",
+		Short: "Connect to MCP servers and list their tools with the names the LLM sees",
+		Long: `tools connects to each server the way CrewAI's resolver does (a fresh
+connection, CrewAI's timeouts), lists every tool and shows, per tool, the
+original MCP name, the exact name the LLM sees, whether the tool filter keeps
+it (and why), and naming diagnostics.
+
+  crewbench tools --stdio "crewbench fixture weather" --allow getForecast
+  crewbench tools --url http://127.0.0.1:8765/mcp --header "Authorization=Bearer $TOKEN"
+  crewbench tools --stdio "npx -y @modelcontextprotocol/server-everything" --filter-expr 'tool.name.startsWith("get")'
+
+--allow/--block are CrewAI's allowed_tool_names/blocked_tool_names (exact
+match on the sanitized name, blocked beats allowed); --filter-expr is a CEL
+expression over tool and context. --show-env shows the exact environment a stdio
+server gets (secrets redacted). Exit status: 0 when every server connected,
+2 when one failed, 1 on usage errors.`,
+		RunE: func(cmd *cobra.Command, args []string) error { return runTools(cmd, o, args) },
+	}
+	o.target.register(cmd)
+	fs := cmd.Flags()
+	fs.StringSliceVar(&o.allow, "allow", nil, "allowed_tool_names (comma-separated, repeatable)")
+	fs.StringSliceVar(&o.block, "block", nil, "blocked_tool_names (comma-separated, repeatable)")
+	fs.StringVar(&o.expr, "filter-expr", "", "CEL filter over tool (name, original_name, description, input_schema, annotations) and context (agent_role, server_name)")
+	fs.BoolVar(&o.json, "json", false, "print JSON")
+	fs.BoolVar(&o.showEnv, "show-env", false, "show the exact environment each stdio server gets (secrets redacted)")
+	fs.BoolVar(&o.raw, "raw", false, "with --json: include the raw tools/list pages")
+	fs.BoolVar(&o.adapter, "adapter", false, "name tools as MCPServerAdapter does (bare sanitized names)")
+	return cmd
+}
+
+// toolsReport is one server in `tools --json`.
+type toolsReport struct {
+	*mcpconn.Discovery
+	Environment []mcpconn.EnvVar `json:"environment,omitempty"`
+	// Health is a bare-GET probe of an HTTP server that failed to connect.
+	Health *mcpconn.HealthResult `json:"health,omitempty"`
+}
+
+// healthProbeTimeout bounds the diagnostic GET after a failed HTTP connect.
+const healthProbeTimeout = 5 * time.Second
+
+func runTools(cmd *cobra.Command, o *toolsOpts, args []string) error {
+	ctx := cmd.Context()
+	specs, err := resolveNamed(ctx, args)
+	if err != nil {
+		return exitCode(exitUsage, err)
+	}
+	if o.target.adHoc() || len(specs) == 0 {
+		s, err := o.target.spec()
+		if err != nil {
+			return exitCode(exitUsage, err)
+		}
+		specs = append(specs, s)
+	}
+	for i := range specs {
+		if len(o.allow) > 0 || len(o.block) > 0 || o.expr != "" {
+			specs[i].Filter = mcpconn.FilterSpec{Allowed: o.allow, Blocked: o.block, Expr: o.expr}
+		}
+		if o.adapter {
+			specs[i].Policy = mcpconn.PolicyAdapter
+		}
+	}
+	reports := make([]toolsReport, len(specs))
+	errs := make([]error, len(specs))
+	var wg sync.WaitGroup
+	for i, s := range specs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d, err := mcpconn.Discover(ctx, s, mcpconn.Options{})
+			reports[i], errs[i] = toolsReport{Discovery: d}, err
+			if err != nil && s.Transport == mcpconn.TransportHTTP {
+				h := mcpconn.ProbeHTTP(ctx, s.URL, s.Headers, healthProbeTimeout)
+				reports[i].Health = &h
+			}
+			if s.Transport == mcpconn.TransportStdio && (o.showEnv || o.json) {
+				reports[i].Environment = mcpconn.RedactEnv(mcpconn.StdioEnvironment(s, nil))
+			}
+			if !o.raw {
+				d.RawPages = nil
+			}
+		}()
+	}
+	wg.Wait()
+
+	failed := false
+	for _, err := range errs {
+		if err != nil {
+			failed = true
+		}
+	}
+	out := cmd.OutOrStdout()
+	if o.json {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(reports); err != nil {
+			return err
+		}
+	} else {
+		for i, r := range reports {
+			if i > 0 {
+				fmt.Fprintln(out)
+			}
+			printDiscovery(out, r, o.showEnv)
+		}
+	}
+	if failed {
+		return silentExit{code: exitConnection}
+	}
+	return nil
+}
+
+func printDiscovery(w io.Writer, r toolsReport, showEnv bool) {
+	d := r.Discovery
+	fmt.Fprintf(w, "server %s  (%s", d.Server, d.Transport)
+	if d.Policy != mcpconn.PolicyNative {
+		fmt.Fprintf(w, ", policy %s", d.Policy)
+	}
+	fmt.Fprintf(w, ")\n")
+	if d.Outcome != "ok" {
+		fmt.Fprintf(w, "  state:   failed (%s) after %s\n  error:   %s\n  CrewAI:  %s\n", d.Outcome, d.Duration.Round(1e6), d.Error, d.CrewAIError)
+		if h := r.Health; h != nil {
+			fmt.Fprintf(w, "  probe:   bare GET → %s: %s\n", h.Health, h.Detail)
+		}
+	} else {
+		info := d.Info
+		fmt.Fprintf(w, "  state:   ready in %s", d.Duration.Round(1e6))
+		if d.FromCache {
+			fmt.Fprint(w, " (tools/list from cache)")
+		}
+		fmt.Fprintf(w, "\n  server:  %s %s, protocol %s\n", info.Name, info.Version, info.ProtocolVersion)
+		if d.ServerName != "" {
+			fmt.Fprintf(w, "  prefix:  %s  (CrewAI server_name)\n", d.ServerName)
+		}
+		if info.Instructions != "" {
+			fmt.Fprintf(w, "  notes:   %s\n", oneLine(info.Instructions, 100))
+		}
+	}
+	if showEnv && len(r.Environment) > 0 {
+		fmt.Fprintln(w, "  environment (exactly what the server process gets; no shell, inherited cwd):")
+		for _, v := range r.Environment {
+			fmt.Fprintf(w, "    %s=%s  [%s]\n", v.Name, v.Value, v.Source)
+		}
+	}
+	if len(d.Tools) > 0 {
+		kept := len(d.KeptTools())
+		fmt.Fprintf(w, "  tools:   %d listed, %d kept\n\n", len(d.Tools), kept)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  ORIGINAL NAME\tLLM-VISIBLE NAME\tSTATUS\tREASON\tDIAGNOSTICS")
+		for _, t := range d.Tools {
+			llm := t.LLMName
+			if t.Status == mcpconn.ToolSkipped {
+				llm = "—"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", printable(t.Name), llm, t.Status, t.Reason, diagSummary(t.Diagnostics))
+		}
+		_ = tw.Flush()
+	} else if d.Outcome == "ok" {
+		fmt.Fprintln(w, "  tools:   none listed")
+	}
+	if len(d.Hints)+len(d.Warnings) > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, h := range d.Hints {
+		if h.Kind == filter.HintKeepsNothing {
+			fmt.Fprintf(w, "  ! the filter keeps nothing — %s\n", h.Message)
+			continue
+		}
+		fmt.Fprintf(w, "  hint: %s\n", h.Message)
+	}
+	for _, wline := range d.Warnings {
+		if d.KeepsNothing && wline == filter.NoToolsMessage(d.ServerName) {
+			continue // already said by the keeps-nothing line
+		}
+		fmt.Fprintf(w, "  CrewAI logs: %s\n", wline)
+	}
+}
+
+func diagSummary(ds []names.Diagnostic) string {
+	if len(ds) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, len(ds))
+	for _, d := range ds {
+		parts = append(parts, string(d.Code))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// printable keeps control characters in tool names from garbling the table.
+func printable(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) }) < 0 {
+		return s
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > max {
+		return string(r[:max]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,549 @@
+package mcpconn
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"crewbench/session"
+)
+
+// ClientVersion is sent as clientInfo.version; main may set it at start-up.
+var ClientVersion = "dev"
+
+// mcpSession is the small surface crewbench needs from an MCP client
+// library. Everything above it (policies, discovery, the pool) is written
+// against this interface, so mcp-go (which churns fast; guide 2.9 #10) can
+// be swapped or upgraded behind one file.
+type mcpSession interface {
+	Info() ServerInfo
+	// ListToolsPage returns one raw tools/list result, exactly as the
+	// server sent it, and the next cursor ("" when done).
+	ListToolsPage(ctx context.Context, cursor string) (json.RawMessage, string, error)
+	CallTool(ctx context.Context, name string, args any) (*toolResult, error)
+	Ping(ctx context.Context) error
+	Close() error
+	// Pid is the stdio child's process id (0 for HTTP/SSE).
+	Pid() int
+	// SetSpan sets the span that point events (frames, stderr,
+	// notifications) are attached to.
+	SetSpan(span string)
+	// failure explains err from an operation of this session: outcome
+	// class, JSON-RPC code and the text CrewAI would have seen.
+	failure(ctx context.Context, err error, tr *reqTrace) failureInfo
+}
+
+// ServerInfo is what the handshake told us.
+type ServerInfo struct {
+	Name            string          `json:"name"`
+	Version         string          `json:"version"`
+	Title           string          `json:"title,omitempty"`
+	ProtocolVersion string          `json:"protocol_version"`
+	Instructions    string          `json:"instructions,omitempty"`
+	Capabilities    json.RawMessage `json:"capabilities,omitempty"`
+	ToolsListChange bool            `json:"tools_list_changed"`
+	Logging         bool            `json:"logging"`
+}
+
+// toolResult is a tools/call result: mcp-go's parsed content plus the raw JSON.
+type toolResult struct {
+	res *mcp.CallToolResult
+	raw json.RawMessage
+}
+
+// dialOptions configure one connection.
+type dialOptions struct {
+	em     *session.Emitter
+	limits Limits
+	faults *FaultState
+	// listen keeps a streamable-HTTP GET stream open for server
+	// notifications (pool connections only; per-call ones don't need it).
+	listen bool
+	// onListChanged is called (non-blocking) on notifications/tools/list_changed.
+	onListChanged func()
+}
+
+// dialFunc opens an initialized session. A variable so benchmarks can
+// compare against bare mcp-go without changing the production path.
+type dialFunc func(ctx context.Context, spec ServerSpec, o dialOptions) (mcpSession, error)
+
+// mcpgoSession implements mcpSession with mark3labs/mcp-go.
+type mcpgoSession struct {
+	spec   ServerSpec
+	c      *client.Client
+	tap    *tap
+	stdio  *stdioTransport
+	hc     *http.Client
+	life   context.CancelFunc
+	info   ServerInfo
+	em     *session.Emitter
+	span   atomic.Value // string
+	conn   *reqTrace    // statuses seen outside a request (SSE stream)
+	closed atomic.Bool
+	once   sync.Once
+}
+
+var quietLogger = slog.New(slog.DiscardHandler)
+
+// dial starts the transport and performs the handshake within ctx (the
+// caller puts the connect timeout on it). The connection itself lives on a
+// context of its own that only Close cancels (guide 2.9 #3).
+//
+// With ProtocolVersion "auto", a server that dies on the unexpected
+// server/discover probe (guide 2.9 #2) is started once more, pinned to
+// DefaultProtocolVersion.
+func dial(ctx context.Context, spec ServerSpec, o dialOptions) (mcpSession, error) {
+	s, err := dialOnce(ctx, spec, o)
+	var de *dialError
+	if err == nil || spec.ProtocolVersion != "auto" || ctx.Err() != nil ||
+		!errors.As(err, &de) || de.f.Class != session.OutcomeTransportClosed {
+		return s, err
+	}
+	o.em.Emit(session.Event{Kind: session.Warning, Server: Handle(spec), Data: map[string]any{
+		"message": "the server closed the connection during the server/discover probe; retrying pinned to " + DefaultProtocolVersion}})
+	pinned := spec
+	pinned.ProtocolVersion = DefaultProtocolVersion
+	return dialOnce(ctx, pinned, o)
+}
+
+func dialOnce(ctx context.Context, spec ServerSpec, o dialOptions) (mcpSession, error) {
+	s := &mcpgoSession{spec: spec, em: o.em, conn: &reqTrace{}}
+	s.span.Store("")
+	lifeCtx, cancel := context.WithCancel(context.WithValue(context.Background(), traceKey{}, s.conn))
+	s.life = cancel
+
+	var inner transport.Interface
+	switch spec.Transport {
+	case TransportStdio:
+		env := EnvList(StdioEnvironment(spec, nil))
+		command := spec.Command
+		if spec.Executable != "" {
+			command = spec.Executable
+		}
+		s.stdio = newStdioTransport(command, spec.Args, env, o.limits.Shutdown, s.stdioHooks())
+		inner = s.stdio
+	case TransportHTTP, TransportSSE:
+		s.hc = newHTTPClient(o.limits.Connect)
+		var err error
+		if spec.Transport == TransportHTTP {
+			opts := []transport.StreamableHTTPCOption{
+				transport.WithHTTPHeaders(spec.Headers),
+				transport.WithHTTPBasicClient(s.hc),
+				transport.WithHTTPLogger(quietLogger),
+			}
+			if o.listen && spec.ProtocolVersion != "auto" {
+				// Legacy (pinned) sessions need the GET stream to hear
+				// tools/list_changed while idle (guide 2.6).
+				//lint:ignore SA1019 crewbench pins the legacy protocol on purpose.
+				opts = append(opts, transport.WithContinuousListening())
+			}
+			inner, err = transport.NewStreamableHTTP(stripFragment(spec.URL), opts...)
+		} else {
+			inner, err = transport.NewSSE(stripFragment(spec.URL),
+				transport.WithHeaders(spec.Headers),
+				transport.WithHTTPClient(s.hc),
+				transport.WithSSELogger(quietLogger),
+				// SSE hides a 60 s per-request cap; deadlines come from ctx.
+				transport.WithResponseTimeout(24*time.Hour),
+				transport.WithEndpointTimeout(o.limits.Connect))
+		}
+		if err != nil {
+			cancel()
+			return nil, fmt.Errorf("invalid URL %s: %w", RedactURL(spec.URL), err)
+		}
+	default:
+		cancel()
+		return nil, fmt.Errorf("unknown transport %q", spec.Transport)
+	}
+
+	s.tap = &tap{Interface: inner, spec: spec, faults: o.faults, onFrame: s.emitFrame}
+	s.tap.onClose = func() { _ = inner.Close() }
+	var tr transport.Interface = s.tap
+	if spec.Transport != TransportStdio {
+		tr = httpTap{s.tap}
+	}
+
+	var copts []client.ClientOption
+	switch v := spec.ProtocolVersion; v {
+	case "auto":
+		copts = append(copts, client.WithDiscoverTimeout(o.limits.Probe))
+	case "":
+		copts = append(copts, client.WithProtocolVersion(DefaultProtocolVersion))
+	default:
+		copts = append(copts, client.WithProtocolVersion(v))
+	}
+	s.c = client.NewClient(tr, copts...)
+	s.c.OnNotification(func(n mcp.JSONRPCNotification) { s.notification(n, o.onListChanged) })
+
+	// Start can block (SSE waits for its endpoint event), and it must get
+	// the long-lived context, so it runs aside and is abandoned on timeout.
+	startErr := make(chan error, 1)
+	go func() { startErr <- s.c.Start(lifeCtx) }()
+	select {
+	case err := <-startErr:
+		if err != nil {
+			return nil, s.dialFailed(ctx, "start", err, nil)
+		}
+	case <-ctx.Done():
+		s.Close()
+		<-startErr
+		return nil, s.dialFailed(ctx, "start", ctx.Err(), nil)
+	}
+
+	ictx, itr := withTrace(ctx)
+	res, err := s.c.Initialize(ictx, mcp.InitializeRequest{Params: mcp.InitializeParams{
+		ClientInfo: mcp.Implementation{Name: "crewbench", Version: ClientVersion},
+	}})
+	if err != nil {
+		return nil, s.dialFailed(ictx, "initialize", err, itr)
+	}
+	s.info = ServerInfo{
+		Name: res.ServerInfo.Name, Version: res.ServerInfo.Version, Title: res.ServerInfo.Title,
+		ProtocolVersion: s.c.ProtocolVersion(), Instructions: res.Instructions,
+		ToolsListChange: res.Capabilities.Tools != nil && res.Capabilities.Tools.ListChanged,
+		Logging:         res.Capabilities.Logging != nil,
+	}
+	if raw, _, _, _ := itr.snapshot(); len(raw) > 0 {
+		var r struct {
+			Capabilities json.RawMessage `json:"capabilities"`
+		}
+		if json.Unmarshal(raw, &r) == nil {
+			s.info.Capabilities = r.Capabilities
+		}
+	}
+	if s.info.Capabilities == nil {
+		s.info.Capabilities, _ = json.Marshal(res.Capabilities)
+	}
+	return s, nil
+}
+
+// newHTTPClient bounds dialing and TLS with the connect timeout but never
+// the whole request (http.Client.Timeout would cut streamed responses;
+// guide 2.5). Each session gets its own transport so Close can drop its
+// idle connections and their goroutines.
+func newHTTPClient(connect time.Duration) *http.Client {
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	d := &net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}
+	base.DialContext = d.DialContext
+	base.TLSHandshakeTimeout = connect
+	return &http.Client{Transport: statusRecorder{base: base}}
+}
+
+// dialFailed classifies a failed connect while the session still knows
+// what happened (exit status, stdout garbage, HTTP status), then closes it.
+func (s *mcpgoSession) dialFailed(ctx context.Context, phase string, err error, tr *reqTrace) error {
+	var f failureInfo
+	var se *spawnError
+	if errors.As(err, &se) {
+		f = failureInfo{Class: session.OutcomeSpawnFailed, Text: se.Error(), Detail: se.Error()}
+	} else {
+		// Let a dying child finish exiting so its status can be reported.
+		if s.stdio != nil && errors.Is(err, transport.ErrTransportClosed) {
+			waitClosed(s.stdio.exited, 200*time.Millisecond)
+		}
+		f = s.failure(ctx, err, tr)
+	}
+	s.Close()
+	if s.stdio != nil && f.Class != session.OutcomeSpawnFailed {
+		if tail := s.stdio.lastStderr(); len(tail) > 0 {
+			f.Detail += "; server stderr: " + RedactText(s.spec, strings.Join(tail, " | "))
+		}
+	}
+	return &dialError{phase: phase, f: f, err: err}
+}
+
+func (s *mcpgoSession) Info() ServerInfo { return s.info }
+
+func (s *mcpgoSession) Pid() int {
+	if s.stdio == nil {
+		return 0
+	}
+	return s.stdio.Pid()
+}
+
+func (s *mcpgoSession) SetSpan(span string) { s.span.Store(span) }
+
+func (s *mcpgoSession) curSpan() string { v, _ := s.span.Load().(string); return v }
+
+func (s *mcpgoSession) ListToolsPage(ctx context.Context, cursor string) (json.RawMessage, string, error) {
+	ctx, tr := withTrace(ctx)
+	req := mcp.ListToolsRequest{}
+	req.Params.Cursor = mcp.Cursor(cursor)
+	if _, err := s.c.ListToolsByPage(ctx, req); err != nil {
+		return nil, "", err
+	}
+	raw, _, _, _ := tr.snapshot()
+	var page struct {
+		NextCursor string `json:"nextCursor"`
+	}
+	if err := json.Unmarshal(raw, &page); err != nil {
+		return nil, "", fmt.Errorf("tools/list result: %w", err)
+	}
+	return raw, page.NextCursor, nil
+}
+
+func (s *mcpgoSession) CallTool(ctx context.Context, name string, args any) (*toolResult, error) {
+	tr := traceFrom(ctx)
+	if tr == nil {
+		ctx, tr = withTrace(ctx)
+	}
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = args
+	// Opt in to progress notifications (they become events).
+	req.Params.Meta = &mcp.Meta{ProgressToken: "crewbench-" + session.NewID()}
+	res, err := s.c.CallTool(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	raw, _, _, _ := tr.snapshot()
+	return &toolResult{res: res, raw: raw}, nil
+}
+
+// Ping is deprecated in the 2026-07-28 era, but crewbench pins 2025-11-25
+// by default, where it is the liveness check.
+func (s *mcpgoSession) Ping(ctx context.Context) error {
+	//lint:ignore SA1019 see above.
+	return s.c.Ping(ctx)
+}
+
+// Close ends the session and, for stdio, reaps the process group. Safe to
+// call more than once.
+func (s *mcpgoSession) Close() error {
+	s.once.Do(func() {
+		s.closed.Store(true)
+		if s.c != nil {
+			_ = s.c.Close()
+		}
+		s.life()
+		if s.hc != nil {
+			s.hc.CloseIdleConnections()
+		}
+	})
+	return nil
+}
+
+// ---- events from the wire -------------------------------------------------
+
+const maxFramePayload = 2 << 10
+
+func (s *mcpgoSession) emitFrame(f frame) {
+	if s.em == nil {
+		return
+	}
+	dir := "recv"
+	if f.Out {
+		dir = "send"
+	}
+	raw, truncated := f.Body, false
+	if len(raw) > maxFramePayload {
+		raw, truncated = raw[:maxFramePayload], true
+	}
+	body := RedactText(s.spec, string(raw))
+	s.em.Emit(session.Event{Kind: session.MCPFrame, Server: Handle(s.spec), Parent: s.curSpan(),
+		Data: map[string]any{"direction": dir, "method": f.Method, "id": f.ID, "bytes": f.Size,
+			"payload": body, "truncated": truncated}})
+}
+
+func (s *mcpgoSession) stdioHooks() stdioHooks {
+	return stdioHooks{
+		spawned: func(pid int) {
+			env := RedactEnv(StdioEnvironment(s.spec, nil))
+			s.em.Emit(session.Event{Kind: session.MCPProcessSpawned, Server: Handle(s.spec), Parent: s.curSpan(),
+				Data: map[string]any{"pid": pid, "command": s.spec.Command, "args": s.spec.Args,
+					"env": envMap(env), "inherit_env": s.spec.InheritEnv}})
+		},
+		exited: func(pid int, st *os.ProcessState, err error) {
+			d := map[string]any{"pid": pid}
+			if st != nil {
+				d["exit_code"] = st.ExitCode()
+				d["state"] = st.String()
+			}
+			if s.closed.Load() {
+				d["reason"] = "closed"
+			} else {
+				d["reason"] = "exited on its own"
+			}
+			s.em.Emit(session.Event{Kind: session.MCPProcessExited, Server: Handle(s.spec), Parent: s.curSpan(), Data: d})
+		},
+		stderr: func(line string) {
+			s.em.Emit(session.Event{Kind: session.MCPStderr, Server: Handle(s.spec), Parent: s.curSpan(),
+				Data: map[string]any{"line": RedactText(s.spec, line)}})
+		},
+		garbage: func(line string) {
+			s.em.Emit(session.Event{Kind: session.MCPFrame, Server: Handle(s.spec), Parent: s.curSpan(),
+				Data: map[string]any{"direction": "recv", "garbage": true, "payload": line, "bytes": len(line)}})
+		},
+	}
+}
+
+func envMap(vars []EnvVar) map[string]any {
+	m := make(map[string]any, len(vars))
+	for _, v := range vars {
+		m[v.Name] = v.Value
+	}
+	return m
+}
+
+// notification runs on the transport's read loop: it only emits and
+// signals, never waits (guide 2.6).
+func (s *mcpgoSession) notification(n mcp.JSONRPCNotification, onListChanged func()) {
+	kind := "other"
+	data := map[string]any{"method": n.Method}
+	for k, v := range n.Params.AdditionalFields {
+		data[k] = v
+	}
+	switch n.Method {
+	case "notifications/message":
+		kind = "logging"
+	case "notifications/progress":
+		kind = "progress"
+	case string(mcp.MethodNotificationToolsListChanged):
+		kind = "tools_list_changed"
+		if onListChanged != nil {
+			onListChanged()
+		}
+	case "notifications/resources/list_changed", "notifications/prompts/list_changed":
+		kind = "list_changed"
+	}
+	data["kind"] = kind
+	s.em.Emit(session.Event{Kind: session.MCPNotification, Server: Handle(s.spec), Parent: s.curSpan(), Data: data})
+}
+
+// ---- classification -------------------------------------------------------
+
+// failureInfo explains one failed operation.
+type failureInfo struct {
+	Class string // session.Outcome*
+	Code  int    // JSON-RPC error code for OutcomeJSONRPCError
+	// Text is the message CrewAI's Python stack would have put in `{e}`.
+	Text string
+	// Detail is crewbench's own explanation (Go error text, redacted).
+	Detail string
+	// Timeout says CrewAI would have seen a timeout (drives retries even
+	// when Class is more specific, e.g. protocol for garbage output).
+	Timeout bool
+}
+
+func (s *mcpgoSession) failure(ctx context.Context, err error, tr *reqTrace) failureInfo {
+	f := classify(ctx, err, tr, s.conn)
+	if s.stdio != nil {
+		if n, last := s.stdio.garbageSeen(); n > 0 && (f.Class == session.OutcomeTimeout || f.Class == session.OutcomeTransportClosed) {
+			f.Class = session.OutcomeProtocol
+			f.Detail = fmt.Sprintf("%s (server wrote %d non-JSON-RPC line(s) on stdout, last: %q)", f.Detail, n, last)
+		}
+		if f.Class == session.OutcomeTransportClosed {
+			select {
+			case <-s.stdio.exited:
+				if st := s.stdio.cmd.ProcessState; st != nil {
+					f.Detail = fmt.Sprintf("%s (server process %s)", f.Detail, st.String())
+				}
+			default:
+			}
+		}
+	}
+	f.Detail = RedactText(s.spec, f.Detail)
+	f.Text = RedactText(s.spec, f.Text)
+	return f
+}
+
+// classify maps an error to an outcome class, checking our own context
+// first (mcp-go's errors differ per transport; guide 2.5 / 2.9 #7).
+func classify(ctx context.Context, err error, tr, conn *reqTrace) failureInfo {
+	f := failureInfo{Detail: err.Error(), Text: err.Error()}
+	_, rpcErr, status, _ := tr.snapshot()
+	if status == 0 {
+		_, connErr, connStatus, _ := conn.snapshot()
+		status = connStatus
+		if rpcErr == nil {
+			rpcErr = connErr
+		}
+	}
+	var se *spawnError
+	switch {
+	case ctx.Err() != nil && errors.Is(context.Cause(ctx), errOurTimeout):
+		f.Class, f.Timeout = session.OutcomeTimeout, true
+	case ctx.Err() != nil:
+		// The caller's context ended (Ctrl+C, or its own deadline).
+		f.Class = session.OutcomeCancelled
+	case errors.As(err, &se):
+		f.Class = session.OutcomeSpawnFailed
+	case rpcErr != nil:
+		f.Code, f.Text = rpcErr.Code, rpcErr.Message
+		f.Class = session.OutcomeJSONRPCError
+		low := strings.ToLower(rpcErr.Message)
+		if rpcErr.Code == mcp.METHOD_NOT_FOUND || (rpcErr.Code == mcp.INVALID_PARAMS && strings.Contains(low, "not found")) ||
+			strings.Contains(low, "unknown tool") {
+			f.Class = session.OutcomeNotFound
+		}
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		f.Class = session.OutcomeAuth
+		f.Text = httpxStatusText(status)
+	case status == http.StatusNotFound:
+		f.Class = session.OutcomeNotFound
+		f.Text = httpxStatusText(status)
+	case errors.Is(err, transport.ErrTransportClosed), errors.Is(err, transport.ErrSessionTerminated),
+		strings.Contains(err.Error(), "connection has been closed"), strings.Contains(err.Error(), "connection refused"),
+		strings.Contains(err.Error(), "EOF"), strings.Contains(err.Error(), "connection reset"):
+		f.Class = session.OutcomeTransportClosed
+		// The MCP SDK reports a dead peer as McpError "Connection closed".
+		f.Text = "Connection closed"
+	case isTimeoutErr(err):
+		f.Class, f.Timeout = session.OutcomeTimeout, true
+	case status >= 400:
+		f.Class = session.OutcomeProtocol
+		f.Text = httpxStatusText(status)
+	default:
+		// Unparseable results, unknown content types, missing content.
+		f.Class = session.OutcomeProtocol
+	}
+	return f
+}
+
+func isTimeoutErr(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	return strings.Contains(err.Error(), "timeout waiting for")
+}
+
+// httpxStatusText is how Python's httpx words an HTTP error; CrewAI
+// classifies by these words ("unauthorized" → no retry), so the same text
+// reproduces its decisions.
+func httpxStatusText(status int) string {
+	kind := "Client error"
+	if status >= 500 {
+		kind = "Server error"
+	}
+	return fmt.Sprintf("%s '%d %s'", kind, status, http.StatusText(status))
+}
+
+// errOurTimeout is the cause of every deadline crewbench sets (connect,
+// list, call), so a timeout of ours is never confused with the caller
+// cancelling.
+var errOurTimeout = errors.New("crewbench timeout")
+
+// withLimit bounds ctx by d (no bound when d <= 0) with errOurTimeout as cause.
+func withLimit(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeoutCause(ctx, d, errOurTimeout)
+}

@@ -1,0 +1,226 @@
+package mcpconn
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/mark3labs/mcp-go/server/servertest"
+
+	"crewbench/session"
+)
+
+func TestCleanArguments(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{`{"a":1,"b":null}`, `{"a":1}`},
+		{`{"a":{"b":null}}`, `{}`},
+		{`{"a":{"b":null,"c":2}}`, `{"a":{"c":2}}`},
+		{`{"l":[1,null,2]}`, `{"l":[1,2]}`},
+		{`{"l":[null]}`, `{}`},
+		{`{"l":[{"x":null},3]}`, `{"l":[3]}`},
+		{`{"e":{},"f":[],"g":""}`, `{"g":""}`},
+		{`{"sources":["web","news"]}`, `{"sources":[{"type":"web"},{"type":"news"}]}`},
+		{`{"sources":[{"type":"web"},"news",null]}`, `{"sources":[{"type":"web"},{"type":"news"}]}`},
+		{`{"inner":{"sources":["x"]}}`, `{"inner":{"sources":[{"type":"x"}]}}`},
+		{`{"Sources":["x"]}`, `{"Sources":["x"]}`},
+		{`{"zero":0,"false":false}`, `{"false":false,"zero":0}`},
+	}
+	for _, c := range cases {
+		var in map[string]any
+		if err := json.Unmarshal([]byte(c.in), &in); err != nil {
+			t.Fatal(err)
+		}
+		orig, _ := json.Marshal(in)
+		got, _ := json.Marshal(CleanArguments(in))
+		if string(got) != c.want {
+			t.Errorf("clean(%s) = %s, want %s", c.in, got, c.want)
+		}
+		if after, _ := json.Marshal(in); string(after) != string(orig) {
+			t.Errorf("clean modified its input: %s", after)
+		}
+	}
+}
+
+func FuzzCleanArguments(f *testing.F) {
+	f.Add(`{"a":[null,{"b":null}],"sources":["x"]}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		var in map[string]any
+		if json.Unmarshal([]byte(s), &in) != nil {
+			return
+		}
+		out := CleanArguments(in)
+		// Idempotent except for the sources rewrite, and free of nulls.
+		b, _ := json.Marshal(out)
+		if strings.Contains(string(b), "null") && !strings.Contains(s, `"null"`) {
+			var again any
+			_ = json.Unmarshal(b, &again)
+			if hasNull(again) {
+				t.Fatalf("null survived: %s", b)
+			}
+		}
+	})
+}
+
+func hasNull(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case map[string]any:
+		for _, e := range x {
+			if hasNull(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if hasNull(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func TestStdioEnvironmentTable(t *testing.T) {
+	parent := []string{"HOME=/home/u", "PATH=/bin", "SHELL=() { f; }", "TERM=xterm", "USER=u", "LOGNAME=u",
+		"OPENAI_API_KEY=sk-parent", "LANG=C", "noequals"}
+	got := StdioEnvironment(ServerSpec{Env: map[string]string{"API_TOKEN": "t", "TERM": "dumb"}}, parent)
+	want := []EnvVar{{"API_TOKEN", "t", EnvSpec}, {"HOME", "/home/u", EnvInherited}, {"LOGNAME", "u", EnvInherited},
+		{"PATH", "/bin", EnvInherited}, {"TERM", "dumb", EnvSpec}, {"USER", "u", EnvInherited}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v\nwant %+v", got, want)
+	}
+	all := StdioEnvironment(ServerSpec{InheritEnv: true}, parent)
+	if len(all) != 8 || all[0].Source != EnvInheritAll {
+		t.Errorf("inherit_env: %+v", all)
+	}
+	red := RedactEnv(got)
+	if red[0].Value != Redacted || red[1].Value != "/home/u" {
+		t.Errorf("redacted %+v", red)
+	}
+}
+
+func TestRedaction(t *testing.T) {
+	cases := []struct{ name, value, want string }{
+		{"Authorization", "Bearer abc.def", "Bearer " + Redacted},
+		{"X-Api-Key", "k", Redacted},
+		{"OPENAI_API_KEY", "sk-1", Redacted},
+		{"DB_PASSWORD", "p", Redacted},
+		{"HOME", "/root", "/root"},
+		{"Accept", "application/json", "application/json"},
+	}
+	for _, c := range cases {
+		if got := RedactValue(c.name, c.value); got != c.want {
+			t.Errorf("%s: %q", c.name, got)
+		}
+	}
+	u := RedactURL("https://user:pw@mcp.example.com/mcp?api_key=abc&x=1&token=t")
+	if strings.Contains(u, "pw") || strings.Contains(u, "abc") || strings.Contains(u, "=t") || !strings.Contains(u, "x=1") {
+		t.Errorf("url %q", u)
+	}
+	if RedactURL("http://h/mcp") != "http://h/mcp" {
+		t.Error("clean URL changed")
+	}
+	spec := ServerSpec{URL: "https://h/mcp?key=abcdef", Headers: map[string]string{"Authorization": "Bearer zzzzzz"},
+		Env: map[string]string{"MY_SECRET": "hunter22"}}
+	txt := RedactText(spec, "GET https://h/mcp?key=abcdef with Bearer zzzzzz and hunter22")
+	if strings.Contains(txt, "abcdef") || strings.Contains(txt, "zzzzzz") || strings.Contains(txt, "hunter22") {
+		t.Errorf("text %q", txt)
+	}
+}
+
+func TestFirstContentText(t *testing.T) {
+	cases := []struct {
+		res  mcp.CallToolResult
+		want string
+	}{
+		{mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent("a"), mcp.NewTextContent("b")}}, "a"},
+		{mcp.CallToolResult{Content: []mcp.Content{mcp.NewImageContent("AAAA", "image/png")}}, "type='image' data='AAAA' mimeType='image/png' annotations=None meta=None"},
+		{mcp.CallToolResult{}, "meta=None content=[] structuredContent=None isError=False"},
+		{mcp.CallToolResult{IsError: true, StructuredContent: map[string]any{"n": 1.0}}, "meta=None content=[] structuredContent={'n': 1} isError=True"},
+	}
+	for _, c := range cases {
+		res := c.res
+		if got := firstContentText(&toolResult{res: &res}); got != c.want {
+			t.Errorf("got %q, want %q", got, c.want)
+		}
+	}
+}
+
+// tools/list_changed makes the pool list again, off the read loop.
+func TestPoolRelistsOnListChanged(t *testing.T) {
+	leakCheck(t)
+	srv := server.NewMCPServer("changing", "1.0.0", server.WithToolCapabilities(true))
+	srv.AddTool(mcp.NewTool("first", mcp.WithDescription("one")), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("1"), nil
+	})
+	ts := servertest.NewTestServer(srv)
+	defer ts.Close()
+	em, col := recorder()
+	p := NewPool(em)
+	defer p.Close()
+	spec := ServerSpec{Name: "changing", Transport: TransportSSE, URL: ts.URL + "/sse"}
+	if err := p.Connect(context.Background(), spec); err != nil {
+		t.Fatal(err)
+	}
+	srv.AddTool(mcp.NewTool("second", mcp.WithDescription("two")), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("2"), nil
+	})
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		st, _ := p.ServerStatus("changing")
+		if st.Discovery != nil && len(st.Discovery.Tools) == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not re-listed: %+v", st.Discovery)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	sawNotice := false
+	for _, e := range eventsOf(col, session.MCPNotification) {
+		if e.Str("kind") == "tools_list_changed" {
+			sawNotice = true
+		}
+	}
+	if !sawNotice {
+		t.Error("no tools_list_changed notification event")
+	}
+	p.Close()
+}
+
+// The caller cancelling is "cancelled", never "timeout", and is not retried.
+func TestCallerCancelIsNotTimeout(t *testing.T) {
+	spec := fixtureSpec(t, "slow")
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	r := Call(ctx, spec, "slow_report", map[string]any{"seconds": 5}, Options{})
+	if r.Outcome != session.OutcomeCancelled || len(r.Attempts) != 1 {
+		t.Errorf("%s after %d attempts: %s", r.Outcome, len(r.Attempts), r.Text)
+	}
+}
+
+// Discovery follows nextCursor through every page and keeps each raw page.
+func TestDiscoverPaginates(t *testing.T) {
+	leakCheck(t)
+	srv := server.NewMCPServer("paged", "1.0.0", server.WithPaginationLimit(2))
+	for _, n := range []string{"a", "b", "c", "d", "e"} {
+		srv.AddTool(mcp.NewTool(n, mcp.WithDescription(n)), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(n), nil
+		})
+	}
+	ts := servertest.NewTestStreamableHTTPServer(srv)
+	defer ts.Close()
+	d, err := Discover(context.Background(), ServerSpec{Name: "paged", Transport: TransportHTTP, URL: ts.URL + "/mcp"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Tools) != 5 || len(d.RawPages) != 3 {
+		t.Errorf("%d tools in %d pages, want 5 in 3", len(d.Tools), len(d.RawPages))
+	}
+}
