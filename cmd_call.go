@@ -201,7 +201,7 @@ func progressSink(w io.Writer) session.Sink {
 		case session.MCPAttemptFinished:
 			fmt.Fprintf(w, "· attempt %d: %s after %s\n", e.Attempt, e.Outcome, e.Duration.Round(time.Millisecond))
 		case session.MCPRetryScheduled:
-			fmt.Fprintf(w, "· retrying in %s\n", time.Duration(e.Int("backoff_ms"))*time.Millisecond)
+			fmt.Fprintf(w, "· retrying in %s\n", e.Duration)
 		}
 	})
 }

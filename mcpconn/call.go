@@ -508,8 +508,8 @@ func (c *caller) backoff(ctx context.Context, n int, l Limits) bool {
 	d := l.backoff(n)
 	c.r.Attempts[len(c.r.Attempts)-1].Backoff = d
 	c.opts.Emitter.Emit(session.Event{Kind: session.MCPRetryScheduled, Parent: c.span, Server: c.r.Server,
-		ToolName: c.r.LLMName, OriginalToolName: c.r.Tool, Attempt: n + 1,
-		Data: map[string]any{"backoff_ms": d.Milliseconds(), "next_attempt": n + 1}})
+		ToolName: c.r.LLMName, OriginalToolName: c.r.Tool, Attempt: n + 1, Duration: d,
+		Data: map[string]any{session.KeyBackoff: int64(d), "next_attempt": n + 1}})
 	return sleepCtx(ctx, d) == nil
 }
 

@@ -301,8 +301,22 @@ func (d *Discovery) listedData() map[string]any {
 			kept++
 		}
 	}
-	return map[string]any{"listed": len(d.Tools), "kept": kept, "pages": len(d.RawPages),
-		"keeps_nothing": d.KeepsNothing, "from_cache": d.FromCache, "protocol_version": d.Info.ProtocolVersion}
+	var dropped []string
+	for _, t := range d.Tools {
+		if !t.Kept() {
+			dropped = append(dropped, t.Name)
+		}
+	}
+	msg := fmt.Sprintf("%d tool%s listed, %d kept", len(d.Tools), plural(len(d.Tools)), kept)
+	if len(dropped) > 0 {
+		msg += " (dropped: " + strings.Join(dropped, ", ") + ")"
+	}
+	if d.KeepsNothing {
+		msg += " — the filter keeps nothing"
+	}
+	return map[string]any{session.KeyListed: len(d.Tools), session.KeyKept: kept, "pages": len(d.RawPages),
+		"dropped": dropped, session.KeyMessage: msg,
+		"keeps_nothing": d.KeepsNothing, session.KeyFromCache: d.FromCache, session.KeyProtocolVersion: d.Info.ProtocolVersion}
 }
 
 // list opens fresh sessions and pages through tools/list with the ref
@@ -672,4 +686,11 @@ func (d *Discovery) nameDiagnostics(spec ServerSpec) {
 			d.Tools[i].Diagnostics = r.Diagnostics
 		}
 	}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

@@ -48,7 +48,7 @@ func TestNativeTimeoutRetriesWithBackoff(t *testing.T) {
 		assertGone(t, pids)
 	}
 	retries := eventsOf(col, session.MCPRetryScheduled)
-	if len(retries) != 2 || retries[0].Int("backoff_ms") != 200 || retries[1].Int("backoff_ms") != 400 {
+	if len(retries) != 2 || retries[0].Duration != 200*time.Millisecond || retries[1].Duration != 400*time.Millisecond {
 		t.Errorf("retry events = %+v", retries)
 	}
 	if n := len(eventsOf(col, session.MCPAttemptFinished)); n != 3 {

@@ -51,4 +51,6 @@ const (
 	KeyDirection     = "direction"       // crewbench_mcp_frame: "send" or "recv"
 	KeyFrame         = "frame"           // crewbench_mcp_frame: the JSON-RPC message
 	KeyState         = "state"           // crewbench_mcp_server_state
+	KeyListed        = "listed"          // crewbench_mcp_tools_listed: tools the server listed
+	KeyKept          = "kept"            // crewbench_mcp_tools_listed: tools the filter/selection kept
 )

@@ -1,0 +1,283 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"crewbench/crew"
+	"crewbench/crew/project"
+	"crewbench/fixtures/demo"
+	"crewbench/session"
+)
+
+func init() { addCommand(newRunCmd) }
+
+// Exit codes of `crewbench run`.
+const (
+	runExitOK          = 0
+	runExitFailed      = 1   // the run (or its setup) failed
+	runExitToolFailure = 3   // the crew finished, but tool calls failed
+	runExitInterrupted = 130 // Ctrl+C
+)
+
+// selfExecutable is the program started for the demo's `crewbench fixture
+// NAME` servers; tests may replace it.
+var selfExecutable = os.Executable
+
+type runOpts struct {
+	demo      bool
+	crewName  string
+	inputs    []string
+	llm       string
+	json      bool
+	record    string
+	overlay   string
+	color     string
+	verbose   bool
+	stream    bool
+	outputDir string
+}
+
+func newRunCmd() *cobra.Command {
+	o := &runOpts{}
+	cmd := &cobra.Command{
+		Use:   "run [PATH | --demo] [--crew NAME] [--input k=v]... [--llm MODEL] [--json] [--record FILE]",
+		Short: "Run a crew headless with a live trace",
+		Long: `Run a CrewAI crew in crewbench's engine, the way CrewAI 1.15 runs it: the same
+prompts, tool pipeline, MCP call policies, retries and failure texts.
+
+PATH is a CrewAI project (a JSON-first crew, a classic project, or a
+crewbench.yaml overlay); the default is the current directory. --demo runs the
+embedded demo crew offline (scripted LLM, fixture MCP servers).
+
+A live trace of every task, LLM call, tool call and MCP attempt goes to stderr;
+the crew's final output goes to stdout. --json writes every event as a JSON
+line to stdout instead of the final output. --record FILE saves the session.
+
+--llm MODEL replaces every agent's LLM (and the manager's): a CrewAI/LiteLLM
+model string such as openai/gpt-4o-mini, anthropic/claude-haiku-4-5,
+ollama/llama3.1, or scripted:FILE.
+
+Exit codes:
+  0    the crew finished and no tool call failed
+  1    the run failed (setup error, LLM error, a "raise" tool failure, …)
+  3    the crew finished, but tool calls failed (listed at the end)
+  130  interrupted`,
+		Example: `  crewbench run --demo
+  crewbench run ./my_crew --input topic=AI --input year=2026
+  crewbench run --demo --llm openai/gpt-4o-mini   # with OPENAI_API_KEY / OPENAI_BASE_URL
+  crewbench run --json --record run.jsonl`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runRun(cmd, o, args)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.demo, "demo", false, "run the embedded demo crew (offline)")
+	f.StringVar(&o.crewName, "crew", "", "crew definition to run when PATH holds several (NAME.jsonc, NAME.json or the directory NAME)")
+	f.StringArrayVar(&o.inputs, "input", nil, "kickoff input `key=value` (repeatable; values are strings)")
+	f.StringVar(&o.llm, "llm", "", "replace every agent's LLM with this `MODEL`")
+	f.BoolVar(&o.json, "json", false, "write events as JSON lines to stdout")
+	f.StringVar(&o.record, "record", "", "record the session to `FILE` (JSONL)")
+	f.StringVarP(&o.overlay, "config", "c", "", "crewbench.yaml overlay `FILE` (default: the one beside the project)")
+	f.StringVar(&o.color, "color", "auto", "colour in the trace: auto, always or never")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "print every event, with arguments and outputs in full")
+	f.BoolVar(&o.stream, "stream", false, "ask the LLM for streamed replies")
+	f.StringVar(&o.outputDir, "output-dir", ".", "where tasks' output_file paths are written (CrewAI: the current directory)")
+	return cmd
+}
+
+func runRun(cmd *cobra.Command, o *runOpts, args []string) error {
+	if o.demo && len(args) > 0 {
+		return exitCode(runExitFailed, errors.New("give either PATH or --demo, not both"))
+	}
+	inputs, err := runParseInputs(o.inputs)
+	if err != nil {
+		return exitCode(runExitFailed, err)
+	}
+	stderr := cmd.ErrOrStderr()
+	mcp := &crew.MCP{}
+	path := "."
+	if len(args) == 1 {
+		path = args[0]
+	}
+	if o.demo {
+		dir, err := os.MkdirTemp("", "crewbench-demo-")
+		if err != nil {
+			return exitCode(runExitFailed, fmt.Errorf("demo: %w", err))
+		}
+		defer os.RemoveAll(dir)
+		if path, err = demo.Materialize(filepath.Join(dir, "project")); err != nil {
+			return exitCode(runExitFailed, err)
+		}
+		exe, err := selfExecutable()
+		if err != nil {
+			return exitCode(runExitFailed, fmt.Errorf("demo: cannot find the crewbench executable: %w", err))
+		}
+		mcp.SelfCommand = exe
+		// A private TMPDIR gives the flaky fixture a fresh call counter.
+		mcp.SelfEnv = map[string]string{"TMPDIR": dir}
+	} else if o.crewName != "" {
+		if path, err = runCrewPath(path, o.crewName); err != nil {
+			return exitCode(runExitFailed, err)
+		}
+	}
+	p, err := project.Open(path, o.overlay)
+	if err != nil {
+		return exitCode(runExitFailed, fmt.Errorf("open project: %w", err))
+	}
+	c, notes, err := crew.FromProject(p, crew.ProjectOptions{LLM: o.llm})
+	if err != nil {
+		return exitCode(runExitFailed, err)
+	}
+	color := runUseColor(o.color, stderr)
+	for _, n := range notes {
+		fmt.Fprintln(stderr, runPaint(color, "\x1b[33m", "note: "+string(n)))
+	}
+
+	sinks := session.Fanout{}
+	printer := session.NewPrinter(stderr, session.PrinterOptions{Color: color, Verbose: o.verbose})
+	sinks = append(sinks, printer)
+	var jsonSink *runJSONLines
+	if o.json {
+		jsonSink = &runJSONLines{w: cmd.OutOrStdout()}
+		sinks = append(sinks, jsonSink)
+	}
+	runID := session.NewID()
+	var rec *session.Recorder
+	if o.record != "" {
+		rec, err = session.Create(o.record, session.RecorderOptions{Header: session.Header{
+			Version: buildVersion(), Project: p.Dir, RunID: runID, Command: "run",
+			Meta: map[string]any{"crew": c.Name, "llm": o.llm, "demo": o.demo, "inputs": inputs},
+		}})
+		if err != nil {
+			return exitCode(runExitFailed, err)
+		}
+		sinks = append(sinks, rec)
+	}
+	em := session.NewEmitter(sinks)
+	out, runErr := crew.Kickoff(cmd.Context(), c, inputs, crew.Options{
+		Emitter: em, RunID: runID, MCP: mcp, Stream: o.stream, OutputDir: o.outputDir,
+	})
+	_ = printer.Close()
+	if rec != nil {
+		if err := rec.Close(); err != nil {
+			fmt.Fprintf(stderr, "crewbench: recording %s: %v\n", o.record, err)
+		} else {
+			fmt.Fprintf(stderr, "session recorded to %s\n", o.record)
+		}
+	}
+	if jsonSink != nil && jsonSink.err != nil {
+		fmt.Fprintf(stderr, "crewbench: writing events: %v\n", jsonSink.err)
+	}
+	// The printer's summary block already lists tool failures loudly.
+	if runErr != nil {
+		if errors.Is(runErr, context.Canceled) && cmd.Context().Err() != nil {
+			fmt.Fprintln(stderr, "Run cancelled.")
+			return silentExit{code: runExitInterrupted}
+		}
+		return exitCode(runExitFailed, fmt.Errorf("the crew failed: %w", runErr))
+	}
+	if !o.json {
+		fmt.Fprintln(cmd.OutOrStdout(), out.String())
+	}
+	if out.HasToolFailures() {
+		return silentExit{code: runExitToolFailure}
+	}
+	return nil
+}
+
+// runParseInputs reads --input key=value flags.
+func runParseInputs(kvs []string) (map[string]any, error) {
+	if len(kvs) == 0 {
+		return nil, nil
+	}
+	out := map[string]any{}
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, fmt.Errorf("--input %q: want key=value", kv)
+		}
+		out[strings.TrimSpace(k)] = v
+	}
+	return out, nil
+}
+
+// runCrewPath picks a crew definition inside dir: NAME.jsonc, NAME.json or the
+// directory NAME.
+func runCrewPath(dir, name string) (string, error) {
+	for _, cand := range []string{name + ".jsonc", name + ".json", name} {
+		p := filepath.Join(dir, cand)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	var have []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() || strings.HasSuffix(n, ".jsonc") || strings.HasSuffix(n, ".json") {
+			have = append(have, strings.TrimSuffix(strings.TrimSuffix(n, ".jsonc"), ".json"))
+		}
+	}
+	sort.Strings(have)
+	return "", fmt.Errorf("--crew %s: no %s.jsonc, %s.json or directory %s in %s (found: %s)", name, name, name, name, dir, strings.Join(have, ", "))
+}
+
+// runUseColor decides colour: "always", "never", or "auto" (a terminal, and
+// NO_COLOR unset; the printer also honours NO_COLOR).
+func runUseColor(mode string, w io.Writer) bool {
+	switch mode {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	if os.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func runPaint(on bool, code, s string) string {
+	if !on || s == "" {
+		return s
+	}
+	return code + strings.TrimRight(s, "\n") + "\x1b[0m" + strings.Repeat("\n", len(s)-len(strings.TrimRight(s, "\n")))
+}
+
+// runJSONLines writes each event as one JSON line.
+type runJSONLines struct {
+	mu  sync.Mutex
+	w   io.Writer
+	err error
+}
+
+func (j *runJSONLines) Emit(ev session.Event) {
+	b, err := json.Marshal(ev)
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.err != nil {
+		return
+	}
+	if err != nil {
+		j.err = err
+		return
+	}
+	_, j.err = j.w.Write(append(b, '\n'))
+}

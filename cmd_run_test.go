@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"crewbench/fixtures/fixturetest"
+	"crewbench/session"
+)
+
+// The demo's servers are `crewbench fixture NAME`; with selfExecutable being
+// this test binary, they arrive as "fixture NAME" and must reach the
+// fixture dispatch in TestMain.
+func init() {
+	if len(os.Args) > 1 && os.Args[1] == "fixture" {
+		os.Args[1] = fixturetest.Arg0
+	}
+}
+
+func runCrewCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var out, errb bytes.Buffer
+	code = execute(ctx, args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestRunDemo(t *testing.T) {
+	code, stdout, stderr := runCrewCLI(t, "run", "--demo", "--color", "never")
+	if code != runExitToolFailure {
+		t.Fatalf("exit %d, want %d (the slow tool times out)\nstderr:\n%s", code, runExitToolFailure, stderr)
+	}
+	if !strings.HasPrefix(stdout, "Lisbon's weekend looks travel-friendly") {
+		t.Errorf("stdout = %q", stdout)
+	}
+	for _, want := range []string{
+		"crewbench_fixture_names_list_all_open_purchase_orders_f_c9afc2a6", // a hashed name
+		"← getForecast @ weather",                                          // both names on a tool call
+		"attempt 3 timeout",                                                // a timeout with retries
+		"attempt 2 ok",                                                     // a recovered failure
+		"1 TOOL CALL FAILED",                                               // said loudly
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("trace lacks %q:\n%s", want, stderr)
+		}
+	}
+}
+
+func TestRunDemoJSONAndRecord(t *testing.T) {
+	rec := filepath.Join(t.TempDir(), "run.jsonl")
+	code, stdout, stderr := runCrewCLI(t, "run", "--demo", "--json", "--record", rec)
+	if code != runExitToolFailure {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	sc := bufio.NewScanner(strings.NewReader(stdout))
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	var kinds []string
+	for sc.Scan() {
+		var ev struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			t.Fatalf("not a JSON event line: %q: %v", sc.Text(), err)
+		}
+		kinds = append(kinds, ev.Type)
+	}
+	if len(kinds) < 10 || kinds[0] != string(session.CrewKickoffStarted) || kinds[len(kinds)-1] != string(session.CrewKickoffCompleted) {
+		t.Errorf("events: %v", kinds)
+	}
+	f, err := session.ReadFile(rec, session.ReadOptions{})
+	if err != nil {
+		t.Fatalf("recorded session: %v", err)
+	}
+	if len(f.Events) != len(kinds) {
+		t.Errorf("recorded %d events, printed %d", len(f.Events), len(kinds))
+	}
+}
+
+// The demo project runs against an OpenAI-compatible endpoint given by
+// OPENAI_BASE_URL, with --llm replacing the scripted model.
+func TestRunDemoAgainstOpenAICompatibleServer(t *testing.T) {
+	var mu sync.Mutex
+	var bodies []map[string]any
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != "Bearer sk-test" {
+			http.Error(w, `{"error":{"message":"bad request path or key"}}`, http.StatusUnauthorized)
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		var body map[string]any
+		_ = json.Unmarshal(b, &body)
+		mu.Lock()
+		bodies = append(bodies, body)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"message":{"role":"assistant","content":"Answer from the fake server."},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}`)
+	}))
+	defer srv.Close()
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	t.Setenv("OPENAI_API_KEY", "sk-test")
+	code, stdout, stderr := runCrewCLI(t, "run", "--demo", "--llm", "openai/gpt-4o-mini", "--color", "never")
+	if code != runExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if strings.TrimSpace(stdout) != "Answer from the fake server." {
+		t.Errorf("stdout = %q", stdout)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(bodies) != 2 {
+		t.Fatalf("%d requests", len(bodies))
+	}
+	tools, _ := bodies[0]["tools"].([]any)
+	if len(tools) == 0 {
+		t.Error("the forecaster's MCP tools were not offered as functions")
+	}
+	if strings.Contains(stderr, "sk-test") {
+		t.Error("the API key leaked into the trace")
+	}
+}
+
+func TestRunFailures(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("crew.jsonc", `{"agents": ["a"], "tasks": [{"description": "About {topic}", "expected_output": "e", "agent": "a"}]}`)
+	write("agents/a.jsonc", `{"role": "R", "goal": "G", "backstory": "B", "settings": {"max_retry_limit": 0}}`)
+	write("script.yaml", "replies:\n  - error: auth\n")
+	code, _, stderr := runCrewCLI(t, "run", dir, "--llm", "scripted:"+filepath.Join(dir, "script.yaml"), "--input", "topic=AI")
+	if code != runExitFailed || !strings.Contains(stderr, "crewbench: the crew failed:") {
+		t.Errorf("exit %d\n%s", code, stderr)
+	}
+	code, _, stderr = runCrewCLI(t, "run", dir, "--input", "novalue")
+	if code != runExitFailed || !strings.Contains(stderr, `--input "novalue": want key=value`) {
+		t.Errorf("exit %d\n%s", code, stderr)
+	}
+	code, _, stderr = runCrewCLI(t, "run", "--demo", dir)
+	if code != runExitFailed {
+		t.Errorf("exit %d\n%s", code, stderr)
+	}
+	code, stdout, _ := runCrewCLI(t, "run", "--help")
+	if code != 0 || !strings.Contains(stdout, "3    the crew finished, but tool calls failed") {
+		t.Errorf("help:\n%s", stdout)
+	}
+}

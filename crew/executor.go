@@ -1,0 +1,550 @@
+package crew
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"crewbench/crew/llm"
+	"crewbench/crew/prompt"
+	"crewbench/crew/pyjson"
+	"crewbench/crew/react"
+	"crewbench/names"
+	"crewbench/session"
+)
+
+// agentRun is one agent execution of one task (one attempt of
+// Agent.execute_task): its messages, iteration count, tool usage counters,
+// repeated-call guard state and failure records.
+type agentRun struct {
+	rs    *runState
+	agent *Agent
+	p     persona
+	tr    *taskRun
+	tools []Tool
+	mode  prompt.Mode
+	span  string
+	base  session.Event
+
+	messages []llm.Message
+	// wire is messages in the event form, built once per message and shared
+	// by every event that records the history.
+	wire       []map[string]any
+	iterations int
+	turn       int
+	fellBack   bool
+
+	toolText   prompt.ToolText
+	native     []llm.Tool
+	nativeMap  map[string]Tool
+	reactNames []string
+
+	mu         sync.Mutex
+	usage      map[Tool]int
+	usedTools  int
+	last       *lastCall
+	failures   []ToolFailureRecord
+	lastFailed bool
+}
+
+// lastCall is ToolsHandler.last_used_tool: the last successful ReAct call.
+type lastCall struct {
+	name string
+	args string
+}
+
+// maxParsingAttempts is ToolUsage._max_parsing_attempts (3 without a
+// function_calling_llm); it also bounds the runs of a raising tool.
+const maxParsingAttempts = 3
+
+// rememberFormatEvery: the tools block is re-appended to every third
+// observation.
+const rememberFormatEvery = 3
+
+// maxParallelToolCalls bounds the native path's thread pool.
+const maxParallelToolCalls = 8
+
+// runAgent performs one execution attempt.
+func (rs *runState) runAgent(ctx context.Context, a *Agent, tr *taskRun, contextText string, tools []Tool, parent string) (string, *agentRun, error) {
+	p := rs.personaOf(a)
+	ar := &agentRun{
+		rs: rs, agent: a, p: p, tr: tr, tools: tools, span: rs.em.NewSpan(),
+		base:  session.Event{RunID: rs.runID, TaskID: tr.id, TaskName: tr.name, AgentRole: p.role, AgentID: agentID(a)},
+		usage: map[Tool]int{},
+	}
+	ar.prepareTools()
+	spec := prompt.TaskSpec{Description: tr.text.description, ExpectedOutput: tr.text.expectedOutput}
+	if tr.task != nil {
+		spec.Markdown = tr.task.Markdown
+		spec.OutputSchema = tr.task.OutputJSON
+	}
+	taskPrompt := prompt.TaskPrompt(spec, contextText)
+	msgs := prompt.Build(ar.mode, prompt.Persona{Role: p.role, Goal: p.goal, Backstory: p.backstory, UseSystemPrompt: a.UseSystemPrompt}, taskPrompt, ar.toolText)
+	if msgs.System != "" {
+		ar.appendMsg(llm.Message{Role: llm.RoleSystem, Content: msgs.System})
+	}
+	ar.appendMsg(llm.Message{Role: llm.RoleUser, Content: msgs.User})
+
+	ev := ar.base
+	ev.Kind, ev.Span, ev.Parent = session.AgentExecutionStarted, ar.span, parent
+	ev.Data = map[string]any{
+		"agent": p.role, "agent_key": a.Key, "task": taskData(tr), "task_prompt": taskPrompt,
+		"tools": ar.toolsData(), "mode": string(ar.mode), "model": modelName(a),
+		"messages": ar.wireView(),
+	}
+	rs.emit(ev)
+	start := rs.em.Now()
+
+	out, err := ar.loop(ctx)
+	ev = ar.base
+	ev.Span, ev.Parent, ev.Duration = ar.span, parent, rs.em.Now().Sub(start)
+	if err != nil {
+		ev.Kind, ev.Outcome, ev.Error = session.AgentExecutionError, "failed", err.Error()
+		ev.Data = map[string]any{"agent": p.role, "task": taskData(tr), "error": err.Error()}
+		rs.emit(ev)
+		return "", ar, err
+	}
+	ev.Kind, ev.Outcome = session.AgentExecutionCompleted, "ok"
+	ev.Data = map[string]any{"agent": p.role, "task": taskData(tr), "output": out, "iterations": ar.iterations}
+	rs.emit(ev)
+	return out, ar, nil
+}
+
+func modelName(a *Agent) string {
+	if a.Model != "" {
+		return a.Model
+	}
+	if a.LLM != nil {
+		return a.LLM.Model()
+	}
+	return ""
+}
+
+// appendMsg adds messages to the history and to its event form.
+func (ar *agentRun) appendMsg(msgs ...llm.Message) {
+	ar.messages = append(ar.messages, msgs...)
+	ar.wire = append(ar.wire, llm.WireMessages(msgs)...)
+}
+
+// wireView is the history in event form, capped so later appends never
+// show through.
+func (ar *agentRun) wireView() []map[string]any {
+	return ar.wire[:len(ar.wire):len(ar.wire)]
+}
+
+// llmEventData builds llm_call_started (started != nil) or
+// llm_call_completed data with the crew/llm contract, reusing the shared
+// event form of the history instead of rendering it again.
+func (ar *agentRun) llmEventData(started func(string, llm.Request) map[string]any, model string, req llm.Request, resp llm.Response) map[string]any {
+	bare := req
+	bare.Messages = nil
+	var d map[string]any
+	if started != nil {
+		d = started(model, bare)
+	} else {
+		d = llm.CompletedEventData(model, bare, resp)
+	}
+	if len(req.Messages) == len(ar.wire) {
+		d["messages"] = ar.wireView()
+	} else {
+		d["messages"] = llm.WireMessages(req.Messages)
+	}
+	return d
+}
+
+// prepareTools decides the mode and renders the tools both ways: the ReAct
+// block and names, and the native function schemas with collision suffixes.
+func (ar *agentRun) prepareTools() {
+	var blocks, llmNames []string
+	for _, t := range ar.tools {
+		s := t.Spec()
+		blocks = append(blocks, describe(t))
+		llmNames = append(llmNames, s.llmName())
+	}
+	ar.reactNames = llmNames
+	ar.toolText = prompt.ToolText{Description: strings.Join(blocks, "\n"), Names: strings.Join(llmNames, ", ")}
+	switch {
+	case len(ar.tools) == 0:
+		ar.mode = prompt.ModeNoTools
+	case ar.agent.LLM != nil && ar.agent.LLM.SupportsFunctionCalling():
+		ar.mode = prompt.ModeNative
+	default:
+		ar.mode = prompt.ModeReAct
+	}
+	ar.nativeMap = map[string]Tool{}
+	nativeNames := names.DedupeNative(llmNames)
+	for i, t := range ar.tools {
+		s := t.Spec()
+		name := nativeNames[i]
+		params := prompt.NativeParameters(s.Schema)
+		ar.native = append(ar.native, llm.Tool{
+			Name: name, Description: prompt.AuthoredDescription(s.Description),
+			Parameters: json.RawMessage(pyjson.Dumps(params)), Strict: true,
+		})
+		ar.nativeMap[name] = t
+	}
+}
+
+// toolsData describes the offered tools for agent_execution_started, with
+// both names, so a session diff can compare tool sets.
+func (ar *agentRun) toolsData() []map[string]any {
+	out := make([]map[string]any, 0, len(ar.tools))
+	for i, t := range ar.tools {
+		s := t.Spec()
+		d := map[string]any{
+			"name": s.Name, "llm_name": s.llmName(), "kind": string(s.Kind),
+			"description": s.Description,
+		}
+		if i < len(ar.native) && ar.native[i].Name != s.llmName() {
+			d["native_name"] = ar.native[i].Name
+		}
+		if s.OriginalName != "" {
+			d["original_name"] = s.OriginalName
+		}
+		if s.Server != "" {
+			d["server"] = s.Server
+			d["server_name"] = s.ServerName
+		}
+		if s.ResultAsAnswer {
+			d["result_as_answer"] = true
+		}
+		if s.MaxUsageCount > 0 {
+			d["max_usage_count"] = s.MaxUsageCount
+		}
+		if s.Schema != nil {
+			d["args_schema"] = s.Schema
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// loop is the executor's main loop: check max_iter, one reasoning step,
+// repeat until a final answer.
+func (ar *agentRun) loop(ctx context.Context) (string, error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		if ar.iterations >= ar.agent.MaxIter {
+			return ar.forceFinalAnswer(ctx)
+		}
+		step := ar.startStep()
+		var out string
+		var done bool
+		var err error
+		if ar.mode == prompt.ModeNative {
+			out, done, err = ar.nativeStep(ctx, step)
+		} else {
+			out, done, err = ar.reactStep(ctx, step)
+		}
+		ar.finishStep(step, err)
+		if err != nil || done {
+			return out, err
+		}
+	}
+}
+
+func (ar *agentRun) startStep() string {
+	span := ar.rs.em.NewSpan()
+	ev := ar.base
+	ev.Kind, ev.Span, ev.Parent = session.AgentStepStarted, span, ar.span
+	ev.Data = map[string]any{"iteration": ar.iterations, "mode": string(ar.mode)}
+	ar.rs.emit(ev)
+	return span
+}
+
+func (ar *agentRun) finishStep(span string, err error) {
+	ev := ar.base
+	ev.Kind, ev.Span, ev.Parent, ev.Outcome = session.AgentStepFinished, span, ar.span, "ok"
+	if err != nil {
+		ev.Outcome, ev.Error = "failed", err.Error()
+	}
+	ev.Data = map[string]any{"iteration": ar.iterations}
+	ar.rs.emit(ev)
+}
+
+// reactStep is one ReAct (or no-tools) iteration.
+func (ar *agentRun) reactStep(ctx context.Context, step string) (string, bool, error) {
+	resp, err := ar.callLLM(ctx, step, nil)
+	if err != nil {
+		return "", false, err
+	}
+	text := resp.Content
+	// Providers apply the stop word; cut here too, as CrewAI's LLM classes
+	// do, for servers that ignore it.
+	if i := strings.Index(text, prompt.StopWord); i >= 0 {
+		text = text[:i]
+	}
+	if text == "" {
+		return "", false, prompt.TextError(prompt.EmptyResponse)
+	}
+	action, finish, perr := react.FormatAnswer(text)
+	if perr != nil && len(ar.tools) > 0 {
+		ar.rs.warn(step, ar.base, "the reply does not parse as an Action or a Final Answer ("+strings.TrimSpace(perr.Error())+"); CrewAI's format_answer takes the whole reply as the final answer")
+	}
+	if finish != nil {
+		ar.appendMsg(llm.Message{Role: llm.RoleAssistant, Content: text})
+		return finish.Output, true, nil
+	}
+	obs, asAnswer, err := ar.reactTool(ctx, step, action)
+	if err != nil {
+		return "", false, err
+	}
+	if asAnswer {
+		return obs, true, nil
+	}
+	ar.appendMsg(llm.Message{Role: llm.RoleAssistant, Content: text + "\nObservation: " + obs},
+		llm.Message{Role: llm.RoleUser, Content: prompt.PostToolReasoning})
+	ar.iterations++
+	return "", false, nil
+}
+
+// nativeStep is one native function-calling iteration.
+func (ar *agentRun) nativeStep(ctx context.Context, step string) (string, bool, error) {
+	resp, err := ar.callLLM(ctx, step, ar.native)
+	if err != nil {
+		if llm.IsToolsUnsupported(err) && !ar.fellBack {
+			ar.fallBackToReAct(step)
+			return "", false, nil
+		}
+		return "", false, err
+	}
+	if len(resp.ToolCalls) == 0 {
+		if resp.Content == "" {
+			return "", false, prompt.TextError(prompt.EmptyResponse)
+		}
+		ar.appendMsg(llm.Message{Role: llm.RoleAssistant, Content: resp.Content})
+		return resp.Content, true, nil
+	}
+	calls := make([]llm.ToolCall, len(resp.ToolCalls))
+	for i, c := range resp.ToolCalls {
+		if c.ID == "" {
+			c.ID = "call_" + ar.rs.em.NewSpan()
+		}
+		calls[i] = c
+	}
+	ar.appendMsg(llm.Message{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: calls})
+	results, final, err := ar.nativeCalls(ctx, step, calls)
+	for i, r := range results {
+		if !r.done {
+			continue
+		}
+		ar.appendMsg(llm.Message{Role: llm.RoleTool, ToolCallID: calls[i].ID, Name: names.Sanitize(calls[i].Name), Content: r.content})
+	}
+	if err != nil {
+		return "", false, err
+	}
+	if final != nil {
+		return *final, true, nil
+	}
+	ar.iterations++
+	return "", false, nil
+}
+
+// fallBackToReAct switches to text tool calling after a provider rejected
+// native tools, appending CrewAI's notice and the tools block.
+func (ar *agentRun) fallBackToReAct(step string) {
+	ar.fellBack = true
+	ar.mode = prompt.ModeReAct
+	ar.appendMsg(llm.Message{Role: llm.RoleUser, Content: prompt.NativeFallback + prompt.ToolsReminder(ar.toolText)})
+	ar.rs.warn(step, ar.base, "the provider does not support native tool calling; falling back to CrewAI's ReAct text tool calling")
+}
+
+// forceFinalAnswer is handle_max_iterations_exceeded: an assistant message
+// with the force_final_answer text, then one more call without tools.
+func (ar *agentRun) forceFinalAnswer(ctx context.Context) (string, error) {
+	ar.rs.warn(ar.span, ar.base, "Maximum iterations reached. Requesting final answer.")
+	ar.appendMsg(llm.Message{Role: llm.RoleAssistant, Content: prompt.ForceFinalAnswer})
+	step := ar.startStep()
+	resp, err := ar.callLLM(ctx, step, nil)
+	if err == nil && resp.Content == "" {
+		err = prompt.TextError(prompt.EmptyResponse)
+	}
+	ar.finishStep(step, err)
+	if err != nil {
+		return "", err
+	}
+	text := resp.Content
+	ar.appendMsg(llm.Message{Role: llm.RoleAssistant, Content: text})
+	action, finish, _ := react.FormatAnswer(text)
+	if action != nil {
+		return text, nil
+	}
+	return finish.Output, nil
+}
+
+// callLLM makes one LLM call with its events, the RPM limit and a stepping
+// pause.
+func (ar *agentRun) callLLM(ctx context.Context, step string, tools []llm.Tool) (llm.Response, error) {
+	a := ar.agent
+	if a.LLM == nil {
+		return llm.Response{}, fmt.Errorf("agent %q has no LLM", ar.p.role)
+	}
+	ar.turn++
+	callID := ar.rs.em.NewSpan()
+	req := llm.Request{
+		// A capped view, not a copy: messages are only ever appended, so
+		// every request and event can share the history (a copy per call
+		// made a long run quadratic in memory).
+		Messages: ar.messages[:len(ar.messages):len(ar.messages)],
+		Tools:    tools,
+		Stream:   ar.rs.opts.Stream,
+		Meta:     llm.CallMeta{AgentRole: ar.p.role, TaskName: ar.tr.name, Turn: ar.turn, CallID: callID},
+	}
+	if ar.mode != prompt.ModeNative {
+		req.Stop = []string{prompt.StopWord}
+	}
+	if err := ar.rs.rpmWait(ctx, a, ar.base, step); err != nil {
+		return llm.Response{}, err
+	}
+	model := a.LLM.Model()
+	d, err := ar.rs.pause(ctx, &Pause{
+		Kind: PauseLLMCall, RunID: ar.rs.runID, TaskName: ar.tr.name, AgentRole: ar.p.role, Span: step,
+		AfterFailure: ar.takeFailedFlag(), Messages: req.Messages, Tools: tools, Mode: string(ar.mode), Model: model,
+	}, ar.base, step)
+	if err != nil {
+		return llm.Response{}, err
+	}
+	ev := ar.base
+	ev.Kind, ev.Span, ev.Parent = session.LLMCallStarted, callID, step
+	ev.Data = ar.llmEventData(llm.StartedEventData, model, req, llm.Response{})
+	ar.rs.emit(ev)
+	start := ar.rs.em.Now()
+
+	var resp llm.Response
+	edited := d.Action == EditReply && d.Reply != nil
+	if edited {
+		resp = *d.Reply
+	} else {
+		err = ar.checkProviderNames(tools)
+		if err == nil {
+			resp, err = a.LLM.Call(ctx, req, ar.chunkSink(callID, step))
+		}
+	}
+	ev = ar.base
+	ev.Span, ev.Parent, ev.Duration = callID, step, ar.rs.em.Now().Sub(start)
+	if err != nil {
+		ev.Kind, ev.Outcome, ev.Error = session.LLMCallFailed, "failed", err.Error()
+		ev.Data = llm.FailedEventData(model, req, err)
+		ar.rs.emit(ev)
+		return llm.Response{}, err
+	}
+	if !edited {
+		ar.rs.mu.Lock()
+		ar.rs.usage.add(resp.Usage)
+		ar.rs.mu.Unlock()
+	}
+	ev.Kind, ev.Outcome = session.LLMCallCompleted, "ok"
+	ev.Data = ar.llmEventData(nil, model, req, resp)
+	if edited {
+		ev.Data["edited"] = true
+	}
+	ar.rs.emit(ev)
+	return resp, nil
+}
+
+// chunkSink returns the streaming callback, or nil when not streaming.
+func (ar *agentRun) chunkSink(callID, step string) func(llm.Chunk) {
+	if !ar.rs.opts.Stream {
+		return nil
+	}
+	return func(c llm.Chunk) {
+		ev := ar.base
+		ev.Kind, ev.Parent = session.LLMStreamChunk, callID
+		d := map[string]any{"call_id": callID, "chunk": c.Content}
+		if c.ToolCall != nil {
+			d["tool_call"] = map[string]any{"id": c.ToolCall.ID, "index": c.ToolCall.Index, "type": "function",
+				"function": map[string]any{"name": c.ToolCall.Name, "arguments": c.ToolCall.Arguments}}
+		}
+		ev.Data = d
+		ar.rs.emit(ev)
+	}
+}
+
+// checkProviderNames is safe_tool_conversion in the native providers that
+// validate function names; a failure fails the call (and so the run).
+func (ar *agentRun) checkProviderNames(tools []llm.Tool) error {
+	if len(tools) == 0 {
+		return nil
+	}
+	p, ok := validatingProvider(ar.agent.Model)
+	if !ok {
+		return nil
+	}
+	for _, t := range tools {
+		if err := names.CheckProviderName(p, t.Name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validatingProvider maps a model string to the native CrewAI provider that
+// validates names, if any (OpenAI, Anthropic, Azure, Bedrock, Gemini).
+func validatingProvider(model string) (names.Provider, bool) {
+	provider, _ := llm.ParseModel(model)
+	switch strings.ToLower(provider) {
+	case "openai":
+		return names.OpenAI, true
+	case "anthropic", "claude":
+		return names.Anthropic, true
+	case "gemini", "google":
+		return names.Gemini, true
+	case "azure", "azure_openai":
+		return names.Azure, true
+	case "bedrock", "aws":
+		return names.Bedrock, true
+	}
+	return "", false
+}
+
+func (ar *agentRun) takeFailedFlag() bool {
+	ar.mu.Lock()
+	defer ar.mu.Unlock()
+	f := ar.lastFailed
+	ar.lastFailed = false
+	return f
+}
+
+func (ar *agentRun) failureRecords() []ToolFailureRecord {
+	ar.mu.Lock()
+	defer ar.mu.Unlock()
+	return append([]ToolFailureRecord(nil), ar.failures...)
+}
+
+// pause consults the stepper and reports a real pause as events.
+func (rs *runState) pause(ctx context.Context, p *Pause, base session.Event, parent string) (Decision, error) {
+	if _, ok := rs.stepper.(Headless); ok {
+		return Decision{Action: Continue}, nil
+	}
+	paused := false
+	p.onPause = func() {
+		paused = true
+		ev := base
+		ev.Kind, ev.Parent = session.StepPaused, parent
+		ev.ToolName, ev.OriginalToolName, ev.Server = p.ToolName, p.OriginalName, p.Server
+		ev.Data = map[string]any{"kind": string(p.Kind), "after_failure": p.AfterFailure}
+		rs.emit(ev)
+	}
+	d, err := rs.stepper.Before(ctx, p)
+	if err != nil {
+		return d, err
+	}
+	if d.Action == "" {
+		d.Action = Continue
+	}
+	if paused {
+		ev := base
+		ev.Kind, ev.Parent = session.StepResumed, parent
+		ev.ToolName, ev.OriginalToolName, ev.Server = p.ToolName, p.OriginalName, p.Server
+		ev.Data = map[string]any{"kind": string(p.Kind), "decision": string(d.Action)}
+		rs.emit(ev)
+	}
+	if d.Action == Abort {
+		return d, ErrAborted
+	}
+	return d, nil
+}

@@ -1,0 +1,325 @@
+package crew
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"crewbench/crew/llm"
+	"crewbench/crew/project"
+	"crewbench/crew/pyjson"
+	"crewbench/mcpconn"
+)
+
+// ProjectOptions tune FromProject.
+type ProjectOptions struct {
+	// LLM, when set, replaces every agent's llm and the manager_llm
+	// (crewbench run --llm MODEL).
+	LLM string
+	// Script is the scripted LLM's YAML for an embedded demo (the model
+	// string then only names it).
+	Script []byte
+}
+
+// Note is something the engine cannot reproduce from the project, said
+// before the run so a user is not surprised.
+type Note string
+
+// FromProject builds the engine's crew from a loaded project: runtime LLM
+// providers (one per distinct configuration, so agents sharing a scripted
+// model share its conversations), stand-ins for Python-only tools, MCP refs
+// for mcps, and the crew settings. Notes list what will behave differently
+// from CrewAI.
+func FromProject(p *project.Project, opts ProjectOptions) (*Crew, []Note, error) {
+	if p == nil || p.Crew == nil {
+		return nil, nil, fmt.Errorf("the project has no crew to run")
+	}
+	b := &builder{p: p, opts: opts, providers: map[string]llm.Provider{}, agents: map[string]*Agent{}}
+	c := &Crew{
+		Name:              p.Crew.Name,
+		Process:           Process(p.Crew.Process),
+		Cache:             p.Crew.Cache,
+		ToolFailurePolicy: FailurePolicy(p.Crew.ToolFailurePolicy),
+		Inputs:            p.InputSets["default"],
+	}
+	if c.Inputs == nil {
+		c.Inputs = p.Crew.Inputs
+	}
+	if p.Crew.MaxRPM != nil {
+		c.MaxRPM = *p.Crew.MaxRPM
+	}
+	seen := map[string]bool{}
+	for _, name := range p.Crew.Agents {
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		a, err := b.agent(name)
+		if err != nil {
+			return nil, b.notes, err
+		}
+		c.Agents = append(c.Agents, a)
+	}
+	if p.Crew.ManagerAgent != "" {
+		m, err := b.agent(p.Crew.ManagerAgent)
+		if err != nil {
+			return nil, b.notes, err
+		}
+		c.ManagerAgent = m
+	}
+	if p.Crew.ManagerAgentPython != "" {
+		b.note("manager_agent %s is a Python reference; crewbench cannot run it", p.Crew.ManagerAgentPython)
+	}
+	if ml := p.Crew.ManagerLLM; ml != nil || (c.Process == Hierarchical && p.Crew.LLMOverride != nil) || (c.Process == Hierarchical && opts.LLM != "") {
+		l := project.LLM{}
+		if ml != nil {
+			l = *ml
+		}
+		prov, model, err := b.provider(l, true)
+		if err != nil {
+			return nil, b.notes, fmt.Errorf("manager_llm: %w", err)
+		}
+		c.ManagerLLM, c.ManagerModel = prov, model
+	}
+	if p.Crew.Planning {
+		b.note("planning: true runs CrewPlanner in CrewAI; crewbench skips it, so task descriptions have no plan appended")
+	}
+	if p.Crew.Memory != nil && p.Crew.Memory != false {
+		b.note("crew memory is not reproduced: no memory tools and no recalled memories in prompts")
+	}
+	tasks := map[*project.Task]*Task{}
+	for _, pt := range p.Tasks {
+		t, err := b.task(pt, tasks)
+		if err != nil {
+			return nil, b.notes, err
+		}
+		tasks[pt] = t
+		c.Tasks = append(c.Tasks, t)
+	}
+	return c, b.notes, nil
+}
+
+type builder struct {
+	p         *project.Project
+	opts      ProjectOptions
+	providers map[string]llm.Provider
+	agents    map[string]*Agent
+	notes     []Note
+}
+
+func (b *builder) note(format string, args ...any) {
+	b.notes = append(b.notes, Note(fmt.Sprintf(format, args...)))
+}
+
+func (b *builder) env(key string) string {
+	v, _ := b.p.Getenv(key)
+	return v
+}
+
+// provider builds (or reuses) the provider for an LLM setting. The
+// crewbench.yaml llm: override and --llm replace it.
+func (b *builder) provider(l project.LLM, manager bool) (llm.Provider, string, error) {
+	if b.opts.LLM != "" {
+		l = project.LLM{Model: b.opts.LLM}
+	} else if ov := b.p.Crew.LLMOverride; ov != nil && manager {
+		l = *ov
+	}
+	if l.Model == "" {
+		l = llmFromEnvDefault(b.env)
+	}
+	cfg := llm.Config{
+		Model: l.Model, Provider: l.Provider, BaseURL: l.BaseURL, APIKey: l.APIKey,
+		Temperature: l.Temperature, Env: b.env, Dir: b.p.Dir,
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = l.APIBase
+	}
+	if l.MaxTokens != nil {
+		cfg.MaxTokens = *l.MaxTokens
+	}
+	if l.MaxCompletionTokens != nil {
+		cfg.MaxCompletionTokens = *l.MaxCompletionTokens
+	}
+	if l.Timeout != nil && *l.Timeout > 0 {
+		cfg.Timeout = time.Duration(*l.Timeout * float64(time.Second))
+	}
+	if strings.HasPrefix(l.Model, "scripted:") && b.opts.Script != nil {
+		cfg.Script = b.opts.Script
+	}
+	key := fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%v\x00%d", cfg.Model, cfg.Provider, cfg.BaseURL, cfg.APIKey, cfg.Temperature, cfg.MaxTokens)
+	if p, ok := b.providers[key]; ok {
+		return p, l.Model, nil
+	}
+	p, err := llm.New(cfg)
+	if err != nil {
+		return nil, "", err
+	}
+	b.providers[key] = p
+	return p, l.Model, nil
+}
+
+// llmFromEnvDefault is create_llm(None): MODEL, MODEL_NAME,
+// OPENAI_MODEL_NAME, else gpt-4.1-mini.
+func llmFromEnvDefault(env func(string) string) project.LLM {
+	c := llm.FromEnv(env)
+	return project.LLM{Model: c.Model, BaseURL: c.BaseURL}
+}
+
+func (b *builder) agent(name string) (*Agent, error) {
+	if a, ok := b.agents[name]; ok {
+		return a, nil
+	}
+	pa := b.p.Agent(name)
+	if pa == nil {
+		return nil, fmt.Errorf("agent %q is not defined in the project", name)
+	}
+	a := NewAgent(pa.Name, pa.Role, pa.Goal, pa.Backstory, nil)
+	l := pa.ResolvedLLM
+	prov, model, err := b.provider(l, false)
+	if err != nil {
+		return nil, fmt.Errorf("agent %s: llm: %w", name, err)
+	}
+	a.LLM, a.Model = prov, model
+	if pa.MaxIter > 0 {
+		a.MaxIter = pa.MaxIter
+	}
+	a.MaxRetryLimit = pa.MaxRetryLimit
+	if pa.MaxExecutionTime != nil {
+		a.MaxExecutionTime = time.Duration(*pa.MaxExecutionTime) * time.Second
+	}
+	if pa.MaxRPM != nil {
+		a.MaxRPM = *pa.MaxRPM
+	}
+	a.AllowDelegation = pa.AllowDelegation
+	a.Cache = pa.Cache
+	a.ToolFailurePolicy = FailurePolicy(pa.ToolFailurePolicy)
+	a.UseSystemPrompt = pa.UseSystemPrompt
+	a.RespectContextWindow = pa.RespectContextWindow
+	if pa.SystemTemplate != "" || pa.PromptTemplate != "" {
+		a.UseSystemPrompt = false
+		b.note("agent %s: system_template/prompt_template are not rendered; crewbench sends CrewAI's single-message form", name)
+	}
+	if pa.InjectDate {
+		b.note("agent %s: inject_date is not reproduced", name)
+	}
+	if pa.Guardrail != nil {
+		b.note("agent %s: guardrails are not run", name)
+	}
+	if pa.Planning || pa.Reasoning {
+		b.note("agent %s: planning/reasoning is not reproduced", name)
+	}
+	for _, ref := range pa.Tools {
+		a.Tools = append(a.Tools, b.tool(ref, name))
+	}
+	for _, ref := range pa.MCPs {
+		if ref.Server == "" {
+			b.note("agent %s: mcps entry %s could not be resolved (%s) and contributes no tools", name, ref.Raw, ref.Unresolved)
+			continue
+		}
+		srv := b.p.Server(ref.Server)
+		if srv == nil {
+			b.note("agent %s: mcps entry names unknown server %s", name, ref.Server)
+			continue
+		}
+		a.MCPs = append(a.MCPs, MCPRef{Spec: srv.Spec})
+	}
+	b.agents[name] = a
+	return a, nil
+}
+
+// tool turns a Python tool reference into something that runs: the
+// overlay's stand-in (a canned result, or a routed MCP tool), or a tool that
+// fails with an explanation.
+func (b *builder) tool(ref project.ToolRef, owner string) Tool {
+	name := ref.Class
+	if name == "" {
+		name = ref.Ref
+	}
+	st := ref.StandIn
+	desc := "Python tool " + ref.Ref + " (stand-in)"
+	if st != nil && st.Description != "" {
+		desc = st.Description
+	}
+	switch {
+	case st != nil && st.Result != nil:
+		return NewStandIn(NewToolSpec(name, desc, nil), ToolResult{Text: *st.Result})
+	case st != nil && st.Server != "":
+		srv := b.p.Server(st.Server)
+		if srv == nil {
+			b.note("%s: tool %s routes to unknown server %s", owner, ref.Ref, st.Server)
+			break
+		}
+		spec := NewToolSpec(name, desc, nil)
+		spec.Kind, spec.Server, spec.OriginalName = KindMCP, srv.Name, st.Tool
+		if sn, err := mcpconn.CrewAIServerName(srv.Spec); err == nil {
+			spec.ServerName = sn
+		}
+		return &mcpTool{spec: spec, server: srv.Spec, callName: st.Tool, m: &MCP{}, faults: &mcpconn.FaultState{}}
+	}
+	b.note("%s: tool %s is Python code crewbench cannot run; add a stand-in under tools: in crewbench.yaml (calls fail until then)", owner, ref.Ref)
+	return NewFuncTool(name, desc, nil, func(context.Context, *pyjson.Object) ToolResult {
+		return ToolResult{Err: fmt.Errorf("crewbench cannot run the Python tool %s: give it a stand-in in crewbench.yaml", ref.Ref)}
+	})
+}
+
+func (b *builder) task(pt *project.Task, done map[*project.Task]*Task) (*Task, error) {
+	t := &Task{
+		Name: pt.Name, Description: pt.Description, ExpectedOutput: pt.ExpectedOutput,
+		OutputFile: pt.OutputFile, ToolFailurePolicy: FailurePolicy(pt.ToolFailurePolicy), Markdown: pt.Markdown,
+	}
+	if pt.Agent != "" {
+		a, err := b.agent(pt.Agent)
+		if err != nil {
+			return nil, fmt.Errorf("task %s: %w", pt.Name, err)
+		}
+		t.Agent = a
+	}
+	for _, ref := range pt.Tools {
+		t.Tools = append(t.Tools, b.tool(ref, "task "+pt.Name))
+	}
+	if pt.ContextSet {
+		t.ContextMode = ContextList
+		if len(pt.Context) == 0 {
+			t.ContextMode = ContextNone
+		}
+		for _, name := range pt.Context {
+			var found *Task
+			for ptask, et := range done {
+				if ptask.Name == name {
+					found = et
+				}
+			}
+			if found == nil {
+				return nil, fmt.Errorf("task %s: context names %q, which is not an earlier task", pt.Name, name)
+			}
+			t.Context = append(t.Context, found)
+		}
+	}
+	schema := pt.OutputJSON
+	if schema == nil {
+		schema = pt.OutputPydantic
+	}
+	if schema != nil {
+		if schema.JSON != nil {
+			if o, ok := pyjson.FromGo(schema.JSON).(*pyjson.Object); ok {
+				t.OutputJSON = o
+			}
+		} else {
+			b.note("task %s: output model %s is a Python class; no schema instructions are added", pt.Name, schema.Python)
+		}
+	}
+	if pt.AsyncExecution {
+		b.note("task %s: async_execution runs synchronously in crewbench", pt.Name)
+	}
+	if pt.HumanInput {
+		b.note("task %s: human_input is not asked for", pt.Name)
+	}
+	if len(pt.Guardrails) > 0 {
+		b.note("task %s: guardrails are not run", pt.Name)
+	}
+	if pt.Type != "" && pt.Type != "Task" && pt.Type != "task" {
+		b.note("task %s: %s tasks run as plain tasks", pt.Name, pt.Type)
+	}
+	return t, nil
+}

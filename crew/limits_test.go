@@ -1,0 +1,178 @@
+package crew
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"crewbench/crew/pyjson"
+	"crewbench/session"
+)
+
+// A raising tool under ReAct: 3 runs, each invoking with filtered then raw
+// arguments (6 invocations), then CrewAI's "Moving on then." observation.
+func TestReActRaisingToolRetries(t *testing.T) {
+	var invocations atomic.Int64
+	var seen []string
+	schema, _ := pyjson.LoadsObject(`{"type": "object", "properties": {"q": {"type": "string"}}}`)
+	boom := NewFuncTool("Boom", "Always fails.", schema, func(_ context.Context, args *pyjson.Object) ToolResult {
+		invocations.Add(1)
+		seen = append(seen, pyjson.Dumps(args))
+		return ToolResult{Err: errors.New("disk full")}
+	})
+	prov := scripted(t, `
+function_calling: false
+replies:
+  - "Action: boom\nAction Input: {\"q\": \"x\", \"extra\": 1}"
+  - "Final Answer: gave up"
+`)
+	a := NewAgent("a", "A", "g", "b", prov)
+	a.Tools = []Tool{boom}
+	r := kickoff(t, &Crew{Agents: []*Agent{a}, Tasks: []*Task{{Description: "d", ExpectedOutput: "e", Agent: a}}}, nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if invocations.Load() != 6 || seen[0] != `{"q": "x"}` || seen[1] != `{"q": "x", "extra": 1}` {
+		t.Errorf("invocations %d: %v", invocations.Load(), seen)
+	}
+	m := r.requests()[1]
+	obs := m[len(m)-2]["content"].(string)
+	want := "\nObservation: \nI encountered an error while trying to use the tool. This was the error: disk full.\n Tool boom accepts these inputs: Tool Name: boom\nTool Arguments: {\n  \"type\": \"object\",\n  \"properties\": {\n    \"q\": {\n      \"type\": \"string\"\n    }\n  },\n  \"required\": [\n    \"q\"\n  ],\n  \"additionalProperties\": false\n}\nTool Description: Always fails..\nMoving on then. Decide if you need a tool"
+	if !strings.Contains(obs, want) {
+		t.Errorf("observation:\n%q\nwant it to contain\n%q", obs, want)
+	}
+	if r.count(session.ToolUsageError) != 3 || r.count(session.ToolUsageStarted) != 3 {
+		t.Errorf("%d errors, %d starts", r.count(session.ToolUsageError), r.count(session.ToolUsageStarted))
+	}
+	fs := r.out.ToolFailures()
+	if len(fs) != 1 || fs[0].Failure.Reason != ReasonException || fs[0].Failure.Message != "disk full" {
+		t.Errorf("failures %+v", fs)
+	}
+}
+
+func TestMaxExecutionTime(t *testing.T) {
+	slow := NewFuncTool("wait", "Waits.", nil, func(ctx context.Context, _ *pyjson.Object) ToolResult {
+		select {
+		case <-ctx.Done():
+			return ToolResult{Err: ctx.Err()}
+		case <-time.After(10 * time.Second):
+			return ToolResult{Text: "late"}
+		}
+	})
+	prov := scripted(t, `
+replies:
+  - tool_calls: [{name: wait, arguments: {}}]
+`)
+	a := NewAgent("a", "A", "g", "b", prov)
+	a.MaxExecutionTime = 200 * time.Millisecond
+	a.Tools = []Tool{slow}
+	r := kickoff(t, &Crew{Agents: []*Agent{a}, Tasks: []*Task{{Description: "Slow task", ExpectedOutput: "e", Agent: a}}}, nil, Options{})
+	want := "Task 'Slow task' execution timed out after 0.2 seconds. Consider increasing max_execution_time or optimizing the task."
+	if r.err == nil || r.err.Error() != want {
+		t.Fatalf("err = %v", r.err)
+	}
+	if a.timesExecuted != 0 {
+		t.Error("a timeout must not be retried")
+	}
+}
+
+func TestRPMLimiter(t *testing.T) {
+	now := time.Unix(0, 0)
+	clock := func() time.Time { return now }
+	l := newRPMLimiter(2, clock)
+	ctx := context.Background()
+	waits := 0
+	for i := 0; i < 2; i++ {
+		if err := l.wait(ctx, func() { waits++ }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if waits != 0 {
+		t.Fatal("waited under the limit")
+	}
+	// The third request in the same minute waits for the window to end;
+	// move the clock and let the timer fire.
+	done := make(chan error, 1)
+	cctx, cancel := context.WithCancel(ctx)
+	go func() { done <- l.wait(cctx, func() { waits++ }) }()
+	time.Sleep(50 * time.Millisecond)
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) || waits != 1 {
+		t.Fatalf("err %v waits %d", err, waits)
+	}
+	now = now.Add(61 * time.Second)
+	if err := l.wait(ctx, func() { waits++ }); err != nil || waits != 1 {
+		t.Fatalf("after the window: err %v waits %d", err, waits)
+	}
+}
+
+func TestOutputJSONAndOutputFile(t *testing.T) {
+	prov := scripted(t, "replies:\n  - \"```json\\n{\\\"summary\\\": \\\"Sunny\\\", \\\"score\\\": 9.5}\\n```\"\n")
+	schema, _ := pyjson.LoadsObject(`{"type": "object", "properties": {"summary": {"type": "string"}, "score": {"type": "number"}}}`)
+	a := NewAgent("a", "A", "g", "b", prov)
+	task := &Task{Name: "t", Description: "Rate {city}", ExpectedOutput: "JSON", Agent: a, OutputJSON: schema, OutputFile: "out/{city}.json"}
+	dir := t.TempDir()
+	r := kickoff(t, &Crew{Agents: []*Agent{a}, Tasks: []*Task{task}}, map[string]any{"city": "Rome"}, Options{OutputDir: dir})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	to := r.out.TasksOutput[0]
+	if to.OutputFormat != FormatJSON || to.JSONDict == nil || r.out.String() != "{'summary': 'Sunny', 'score': 9.5}" {
+		t.Errorf("output %+v / %s", to, r.out.String())
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "out", "Rome.json"))
+	if err != nil || string(b) != "{\n  \"summary\": \"Sunny\",\n  \"score\": 9.5\n}" {
+		t.Errorf("output file %q %v", b, err)
+	}
+	if !strings.Contains(r.lastContent(t, 0), "Format your final answer according to the following OpenAPI schema: {\n  \"type\": \"object\"") {
+		t.Errorf("prompt lacks the schema instructions")
+	}
+	if to.Summary != "Rate Rome..." {
+		t.Errorf("summary %q", to.Summary)
+	}
+}
+
+func TestCrewValidation(t *testing.T) {
+	a := NewAgent("a", "A", "g", "b", nil)
+	cases := map[string]*Crew{
+		"Sequential process error: Agent is missing in the task with the following description: orphan": {Agents: []*Agent{a}, Tasks: []*Task{{Description: "orphan"}}},
+		"Attribute `manager_llm` or `manager_agent` is required when using hierarchical process.":       {Process: Hierarchical, Agents: []*Agent{a}, Tasks: []*Task{{Description: "x"}}},
+		"Manager agent should not be included in agents list.":                                          {Process: Hierarchical, ManagerAgent: a, Agents: []*Agent{a}, Tasks: []*Task{{Description: "x"}}},
+	}
+	for want, c := range cases {
+		if err := c.Validate(); err == nil || err.Error() != want {
+			t.Errorf("got %v, want %q", err, want)
+		}
+	}
+	m := NewAgent("m", "Lead", "g", "b", scripted(t, `replies: ["x"]`))
+	m.Tools = []Tool{echoTool()}
+	r := kickoff(t, &Crew{Process: Hierarchical, ManagerAgent: m, Agents: []*Agent{a}, Tasks: []*Task{{Description: "x", ExpectedOutput: "e"}}}, nil, Options{})
+	if r.err == nil || r.err.Error() != "Manager agent should not have tools" {
+		t.Errorf("err = %v", r.err)
+	}
+}
+
+func TestNativeUsageLimitCountsEveryExecution(t *testing.T) {
+	var calls atomic.Int64
+	tool := weatherTool(&calls)
+	tool.S.MaxUsageCount = 2
+	prov := scripted(t, `
+replies:
+  - tool_calls: [{name: get_forecast, arguments: {city: A}}, {name: get_forecast, arguments: {city: B}}, {name: get_forecast, arguments: {city: C}}]
+  - "done"
+`)
+	a := NewAgent("a", "A", "g", "b", prov)
+	a.Tools = []Tool{tool}
+	r := kickoff(t, &Crew{Agents: []*Agent{a}, Tasks: []*Task{{Description: "d", ExpectedOutput: "e", Agent: a}}}, nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if calls.Load() != 2 || r.lastContent(t, 1) != "Tool 'get_forecast' has reached its usage limit of 2 times and cannot be used anymore." {
+		t.Errorf("calls %d, last %q", calls.Load(), r.lastContent(t, 1))
+	}
+}

@@ -1,0 +1,148 @@
+package crew
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"crewbench/fixtures/fixturetest"
+	"crewbench/mcpconn"
+	"crewbench/session"
+)
+
+func fixtureSpec(name string, extra ...string) mcpconn.ServerSpec {
+	cmd, args := fixturetest.Command(name, extra...)
+	return mcpconn.ServerSpec{Name: name, Transport: mcpconn.TransportStdio, Command: cmd, Args: args, Ref: mcpconn.RefNative}
+}
+
+// A tool that outlives the call timeout under the native policy: three
+// attempts with backoff, then the agent sees CrewAI's error text.
+func TestSlowMCPToolUnderNativePolicy(t *testing.T) {
+	spec := fixtureSpec("slow")
+	spec.Timeouts = mcpconn.Timeouts{Call: 300 * time.Millisecond, Attempts: 3, Backoff: 20 * time.Millisecond}
+	// The tool's LLM name depends on the test binary's path, so the script
+	// is built after discovery tells us the name.
+	m := &MCP{}
+	a := NewAgent("a", "Reporter", "g", "b", nil)
+	a.MCPs = []MCPRef{{Spec: spec}}
+	name := discoverOne(t, m, a, "slow_report")
+	a.LLM = scripted(t, `
+replies:
+  - tool_calls: [{name: `+name+`, arguments: {seconds: 30}}]
+  - "gave up"
+`)
+	c := &Crew{Agents: []*Agent{a}, Tasks: []*Task{{Name: "report", Description: "d", ExpectedOutput: "e", Agent: a}}}
+	r := kickoff(t, c, nil, Options{MCP: m})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	attempts := 0
+	for _, ev := range r.events {
+		if ev.Kind == session.MCPAttemptStarted {
+			attempts++
+		}
+	}
+	if attempts != 3 {
+		t.Errorf("%d MCP attempts, want 3", attempts)
+	}
+	got := r.lastContent(t, 1)
+	if !strings.HasPrefix(got, "Error executing tool: Error executing MCP tool slow_report: Operation timed out after ") {
+		t.Errorf("agent saw %q", got)
+	}
+	fs := r.out.ToolFailures()
+	if len(fs) != 1 || fs[0].Failure.Reason != ReasonException || fs[0].Failure.Code != "RuntimeError" {
+		t.Errorf("failures = %+v", fs)
+	}
+	// MCP attempt events nest under the tool call span.
+	toolSpans := map[string]bool{}
+	for _, ev := range r.events {
+		if ev.Kind == session.ToolUsageStarted {
+			toolSpans[ev.Span] = true
+		}
+	}
+	for _, ev := range r.events {
+		if ev.Kind == session.MCPToolExecutionStarted && !toolSpans[ev.Parent] {
+			t.Errorf("mcp_tool_execution_started parent %q is not a tool call", ev.Parent)
+		}
+	}
+}
+
+// discoverOne resolves the agent's first MCP ref and returns the LLM name
+// of the remote tool.
+func discoverOne(t *testing.T, m *MCP, a *Agent, remote string) string {
+	t.Helper()
+	tools, err := m.Resolve(t.Context(), a, a.MCPs[0], RunContext{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range tools {
+		if tool.Spec().OriginalName == remote {
+			return tool.Spec().LLMName
+		}
+	}
+	t.Fatalf("no tool %s among %d", remote, len(tools))
+	return ""
+}
+
+// A JSON-RPC error on the first attempt is retried by the native policy and
+// the call recovers: the agent sees the result, and no failure is recorded.
+func TestFlakyMCPToolRecovers(t *testing.T) {
+	spec := fixtureSpec("flaky", "--mode", "jsonrpc", "--fail", "1", "--state", t.TempDir()+"/count")
+	spec.Timeouts = mcpconn.Timeouts{Backoff: 10 * time.Millisecond}
+	m := &MCP{}
+	a := NewAgent("a", "Echoer", "g", "b", nil)
+	a.MCPs = []MCPRef{{Spec: spec}}
+	name := discoverOne(t, m, a, "flaky_echo")
+	a.LLM = scripted(t, `
+replies:
+  - tool_calls: [{name: `+name+`, arguments: {message: hi}}]
+  - "ok"
+`)
+	r := kickoff(t, &Crew{Agents: []*Agent{a}, Tasks: []*Task{{Description: "d", ExpectedOutput: "e", Agent: a}}}, nil, Options{MCP: m})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if got := r.lastContent(t, 1); got != "call 2: hi" {
+		t.Errorf("agent saw %q", got)
+	}
+	if r.out.HasToolFailures() {
+		t.Errorf("unexpected failures %+v", r.out.ToolFailures())
+	}
+}
+
+// A native server that cannot be discovered fails the run with CrewAI's
+// text; an https ref that fails only warns.
+func TestMCPDiscoveryFailure(t *testing.T) {
+	spec := fixtureSpec("crash-on-start")
+	a := NewAgent("a", "A", "g", "b", scripted(t, `replies: ["x"]`))
+	a.MCPs = []MCPRef{{Spec: spec}}
+	r := kickoff(t, &Crew{Agents: []*Agent{a}, Tasks: []*Task{{Description: "d", ExpectedOutput: "e", Agent: a}}}, nil, Options{MCP: &MCP{}})
+	if r.err == nil || !strings.HasPrefix(r.err.Error(), "Failed to get native MCP tools: ") {
+		t.Fatalf("err = %v", r.err)
+	}
+	if r.count(session.CrewKickoffFailed) != 1 {
+		t.Error("no crew_kickoff_failed")
+	}
+}
+
+// An https string ref whose server cannot be reached only warns: the agent
+// runs without its tools (CrewAI logs and goes on).
+func TestHTTPSRefFailureWarns(t *testing.T) {
+	spec := mcpconn.ServerSpec{Name: "remote", Transport: mcpconn.TransportHTTP, URL: "https://127.0.0.1:1/mcp", Ref: mcpconn.RefHTTPS,
+		RefString: "https://127.0.0.1:1/mcp", Timeouts: mcpconn.Timeouts{Backoff: 10 * time.Millisecond, Connect: time.Second, Discovery: 2 * time.Second}}
+	a := NewAgent("a", "A", "g", "b", scripted(t, `replies: ["fine without it"]`))
+	a.MCPs = []MCPRef{{Spec: spec}}
+	r := kickoff(t, &Crew{Agents: []*Agent{a}, Tasks: []*Task{{Description: "d", ExpectedOutput: "e", Agent: a}}}, nil, Options{MCP: &MCP{}})
+	if r.err != nil || r.out.Raw != "fine without it" {
+		t.Fatalf("err %v out %+v", r.err, r.out)
+	}
+	warned := false
+	for _, ev := range r.events {
+		if ev.Kind == session.Warning && strings.Contains(ev.Str("message"), "Failed to get MCP tool schemas from") {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Error("no warning for the failed https ref")
+	}
+}

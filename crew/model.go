@@ -1,0 +1,200 @@
+// Package crew is crewbench's crew engine: it runs a crew the way CrewAI
+// 1.15 runs it — the same prompts, tool pipeline, failure behaviour and
+// process rules (crewai-semantics.md §5, §7; crewai-formats.md §4–§6) —
+// emits a session.Event for every step, and consults a Stepper before every
+// LLM call and tool call so a UI can pause, edit or skip.
+//
+// The model here holds runtime values (providers, tools); crew/project's
+// loaded files are converted into it by FromProject. Subpackages hold the
+// pure parts: prompt (exact texts), react (parser, tool selection), difflib
+// and pyjson (Python behaviours those texts depend on).
+package crew
+
+import (
+	"fmt"
+	"time"
+
+	"crewbench/crew/llm"
+	"crewbench/crew/prompt"
+	"crewbench/crew/pyjson"
+	"crewbench/mcpconn"
+)
+
+// Process is how a crew runs its tasks.
+type Process string
+
+// Processes.
+const (
+	Sequential   Process = "sequential"
+	Hierarchical Process = "hierarchical"
+)
+
+// FailurePolicy is tool_failure_policy: what a tool failure does.
+type FailurePolicy string
+
+// Policies (crewai-semantics.md §5.6). The zero value means "inherit".
+const (
+	PolicyInherit FailurePolicy = ""
+	PolicyIgnore  FailurePolicy = "ignore"
+	PolicyWarn    FailurePolicy = "warn"
+	PolicyRaise   FailurePolicy = "raise"
+)
+
+// Valid reports whether p is a known policy (or inherit).
+func (p FailurePolicy) Valid() bool {
+	switch p {
+	case PolicyInherit, PolicyIgnore, PolicyWarn, PolicyRaise:
+		return true
+	}
+	return false
+}
+
+// CrewAI's agent defaults (crewai-formats.md §1.5, §5).
+const (
+	DefaultMaxIter       = 25
+	DefaultMaxRetryLimit = 2
+)
+
+// Agent is one agent as the engine runs it. Role, Goal and Backstory are the
+// authored texts; kickoff interpolates a copy with the inputs.
+type Agent struct {
+	// Key is the agent's reference name (the JSON file stem).
+	Key                   string
+	Role, Goal, Backstory string
+	// LLM answers this agent's calls; Model is its model string for display
+	// and for the provider name check.
+	LLM   llm.Provider
+	Model string
+	// Tools are the agent's own tools; MCPs are resolved per task.
+	Tools []Tool
+	MCPs  []MCPRef
+
+	MaxIter          int
+	MaxRetryLimit    int
+	MaxExecutionTime time.Duration
+	MaxRPM           int
+	AllowDelegation  bool
+	// Cache is participation in the crew cache (CrewAI default true).
+	Cache                bool
+	ToolFailurePolicy    FailurePolicy
+	UseSystemPrompt      bool
+	RespectContextWindow bool
+
+	// timesExecuted is CrewAI's _times_executed: the max_retry_limit budget,
+	// shared by every task the agent runs and never reset.
+	timesExecuted int
+}
+
+// NewAgent returns an agent with CrewAI's defaults.
+func NewAgent(key, role, goal, backstory string, provider llm.Provider) *Agent {
+	return &Agent{
+		Key: key, Role: role, Goal: goal, Backstory: backstory, LLM: provider,
+		MaxIter: DefaultMaxIter, MaxRetryLimit: DefaultMaxRetryLimit,
+		Cache: true, UseSystemPrompt: true, RespectContextWindow: true,
+	}
+}
+
+// MCPRef is one entry of Agent.mcps, resolved to tools for every task.
+type MCPRef struct {
+	Spec mcpconn.ServerSpec
+}
+
+// ContextMode says how a task's context was written.
+type ContextMode int
+
+// Context modes (crewai-formats.md §4.1).
+const (
+	// ContextAll: the key is absent — every earlier output is context.
+	ContextAll ContextMode = iota
+	// ContextNone: "context": [].
+	ContextNone
+	// ContextList: the outputs of Task.Context.
+	ContextList
+)
+
+// Task is one task as the engine runs it.
+type Task struct {
+	Name           string
+	Description    string
+	ExpectedOutput string
+	Agent          *Agent
+	// Tools, when non-empty, replace the agent's tools for this task.
+	Tools       []Tool
+	ContextMode ContextMode
+	Context     []*Task
+	// OutputFile is written after the task (relative to Options.OutputDir).
+	OutputFile        string
+	ToolFailurePolicy FailurePolicy
+	Markdown          bool
+	// OutputJSON is the output_json schema; nil when unset.
+	OutputJSON *pyjson.Object
+}
+
+// displayName is TaskOutput.name: the task name, else the description.
+func (t *Task) displayName() string {
+	if t.Name != "" {
+		return t.Name
+	}
+	return t.Description
+}
+
+// Crew is a crew as the engine runs it.
+type Crew struct {
+	Name              string
+	Agents            []*Agent
+	Tasks             []*Task
+	Process           Process
+	Cache             bool
+	ToolFailurePolicy FailurePolicy
+	MaxRPM            int
+	// ManagerLLM creates the "Crew Manager" agent for hierarchical crews;
+	// ManagerAgent is a custom manager (which must have no tools).
+	ManagerLLM   llm.Provider
+	ManagerModel string
+	ManagerAgent *Agent
+	// Inputs are the default kickoff inputs (crew.jsonc "inputs").
+	Inputs map[string]any
+}
+
+// Validate applies CrewAI's crew-level checks that do not need a run.
+func (c *Crew) Validate() error {
+	if len(c.Tasks) == 0 {
+		return fmt.Errorf("crew %q has no tasks", c.Name)
+	}
+	switch c.Process {
+	case Sequential, "":
+		for _, t := range c.Tasks {
+			if t.Agent == nil {
+				return prompt.TextError("Sequential process error: Agent is missing in the task with the following description: " + t.Description)
+			}
+		}
+	case Hierarchical:
+		if c.ManagerLLM == nil && c.ManagerAgent == nil {
+			return prompt.TextError("Attribute `manager_llm` or `manager_agent` is required when using hierarchical process.")
+		}
+		for _, a := range c.Agents {
+			if a == c.ManagerAgent {
+				return prompt.TextError("Manager agent should not be included in agents list.")
+			}
+		}
+	default:
+		return fmt.Errorf("unknown process %q (sequential or hierarchical)", c.Process)
+	}
+	for i, t := range c.Tasks {
+		for _, ctxTask := range t.Context {
+			found := false
+			for _, earlier := range c.Tasks[:i] {
+				if earlier == ctxTask {
+					found = true
+				}
+			}
+			if !found {
+				return prompt.TextError(fmt.Sprintf("Task '%s' has a context dependency on a future task '%s', which is not allowed.", t.Description, ctxTask.Description))
+			}
+		}
+		if !t.ToolFailurePolicy.Valid() {
+			return fmt.Errorf("task %q: invalid tool_failure_policy %q (ignore, warn or raise)", t.displayName(), t.ToolFailurePolicy)
+		}
+	}
+	return nil
+}

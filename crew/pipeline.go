@@ -1,0 +1,592 @@
+package crew
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"crewbench/crew/llm"
+	"crewbench/crew/prompt"
+	"crewbench/crew/pyjson"
+	"crewbench/crew/react"
+	"crewbench/names"
+	"crewbench/session"
+)
+
+// callScope is one tool call (one run, in ReAct terms) and its span.
+type callScope struct {
+	span      string
+	parent    string
+	tool      Tool
+	spec      *ToolSpec
+	name      string // the LLM-visible name used for this call
+	requested string // what the model asked for
+	args      *pyjson.Object
+	attempt   int
+	start     time.Time
+}
+
+func (ar *agentRun) newCall(parent string, t Tool, name, requested string, args *pyjson.Object, attempt int) *callScope {
+	cs := &callScope{span: ar.rs.em.NewSpan(), parent: parent, tool: t, name: name, requested: requested, args: args, attempt: attempt}
+	if t != nil {
+		cs.spec = t.Spec()
+	} else {
+		cs.spec = &ToolSpec{Name: requested, LLMName: name}
+	}
+	return cs
+}
+
+func toolClass(s *ToolSpec) string {
+	switch s.Kind {
+	case KindMCP:
+		return "MCPNativeTool"
+	case KindDelegation:
+		if s.llmName() == "ask_question_to_coworker" {
+			return "AskQuestionTool"
+		}
+		return "DelegateWorkTool"
+	case KindStandIn:
+		return "StandInTool"
+	}
+	return "CrewStructuredTool"
+}
+
+func (ar *agentRun) toolEvent(kind session.Kind, cs *callScope, data map[string]any) session.Event {
+	ev := ar.base
+	ev.Kind, ev.Span, ev.Parent = kind, cs.span, cs.parent
+	ev.ToolName, ev.OriginalToolName, ev.Server = cs.name, cs.spec.OriginalName, cs.spec.Server
+	d := map[string]any{
+		"tool_name": cs.name, "tool_args": argsData(cs.args), "tool_class": toolClass(cs.spec),
+		"run_attempts": cs.attempt, "agent_key": ar.agent.Key, "display_name": cs.spec.Name,
+	}
+	if cs.requested != "" && cs.requested != cs.name {
+		d["requested_name"] = cs.requested
+	}
+	for k, v := range data {
+		d[k] = v
+	}
+	ev.Data = d
+	return ev
+}
+
+func argsData(o *pyjson.Object) any {
+	if o == nil {
+		return map[string]any{}
+	}
+	return o
+}
+
+func (ar *agentRun) started(cs *callScope) {
+	cs.start = ar.rs.em.Now()
+	ar.rs.emit(ar.toolEvent(session.ToolUsageStarted, cs, nil))
+}
+
+func (ar *agentRun) finished(cs *callScope, output string, fromCache bool, failure *ToolFailure, extra map[string]any) {
+	end := ar.rs.em.Now()
+	d := map[string]any{"output": output, "from_cache": fromCache, "started_at": cs.start, "finished_at": end}
+	if failure != nil {
+		d["failure"] = failure
+	}
+	for k, v := range extra {
+		d[k] = v
+	}
+	ev := ar.toolEvent(session.ToolUsageFinished, cs, d)
+	ev.Duration = end.Sub(cs.start)
+	ev.Outcome = "ok"
+	if failure != nil {
+		ev.Outcome = "failed"
+		ev.Error = failure.Message
+	}
+	ar.rs.emit(ev)
+}
+
+func (ar *agentRun) errored(cs *callScope, err string) {
+	end := ar.rs.em.Now()
+	ev := ar.toolEvent(session.ToolUsageError, cs, map[string]any{"error": err, "started_at": cs.start, "finished_at": end})
+	ev.Duration = end.Sub(cs.start)
+	ev.Outcome, ev.Error = "failed", err
+	ar.rs.emit(ev)
+}
+
+func (ar *agentRun) point(kind session.Kind, cs *callScope, data map[string]any) {
+	ev := ar.toolEvent(kind, cs, data)
+	ev.Span = ""
+	ev.Parent = cs.parent
+	ar.rs.emit(ev)
+}
+
+// reactTool is execute_tool_and_check_finality + ToolUsage for one ReAct
+// action: select the tool, parse its input (3 attempts), the repeated-call
+// guard, the cache read, the usage limit (which beats the cache), execution
+// with CrewAI's retries, and the observation text. asAnswer reports
+// result_as_answer.
+func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Action) (obs string, asAnswer bool, err error) {
+	var tool Tool
+	var args *pyjson.Object
+	var lastErr error
+	for attempt := 1; attempt <= maxParsingAttempts; attempt++ {
+		idx, err := react.SelectTool(act.Tool, ar.reactNames, ar.toolText.Description)
+		if err != nil {
+			lastErr = err
+			ar.pointEvent(session.ToolSelectionError, step, act.Tool, map[string]any{"error": err.Error(), "tool_name": act.Tool, "attempt": attempt})
+			continue
+		}
+		a, err := react.ParseToolInput(act.Input)
+		if err != nil {
+			lastErr = err
+			ar.pointEvent(session.ToolValidateInputError, step, ar.reactNames[idx], map[string]any{"error": err.Error(), "tool_input": act.Input, "attempt": attempt})
+			continue
+		}
+		tool, args = ar.tools[idx], a
+		break
+	}
+	if tool == nil {
+		obs := "I encountered an error: " + lastErr.Error() + "\nMoving on then. " + prompt.FormatReminder(ar.toolText.Names)
+		f := &ToolFailure{Message: lastErr.Error(), Reason: ReasonInvalidInput}
+		return obs, false, ar.recordFailure(step, names.Sanitize(act.Tool), nil, f, nil)
+	}
+	spec := tool.Spec()
+	name := spec.llmName()
+	argsKey := canonicalArgs(args)
+
+	// Repeated-call guard: the last successful call had the same name and
+	// equal arguments (dict equality: key order does not matter).
+	ar.mu.Lock()
+	repeated := ar.last != nil && ar.last.name == name && ar.last.args == argsKey
+	ar.mu.Unlock()
+	probe := ar.newCall(step, tool, name, act.Tool, args, 0)
+	if repeated {
+		ar.point(session.GuardTripped, probe, map[string]any{"message": prompt.TaskRepeatedUsage})
+		return ar.formatResult(prompt.TaskRepeatedUsage), false, nil
+	}
+
+	key := cacheKey(name, args)
+	cached, hit := ar.cacheRead(key)
+	if spec.MaxUsageCount > 0 && ar.usageOf(tool) >= spec.MaxUsageCount {
+		msg := prompt.Fill(prompt.ToolUsageLimit, "{tool}", name, "{max}", strconv.Itoa(spec.MaxUsageCount))
+		ar.point(session.UsageLimitReached, probe, map[string]any{"message": msg, "max_usage_count": spec.MaxUsageCount})
+		return msg, false, ar.recordFailure(step, name, spec, &ToolFailure{Message: msg, Reason: ReasonUsageLimit}, args)
+	}
+	if hit {
+		cs := ar.newCall(step, tool, name, act.Tool, args, 1)
+		ar.started(cs)
+		ar.point(session.CacheHit, cs, map[string]any{"cache_key": key})
+		ar.finished(cs, cached, true, nil, nil)
+		return ar.formatResult(cached), false, nil
+	}
+
+	cs := ar.newCall(step, tool, name, act.Tool, args, 1)
+	d, err := ar.pauseTool(ctx, cs)
+	if err != nil {
+		return "", false, err
+	}
+	if d.Action == Skip {
+		ar.started(cs)
+		ar.finished(cs, d.Result, false, nil, map[string]any{"skipped": true})
+		return ar.formatResult(d.Result), false, nil
+	}
+
+	var res ToolResult
+	for run := 1; run <= maxParsingAttempts; run++ {
+		if run > 1 {
+			cs = ar.newCall(step, tool, name, act.Tool, cs.args, run)
+		}
+		ar.started(cs)
+		res = ar.invokeFilteredThenRaw(ctx, cs)
+		if res.Err == nil {
+			break
+		}
+		ar.errored(cs, res.Err.Error())
+		if ctx.Err() != nil {
+			return "", false, ctx.Err()
+		}
+		if errors.Is(res.Err, ErrAborted) {
+			return "", false, res.Err
+		}
+	}
+	switch {
+	case res.Err != nil:
+		obs := "\n" + prompt.Fill(prompt.ToolUsageException, "{error}", res.Err.Error(), "{tool}", name, "{tool_inputs}", describe(tool)) +
+			".\nMoving on then. " + prompt.FormatReminder(ar.toolText.Names)
+		return obs, false, ar.recordFailure(step, name, spec, failureFromError(res.Err, res.ErrType), cs.args)
+	case res.Failure != nil:
+		text := res.Failure.Render()
+		ar.finished(cs, text, false, res.Failure, nil)
+		if err := ar.recordFailure(cs.span, name, spec, res.Failure, cs.args); err != nil {
+			return "", false, err
+		}
+		return ar.formatResult(text), false, nil
+	}
+	ar.finished(cs, res.Text, false, nil, nil)
+	if !spec.NeverCache {
+		ar.cacheWrite(cacheKey(name, cs.args), res.Text)
+	}
+	ar.mu.Lock()
+	ar.last = &lastCall{name: name, args: canonicalArgs(cs.args)}
+	ar.usage[tool]++
+	ar.mu.Unlock()
+	obs = ar.formatResult(res.Text)
+	return obs, spec.ResultAsAnswer, nil
+}
+
+// canonicalArgs renders arguments with keys sorted at every level, so two
+// dicts Python finds equal compare equal.
+func canonicalArgs(o *pyjson.Object) string {
+	return pyjson.Dumps(pyjson.FromGo(pyjson.ToGo(o)))
+}
+
+// pointEvent emits a selection/validation error event under the step.
+func (ar *agentRun) pointEvent(kind session.Kind, parent, toolName string, data map[string]any) {
+	ev := ar.base
+	ev.Kind, ev.Parent, ev.ToolName = kind, parent, names.Sanitize(toolName)
+	ev.Outcome = "failed"
+	if e, ok := data["error"].(string); ok {
+		ev.Error = e
+	}
+	ev.Data = data
+	ar.rs.emit(ev)
+}
+
+// invokeFilteredThenRaw is CrewStructuredTool.invoke as ToolUsage calls it:
+// arguments filtered to the schema's properties first; if that raises, the
+// tool is invoked again with the arguments as given.
+func (ar *agentRun) invokeFilteredThenRaw(ctx context.Context, cs *callScope) ToolResult {
+	filtered := filterArgs(cs.args, cs.spec.Schema)
+	res := ar.invoke(ctx, cs, filtered)
+	if res.Err != nil && cs.args.Len() > 0 && ctx.Err() == nil {
+		res = ar.invoke(ctx, cs, cs.args)
+	}
+	return res
+}
+
+func (ar *agentRun) invoke(ctx context.Context, cs *callScope, args *pyjson.Object) ToolResult {
+	if args == nil {
+		args = pyjson.NewObject()
+	}
+	return cs.tool.Run(ctx, args, RunContext{Emitter: ar.rs.em, Span: cs.span, Base: ar.base, adopt: ar.adopt})
+}
+
+// filterArgs keeps the arguments named in the schema's properties (all of
+// them when the schema lists none).
+func filterArgs(args *pyjson.Object, schema *pyjson.Object) *pyjson.Object {
+	if args == nil {
+		return pyjson.NewObject()
+	}
+	props, ok := schema.Get("properties")
+	po, isObj := props.(*pyjson.Object)
+	if !ok || !isObj {
+		return args
+	}
+	out := pyjson.NewObject()
+	for _, k := range args.Keys() {
+		if po.Has(k) {
+			v, _ := args.Get(k)
+			out.Set(k, v)
+		}
+	}
+	return out
+}
+
+// formatResult is ToolUsage._format_result: count the use for the task and
+// append the tools block every third time.
+func (ar *agentRun) formatResult(s string) string {
+	ar.mu.Lock()
+	ar.usedTools++
+	n := ar.usedTools
+	ar.mu.Unlock()
+	if n%rememberFormatEvery == 0 {
+		s += "\n\n" + prompt.ToolsReminder(ar.toolText)
+	}
+	return s
+}
+
+// nativeResult is one native tool call's outcome.
+type nativeResult struct {
+	content  string
+	asAnswer bool
+	done     bool
+	err      error
+}
+
+// nativeCalls runs the calls of one assistant message: in parallel (up to
+// 8) unless a called tool has result_as_answer or max_usage_count, in which
+// case sequentially, stopping at the first result_as_answer success.
+func (ar *agentRun) nativeCalls(ctx context.Context, step string, calls []llm.ToolCall) ([]nativeResult, *string, error) {
+	results := make([]nativeResult, len(calls))
+	sequential := len(calls) == 1
+	for _, c := range calls {
+		if t := ar.nativeMap[names.Sanitize(c.Name)]; t != nil {
+			if s := t.Spec(); s.ResultAsAnswer || s.MaxUsageCount > 0 {
+				sequential = true
+			}
+		}
+	}
+	if sequential {
+		for i, c := range calls {
+			results[i] = ar.nativeCall(ctx, step, c)
+			if results[i].err != nil {
+				return results, nil, results[i].err
+			}
+			if results[i].asAnswer {
+				out := results[i].content
+				return results, &out, nil
+			}
+		}
+		return results, nil, nil
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, min(maxParallelToolCalls, len(calls)))
+	for i, c := range calls {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			results[i] = ar.nativeCall(ctx, step, c)
+		}()
+	}
+	wg.Wait()
+	for _, r := range results {
+		if r.err != nil {
+			return results, nil, r.err
+		}
+	}
+	return results, nil, nil
+}
+
+// nativeCall is _execute_single_native_tool_call: parse the JSON arguments,
+// find the tool, cache read, started event, usage limit, execute. There is
+// no retry and no repeated-call guard on this path.
+func (ar *agentRun) nativeCall(ctx context.Context, step string, call llm.ToolCall) nativeResult {
+	name := names.Sanitize(call.Name)
+	tool := ar.nativeMap[name]
+	args, perr := parseNativeArgs(call.Arguments)
+	if perr != nil {
+		msg := prompt.Fill(prompt.NativeJSONError, "{error}", perr.Error(), "{tool}", name)
+		cs := ar.newCall(step, tool, name, call.Name, nil, 1)
+		ar.started(cs)
+		ar.errored(cs, msg)
+		f := &ToolFailure{Message: msg, Reason: ReasonInvalidInput, Code: "json_decode_error"}
+		return nativeResult{content: msg, done: true, err: ar.recordFailure(cs.span, name, cs.specOrNil(), f, nil)}
+	}
+	if tool == nil {
+		cs := ar.newCall(step, nil, name, call.Name, args, 1)
+		ar.started(cs)
+		ar.errored(cs, prompt.NativeToolNotFound)
+		f := &ToolFailure{Message: prompt.NativeToolNotFound, Reason: ReasonUnknownTool, Code: name}
+		return nativeResult{content: prompt.NativeToolNotFound, done: true, err: ar.recordFailure(cs.span, name, nil, f, args)}
+	}
+	spec := tool.Spec()
+	cs := ar.newCall(step, tool, name, call.Name, args, 1)
+	cs.spec = spec
+	key := cacheKey(name, args)
+	if cached, hit := ar.cacheRead(key); hit {
+		ar.started(cs)
+		ar.point(session.CacheHit, cs, map[string]any{"cache_key": key})
+		ar.finished(cs, cached, true, nil, nil)
+		return nativeResult{content: cached, done: true}
+	}
+	d, err := ar.pauseTool(ctx, cs)
+	if err != nil {
+		return nativeResult{err: err}
+	}
+	ar.started(cs)
+	if d.Action == Skip {
+		ar.finished(cs, d.Result, false, nil, map[string]any{"skipped": true})
+		return nativeResult{content: d.Result, done: true}
+	}
+	if spec.MaxUsageCount > 0 {
+		ar.mu.Lock()
+		over := ar.usage[tool] >= spec.MaxUsageCount
+		if !over {
+			ar.usage[tool]++ // BaseTool.run claims the use before running
+		}
+		ar.mu.Unlock()
+		if over {
+			msg := prompt.Fill(prompt.ToolUsageLimit, "{tool}", name, "{max}", strconv.Itoa(spec.MaxUsageCount))
+			ar.point(session.UsageLimitReached, cs, map[string]any{"message": msg, "max_usage_count": spec.MaxUsageCount})
+			f := &ToolFailure{Message: msg, Reason: ReasonUsageLimit}
+			ar.finished(cs, msg, false, f, nil)
+			return nativeResult{content: msg, done: true, err: ar.recordFailure(cs.span, name, spec, f, cs.args)}
+		}
+	} else {
+		ar.mu.Lock()
+		ar.usage[tool]++
+		ar.mu.Unlock()
+	}
+	res := ar.invoke(ctx, cs, cs.args)
+	switch {
+	case res.Err != nil:
+		if ctx.Err() != nil || errors.Is(res.Err, ErrAborted) {
+			ar.errored(cs, res.Err.Error())
+			return nativeResult{err: res.Err}
+		}
+		msg := prompt.Fill(prompt.NativeExecutionError, "{error}", res.Err.Error())
+		ar.errored(cs, res.Err.Error())
+		return nativeResult{content: msg, done: true, err: ar.recordFailure(cs.span, name, spec, failureFromError(res.Err, res.ErrType), cs.args)}
+	case res.Failure != nil:
+		text := res.Failure.Render()
+		ar.finished(cs, text, false, res.Failure, nil)
+		return nativeResult{content: text, done: true, err: ar.recordFailure(cs.span, name, spec, res.Failure, cs.args)}
+	}
+	ar.finished(cs, res.Text, false, nil, nil)
+	if !spec.NeverCache {
+		ar.cacheWrite(cacheKey(name, cs.args), res.Text)
+	}
+	return nativeResult{content: res.Text, done: true, asAnswer: spec.ResultAsAnswer}
+}
+
+func (cs *callScope) specOrNil() *ToolSpec {
+	if cs.tool == nil {
+		return nil
+	}
+	return cs.spec
+}
+
+// parseNativeArgs decodes a native call's arguments with json.loads. An
+// empty string means no arguments (providers send "" for argument-less
+// calls).
+func parseNativeArgs(s string) (*pyjson.Object, error) {
+	if s == "" {
+		return pyjson.NewObject(), nil
+	}
+	v, err := pyjson.Loads(s)
+	if err != nil {
+		return nil, err
+	}
+	o, ok := v.(*pyjson.Object)
+	if !ok {
+		return nil, fmt.Errorf("the arguments must be a JSON object, got %s", pyjson.TypeName(v))
+	}
+	return o, nil
+}
+
+// pauseTool consults the stepper before a tool call and applies an
+// argument edit.
+func (ar *agentRun) pauseTool(ctx context.Context, cs *callScope) (Decision, error) {
+	d, err := ar.rs.pause(ctx, &Pause{
+		Kind: PauseToolCall, RunID: ar.rs.runID, TaskName: ar.tr.name, AgentRole: ar.p.role, Span: cs.span,
+		AfterFailure: ar.takeFailedFlag(), RequestedName: cs.requested, ToolName: cs.name,
+		OriginalName: cs.spec.OriginalName, Server: cs.spec.Server, Args: cs.args,
+	}, ar.base, cs.parent)
+	if err != nil {
+		return d, err
+	}
+	if d.Action == EditArgs && d.Args != nil {
+		cs.args = d.Args
+	}
+	return d, nil
+}
+
+// policyFor resolves tool_failure_policy: tool → task → agent → crew → warn.
+func (ar *agentRun) policyFor(spec *ToolSpec) FailurePolicy {
+	for _, p := range []FailurePolicy{
+		func() FailurePolicy {
+			if spec != nil {
+				return spec.FailurePolicy
+			}
+			return ""
+		}(),
+		func() FailurePolicy {
+			if ar.tr.task != nil {
+				return ar.tr.task.ToolFailurePolicy
+			}
+			return ""
+		}(),
+		ar.agent.ToolFailurePolicy,
+		ar.rs.crew.ToolFailurePolicy,
+	} {
+		if p != PolicyInherit && p.Valid() {
+			return p
+		}
+	}
+	return PolicyWarn
+}
+
+// recordFailure applies the failure policy: ignore does nothing; warn and
+// raise record a ToolFailureRecord and emit tool_failure_detected; raise
+// then returns the error that aborts the agent.
+func (ar *agentRun) recordFailure(parent, toolName string, spec *ToolSpec, f *ToolFailure, args *pyjson.Object) error {
+	policy := ar.policyFor(spec)
+	ar.mu.Lock()
+	ar.lastFailed = true
+	ar.mu.Unlock()
+	if policy == PolicyIgnore {
+		return nil
+	}
+	var argMap map[string]any
+	if args != nil {
+		argMap, _ = pyjson.ToGo(args).(map[string]any)
+	}
+	rec := ToolFailureRecord{ToolName: toolName, Failure: *f, ToolArgs: argMap, AgentRole: ar.p.role, TaskName: ar.tr.name, TaskID: ar.tr.id, Policy: policy}
+	ar.mu.Lock()
+	ar.failures = append(ar.failures, rec)
+	ar.mu.Unlock()
+	ev := ar.base
+	ev.Kind, ev.Parent, ev.ToolName, ev.Outcome, ev.Error = session.ToolFailureDetected, parent, toolName, "failed", f.Message
+	if spec != nil {
+		ev.OriginalToolName, ev.Server = spec.OriginalName, spec.Server
+	}
+	ev.Data = map[string]any{"tool_name": toolName, "failure": f, "policy": string(policy), "tool_args": argsData(args)}
+	ar.rs.emit(ev)
+	if policy == PolicyRaise {
+		return &ToolExecutionFailedError{ToolName: toolName, Task: ar.tr.name, Message: f.Message}
+	}
+	return nil
+}
+
+// adopt appends failure records produced on this agent's behalf.
+func (ar *agentRun) adopt(recs []ToolFailureRecord) {
+	ar.mu.Lock()
+	ar.failures = append(ar.failures, recs...)
+	ar.mu.Unlock()
+}
+
+func (ar *agentRun) usageOf(t Tool) int {
+	ar.mu.Lock()
+	defer ar.mu.Unlock()
+	return ar.usage[t]
+}
+
+// toolCache is the crew's CacheHandler: an in-memory map keyed
+// "{tool}-{input}".
+type toolCache struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+// cacheKey is CrewAI's key: the sanitized name, "-", and json.dumps of the
+// arguments ("" when there are none).
+func cacheKey(name string, args *pyjson.Object) string {
+	input := ""
+	if args.Len() > 0 {
+		input = pyjson.Dumps(args)
+	}
+	return name + "-" + input
+}
+
+func (ar *agentRun) cacheOn() bool { return ar.rs.cache != nil && ar.agent.Cache }
+
+func (ar *agentRun) cacheRead(key string) (string, bool) {
+	if !ar.cacheOn() {
+		return "", false
+	}
+	c := ar.rs.cache
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[key]
+	return v, ok
+}
+
+func (ar *agentRun) cacheWrite(key, value string) {
+	if !ar.cacheOn() {
+		return
+	}
+	c := ar.rs.cache
+	c.mu.Lock()
+	c.m[key] = value
+	c.mu.Unlock()
+}

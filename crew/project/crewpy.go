@@ -1,0 +1,510 @@
+package project
+
+import (
+	"strings"
+)
+
+// pyModule is what the reader learns from a Python file without running
+// it: imports, assignments per scope, classes with their decorated methods,
+// and every call expression.
+type pyModule struct {
+	file    string
+	src     string
+	imports map[string]string // local name → "module.Name" (or "module")
+	scope   *pyScope          // module level
+	classes []*pyClass
+	funcs   []*pyFunc // module-level functions
+	calls   []pyCallSite
+}
+
+type pyCallSite struct {
+	call  *pyExpr
+	scope *pyScope
+}
+
+// pyScope holds assignments; lookups go to the parent when missing.
+type pyScope struct {
+	vars   map[string]*pyExpr
+	parent *pyScope
+	class  *pyClass // for self.x lookups
+}
+
+func newScope(parent *pyScope, class *pyClass) *pyScope {
+	return &pyScope{vars: map[string]*pyExpr{}, parent: parent, class: class}
+}
+
+func (s *pyScope) lookup(name string) *pyExpr {
+	for sc := s; sc != nil; sc = sc.parent {
+		if e, ok := sc.vars[name]; ok {
+			return e
+		}
+	}
+	return nil
+}
+
+type pyClass struct {
+	name       string
+	decorators []string
+	pos        Pos
+	indent     int
+	attrs      *pyScope // class-level assignments (and self.x = … in methods)
+	methods    []*pyFunc
+}
+
+func (c *pyClass) method(name string) *pyFunc {
+	for _, m := range c.methods {
+		if m.name == name {
+			return m
+		}
+	}
+	return nil
+}
+
+func (c *pyClass) hasDecorator(d string) bool {
+	for _, x := range c.decorators {
+		if x == d || strings.HasSuffix(x, "."+d) {
+			return true
+		}
+	}
+	return false
+}
+
+type pyFunc struct {
+	name       string
+	decorators []string
+	pos        Pos
+	indent     int
+	class      *pyClass
+	scope      *pyScope
+	returns    []*pyExpr
+	calls      []*pyExpr
+}
+
+func (f *pyFunc) hasDecorator(d string) bool {
+	for _, x := range f.decorators {
+		if x == d || strings.HasSuffix(x, "."+d) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxPyTokens bounds work on hostile input.
+const maxPyTokens = 2_000_000
+
+// parsePyModule reads Python source into a pyModule. It never fails: what
+// it cannot read is skipped.
+func parsePyModule(src, file string) *pyModule {
+	m := &pyModule{file: file, src: src, imports: map[string]string{}}
+	m.scope = newScope(nil, nil)
+	toks := pyTokenize(src, file)
+	if len(toks) > maxPyTokens {
+		toks = append(toks[:maxPyTokens:maxPyTokens], pyTok{kind: pyTokEOF})
+	}
+	var stack []pyBlock
+	var pending []string // decorators waiting for their def/class
+	current := func() (*pyClass, *pyFunc, *pyScope) {
+		if len(stack) == 0 {
+			return nil, nil, m.scope
+		}
+		b := stack[len(stack)-1]
+		return b.class, b.fn, b.scope
+	}
+	// split into logical lines
+	for i := 0; i < len(toks); {
+		if toks[i].kind == pyTokEOF {
+			break
+		}
+		j := i
+		for j < len(toks) && toks[j].kind != pyTokNewline && toks[j].kind != pyTokEOF {
+			j++
+		}
+		line := toks[i:j]
+		// include the NEWLINE/EOF so the parser sees a terminator
+		end := j
+		if end < len(toks) {
+			end++
+		}
+		lineToks := toks[i:end]
+		i = end
+		if len(line) == 0 {
+			continue
+		}
+		indent := line[0].indent
+		for len(stack) > 0 && indent <= stack[len(stack)-1].indent {
+			stack = stack[:len(stack)-1]
+		}
+		m.statement(lineToks, indent, &stack, &pending, current)
+	}
+	return m
+}
+
+// pyBlock is an open class or def, closed by a line indented no deeper.
+type pyBlock struct {
+	indent int
+	class  *pyClass
+	fn     *pyFunc
+	scope  *pyScope
+}
+
+func (m *pyModule) statement(line []pyTok, indent int, stack *[]pyBlock, pendingp *[]string, current func() (*pyClass, *pyFunc, *pyScope)) {
+	cls, fn, scope := current()
+	p := &pyParser{src: m.src, toks: line, depthLeft: 200}
+	first := line[0]
+	isName := func(i int, s string) bool {
+		return i < len(line) && line[i].kind == pyTokName && line[i].text == s
+	}
+	// decorators
+	if first.kind == pyTokOp && first.text == "@" {
+		p.i = 1
+		e := p.expr()
+		name := e.dotted()
+		if e.kind == pyCall {
+			name = e.x.dotted()
+		}
+		*pendingp = append(*pendingp, name)
+		m.collectCalls(e, scope, fn)
+		return
+	}
+	k := 0
+	if isName(0, "async") {
+		k = 1
+	}
+	if isName(k, "def") && k+1 < len(line) && line[k+1].kind == pyTokName {
+		f := &pyFunc{name: line[k+1].text, decorators: *pendingp, pos: line[k+1].pos, indent: indent, class: cls}
+		*pendingp = nil
+		f.scope = newScope(scope, cls)
+		if cls != nil && fn == nil {
+			cls.methods = append(cls.methods, f)
+		} else if cls == nil && fn == nil {
+			m.funcs = append(m.funcs, f)
+		}
+		*stack = append(*stack, pyBlock{indent: indent, class: cls, fn: f, scope: f.scope})
+		// a body on the same line: "def f(self): return X"
+		if body := afterHeaderColon(line, k+2); body > 0 && body < len(line) && line[body].kind != pyTokNewline && line[body].kind != pyTokEOF {
+			m.simpleStatement(line[body:], f.scope, cls, f)
+		}
+		return
+	}
+	if isName(0, "class") && len(line) > 1 && line[1].kind == pyTokName {
+		c := &pyClass{name: line[1].text, decorators: *pendingp, pos: line[1].pos, indent: indent}
+		*pendingp = nil
+		c.attrs = newScope(scope, c)
+		m.classes = append(m.classes, c)
+		*stack = append(*stack, pyBlock{indent: indent, class: c, scope: c.attrs})
+		if body := afterHeaderColon(line, 2); body > 0 && body < len(line) && line[body].kind != pyTokNewline && line[body].kind != pyTokEOF {
+			m.simpleStatement(line[body:], c.attrs, c, nil)
+		}
+		return
+	}
+	*pendingp = nil
+	m.simpleStatement(line, scope, cls, fn)
+}
+
+// afterHeaderColon finds the ":" ending a def/class header at bracket depth
+// 0, starting at i, and returns the index after it (-1 if none).
+func afterHeaderColon(line []pyTok, i int) int {
+	depth := 0
+	for ; i < len(line); i++ {
+		t := line[i]
+		if t.kind != pyTokOp {
+			continue
+		}
+		switch t.text {
+		case "(", "[", "{":
+			depth++
+		case ")", "]", "}":
+			depth--
+		case ":":
+			if depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return -1
+}
+
+// simpleStatement handles imports, assignments, returns and with-items,
+// and collects every call on the line.
+func (m *pyModule) simpleStatement(line []pyTok, scope *pyScope, cls *pyClass, fn *pyFunc) {
+	if len(line) == 0 {
+		return
+	}
+	p := &pyParser{src: m.src, toks: line, depthLeft: 200}
+	first := line[0]
+	switch {
+	case first.kind == pyTokName && first.text == "from":
+		m.importFrom(line)
+		return
+	case first.kind == pyTokName && first.text == "import":
+		m.importPlain(line)
+		return
+	case first.kind == pyTokName && first.text == "return":
+		p.i = 1
+		if !p.atEnd() {
+			e := p.expr()
+			if fn != nil {
+				fn.returns = append(fn.returns, e)
+			}
+			m.collectCalls(e, scope, fn)
+		}
+		m.scanCalls(line[p.i:], scope, fn)
+		return
+	case first.kind == pyTokName && (first.text == "with" || (first.text == "async" && len(line) > 1 && line[1].text == "with")):
+		p.i = 1
+		if first.text == "async" {
+			p.i = 2
+		}
+		for !p.atEnd() {
+			e := p.expr()
+			m.collectCalls(e, scope, fn)
+			if p.isName("as") {
+				p.next()
+				if t := p.peek(); t.kind == pyTokName {
+					scope.vars[t.text] = e
+					p.next()
+				}
+			}
+			if p.isOp(",") {
+				p.next()
+				continue
+			}
+			break
+		}
+		return
+	}
+	// assignment: the last "=" at depth 0
+	eq := -1
+	depth := 0
+	for i, t := range line {
+		if t.kind != pyTokOp {
+			continue
+		}
+		switch t.text {
+		case "(", "[", "{":
+			depth++
+		case ")", "]", "}":
+			depth--
+		case "=":
+			if depth == 0 {
+				eq = i
+			}
+		}
+	}
+	if eq > 0 {
+		// the value is after the first "=" for chains a = b = v
+		firstEq := eq
+		depth = 0
+		for i, t := range line[:eq] {
+			if t.kind == pyTokOp {
+				switch t.text {
+				case "(", "[", "{":
+					depth++
+				case ")", "]", "}":
+					depth--
+				case "=":
+					if depth == 0 && i < firstEq {
+						firstEq = i
+					}
+				}
+			}
+		}
+		p.i = eq + 1
+		value := p.expr()
+		m.collectCalls(value, scope, fn)
+		targets := splitTargets(line[:eq])
+		for _, tg := range targets {
+			switch {
+			case len(tg) >= 1 && tg[0].kind == pyTokName && (len(tg) == 1 || (tg[1].kind == pyTokOp && tg[1].text == ":")):
+				scope.vars[tg[0].text] = value
+			case len(tg) >= 3 && tg[0].kind == pyTokName && tg[0].text == "self" && tg[1].text == "." && tg[2].kind == pyTokName:
+				if cls != nil {
+					cls.attrs.vars[tg[2].text] = value
+				}
+			}
+		}
+		return
+	}
+	m.scanCalls(line, scope, fn)
+}
+
+// splitTargets splits "a = b =" target token runs at depth-0 "=".
+func splitTargets(toks []pyTok) [][]pyTok {
+	var out [][]pyTok
+	start, depth := 0, 0
+	for i, t := range toks {
+		if t.kind != pyTokOp {
+			continue
+		}
+		switch t.text {
+		case "(", "[", "{":
+			depth++
+		case ")", "]", "}":
+			depth--
+		case "=":
+			if depth == 0 {
+				out = append(out, toks[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, toks[start:])
+}
+
+// scanCalls finds call expressions anywhere in a token run (if/for
+// headers, expression statements, …).
+func (m *pyModule) scanCalls(line []pyTok, scope *pyScope, fn *pyFunc) {
+	p := &pyParser{src: m.src, toks: line, depthLeft: 200}
+	for p.i < len(p.toks) {
+		t := p.toks[p.i]
+		prevDot := p.i > 0 && p.toks[p.i-1].kind == pyTokOp && p.toks[p.i-1].text == "."
+		if t.kind == pyTokName && !prevDot && !isPyKeyword(t.text) {
+			start := p.i
+			e := p.postfix(p.primary())
+			m.collectCalls(e, scope, fn)
+			if p.i == start {
+				p.i++
+			}
+			continue
+		}
+		p.i++
+	}
+}
+
+func isPyKeyword(s string) bool {
+	switch s {
+	case "if", "elif", "else", "for", "while", "in", "not", "and", "or", "is", "return", "def", "class",
+		"try", "except", "finally", "with", "as", "lambda", "yield", "await", "async", "pass", "raise",
+		"del", "global", "nonlocal", "assert", "break", "continue", "import", "from":
+		return true
+	}
+	return false
+}
+
+// collectCalls records every call inside e (depth-first, outer first).
+func (m *pyModule) collectCalls(e *pyExpr, scope *pyScope, fn *pyFunc) {
+	var walk func(e *pyExpr, depth int)
+	walk = func(e *pyExpr, depth int) {
+		if e == nil || depth > 200 {
+			return
+		}
+		if e.kind == pyCall {
+			m.calls = append(m.calls, pyCallSite{call: e, scope: scope})
+			if fn != nil {
+				fn.calls = append(fn.calls, e)
+			}
+		}
+		walk(e.x, depth+1)
+		walk(e.index, depth+1)
+		for _, it := range e.items {
+			walk(it, depth+1)
+		}
+		for _, k := range e.keys {
+			walk(k, depth+1)
+		}
+		for _, k := range e.kw {
+			walk(k.value, depth+1)
+		}
+	}
+	walk(e, 0)
+}
+
+func (m *pyModule) importFrom(line []pyTok) {
+	// from MOD import a, b as c  /  from MOD import (a, b)
+	i := 1
+	var mod strings.Builder
+	for i < len(line) && !(line[i].kind == pyTokName && line[i].text == "import") {
+		mod.WriteString(line[i].text)
+		i++
+	}
+	i++
+	for i < len(line) {
+		t := line[i]
+		if t.kind == pyTokName {
+			name, local := t.text, t.text
+			if i+2 < len(line) && line[i+1].text == "as" && line[i+2].kind == pyTokName {
+				local = line[i+2].text
+				i += 2
+			}
+			m.imports[local] = mod.String() + "." + name
+		}
+		i++
+	}
+}
+
+func (m *pyModule) importPlain(line []pyTok) {
+	// import a.b as c, d
+	i := 1
+	for i < len(line) {
+		var name strings.Builder
+		for i < len(line) && (line[i].kind == pyTokName && line[i].text != "as" || line[i].text == ".") {
+			name.WriteString(line[i].text)
+			i++
+		}
+		local := name.String()
+		if i+1 < len(line) && line[i].text == "as" {
+			local = line[i+1].text
+			i += 2
+		} else if j := strings.IndexByte(local, '.'); j > 0 {
+			local = local[:j]
+		}
+		if local != "" {
+			m.imports[local] = name.String()
+		}
+		for i < len(line) && line[i].text != "," {
+			i++
+		}
+		i++
+	}
+}
+
+// qualified resolves a call's function name through the imports:
+// "MCPServerStdio" → "crewai.mcp.MCPServerStdio", "os.getenv" → "os.getenv".
+func (m *pyModule) qualified(name string) string {
+	head, rest, _ := strings.Cut(name, ".")
+	if q, ok := m.imports[head]; ok {
+		if rest != "" {
+			return q + "." + rest
+		}
+		return q
+	}
+	return name
+}
+
+// calledAs reports whether a call's function is name (matched on the last
+// component, so both MCPServerStdio(...) and mcp.MCPServerStdio(...) count).
+func (m *pyModule) calledAs(call *pyExpr, names ...string) bool {
+	if call == nil || call.kind != pyCall {
+		return false
+	}
+	d := call.x.dotted()
+	if d == "" {
+		return false
+	}
+	q := m.qualified(d)
+	last := q[strings.LastIndexByte(q, '.')+1:]
+	for _, n := range names {
+		if last == n {
+			return true
+		}
+	}
+	return false
+}
+
+// crewClass returns the @CrewBase class, or the first class with @agent or
+// @task methods.
+func (m *pyModule) crewClass() *pyClass {
+	for _, c := range m.classes {
+		if c.hasDecorator("CrewBase") {
+			return c
+		}
+	}
+	for _, c := range m.classes {
+		for _, f := range c.methods {
+			if f.hasDecorator("agent") || f.hasDecorator("task") || f.hasDecorator("crew") {
+				return c
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,178 @@
+package project
+
+import (
+	"math"
+	"strconv"
+)
+
+// Kind is the type of a Node.
+type Kind uint8
+
+// Node kinds (JSON's types; YAML is mapped onto them).
+const (
+	KindNull Kind = iota
+	KindBool
+	KindNumber
+	KindString
+	KindArray
+	KindObject
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindNull:
+		return "null"
+	case KindBool:
+		return "boolean"
+	case KindNumber:
+		return "number"
+	case KindString:
+		return "string"
+	case KindArray:
+		return "array"
+	case KindObject:
+		return "object"
+	}
+	return "?"
+}
+
+// Node is one parsed JSON(C) or YAML value with the position it was written
+// at. Both file formats load into Nodes so that crew.jsonc, agent files and
+// the crew inside crewbench.yaml share one validator.
+type Node struct {
+	Kind Kind
+	Pos  Pos
+
+	Str  string // KindString: the value; KindNumber: the literal text
+	Bool bool   // KindBool
+
+	// KindNumber: Float always holds the value (±Inf/NaN included); Int is
+	// set and IsInt true when the literal is an integer that fits int64.
+	Float float64
+	Int   int64
+	IsInt bool
+
+	Items  []*Node  // KindArray
+	Fields []*Field // KindObject, in first-insertion order, last value wins
+}
+
+// Field is one key of an object.
+type Field struct {
+	Key    string
+	KeyPos Pos
+	Value  *Node
+}
+
+// Get returns the value of key in an object node, or nil.
+func (n *Node) Get(key string) *Node {
+	if n == nil || n.Kind != KindObject {
+		return nil
+	}
+	for _, f := range n.Fields {
+		if f.Key == key {
+			return f.Value
+		}
+	}
+	return nil
+}
+
+// Field returns the field for key in an object node, or nil.
+func (n *Node) Field(key string) *Field {
+	if n == nil || n.Kind != KindObject {
+		return nil
+	}
+	for _, f := range n.Fields {
+		if f.Key == key {
+			return f
+		}
+	}
+	return nil
+}
+
+// Has reports whether an object node has key.
+func (n *Node) Has(key string) bool { return n.Field(key) != nil }
+
+// IsNull reports whether n is absent or null.
+func (n *Node) IsNull() bool { return n == nil || n.Kind == KindNull }
+
+// Plain converts the node to plain Go values: nil, bool, int64, float64,
+// string, []any, map[string]any.
+func (n *Node) Plain() any {
+	if n == nil {
+		return nil
+	}
+	switch n.Kind {
+	case KindBool:
+		return n.Bool
+	case KindNumber:
+		if n.IsInt {
+			return n.Int
+		}
+		return n.Float
+	case KindString:
+		return n.Str
+	case KindArray:
+		out := make([]any, len(n.Items))
+		for i, it := range n.Items {
+			out[i] = it.Plain()
+		}
+		return out
+	case KindObject:
+		out := make(map[string]any, len(n.Fields))
+		for _, f := range n.Fields {
+			out[f.Key] = f.Value.Plain()
+		}
+		return out
+	}
+	return nil
+}
+
+// walk records the position of n and every value below it in ps, under
+// path.
+func (n *Node) walk(path string, ps Positions) {
+	if n == nil {
+		return
+	}
+	ps[path] = n.Pos
+	switch n.Kind {
+	case KindArray:
+		for i, it := range n.Items {
+			it.walk(indexPath(path, i), ps)
+		}
+	case KindObject:
+		for _, f := range n.Fields {
+			f.Value.walk(joinPath(path, f.Key), ps)
+		}
+	}
+}
+
+// numberNode builds a number node from a JSON/Python numeric literal.
+func numberNode(text string, pos Pos) *Node {
+	n := &Node{Kind: KindNumber, Pos: pos, Str: text}
+	switch text {
+	case "NaN":
+		n.Float = math.NaN()
+		return n
+	case "Infinity":
+		n.Float = math.Inf(1)
+		return n
+	case "-Infinity":
+		n.Float = math.Inf(-1)
+		return n
+	}
+	if i, err := strconv.ParseInt(text, 10, 64); err == nil {
+		n.Int, n.IsInt, n.Float = i, true, float64(i)
+		return n
+	}
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil {
+		// Out of range: Python's float() gives ±inf; big ints stay exact in
+		// Python but only their float value matters here.
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			n.Float = f
+			return n
+		}
+	}
+	n.Float = f
+	return n
+}

@@ -1,0 +1,778 @@
+package project
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"crewbench/mcpconn"
+	"crewbench/names"
+)
+
+// pyEval evaluates crew.py expressions to literals, following names
+// through scopes (function, class attributes and self.x, module) without
+// running anything.
+type pyEval struct {
+	l   *loader
+	m   *pyModule
+	cls *pyClass
+
+	// steps bounds the work per file: names can share sub-expressions
+	// (a = b + b; b = c + c; …), which would otherwise take exponential time.
+	steps int
+	// active marks expressions being evaluated, to stop at cycles (x = x + x).
+	active map[*pyExpr]bool
+}
+
+const maxEvalSteps = 200_000
+
+// enter resolves e and starts evaluating what it names; ok is false on a
+// cycle or when the budget is spent. leave must be called when ok.
+func (ev *pyEval) enter(e *pyExpr, scope *pyScope) (r *pyExpr, ok bool) {
+	ev.steps++
+	if ev.steps > maxEvalSteps {
+		return e, false
+	}
+	r = ev.resolve(e, scope)
+	if ev.active == nil {
+		ev.active = map[*pyExpr]bool{}
+	}
+	if ev.active[r] {
+		return r, false
+	}
+	ev.active[r] = true
+	return r, true
+}
+
+func (ev *pyEval) leave(r *pyExpr) { delete(ev.active, r) }
+
+const maxResolveDepth = 16
+
+// resolve follows a Name or self.attr to the expression assigned to it.
+func (ev *pyEval) resolve(e *pyExpr, scope *pyScope) *pyExpr {
+	for depth := 0; e != nil && depth < maxResolveDepth; depth++ {
+		var next *pyExpr
+		switch {
+		case e.kind == pyName && scope != nil:
+			next = scope.lookup(e.str)
+		case e.kind == pyAttr && e.x.kind == pyName && e.x.str == "self" && ev.cls != nil:
+			next = ev.cls.attrs.vars[e.str]
+		}
+		if next == nil || next == e {
+			return e
+		}
+		e = next
+	}
+	return e
+}
+
+// envRead recognises os.environ["X"], os.environ.get("X", d),
+// os.getenv("X", d) and their imported forms.
+func (ev *pyEval) envRead(e *pyExpr) (name string, def *pyExpr, ok bool) {
+	if e == nil {
+		return "", nil, false
+	}
+	switch e.kind {
+	case pySubscript:
+		if ev.m.qualified(e.x.dotted()) == "os.environ" && e.index != nil && e.index.kind == pyStr {
+			return e.index.str, nil, true
+		}
+	case pyCall:
+		fn := ev.m.qualified(e.x.dotted())
+		if fn == "os.getenv" || fn == "os.environ.get" {
+			if len(e.items) >= 1 && e.items[0].kind == pyStr {
+				if len(e.items) >= 2 {
+					def = e.items[1]
+				}
+				if d := e.kwarg("default"); d != nil {
+					def = d
+				}
+				return e.items[0].str, def, true
+			}
+		}
+	}
+	return "", nil, false
+}
+
+// literal converts a literal expression (after resolving names) to a Node;
+// bad is the first non-literal sub-expression.
+func (ev *pyEval) literal(e *pyExpr, scope *pyScope, depth int) (n *Node, bad *pyExpr) {
+	if e == nil {
+		return nil, nil
+	}
+	if depth > 64 {
+		return nil, e
+	}
+	r, ok := ev.enter(e, scope)
+	if !ok {
+		return nil, e
+	}
+	defer ev.leave(r)
+	switch r.kind {
+	case pyStr:
+		return &Node{Kind: KindString, Str: r.str, Pos: r.pos}, nil
+	case pyNum:
+		if n := pyNumberNode(r.str, r.pos); n != nil {
+			return n, nil
+		}
+		return nil, e
+	case pyConcat, pyFString:
+		if v, ok := ev.evalResolvedStr(r, scope, nil, depth+1); ok {
+			return &Node{Kind: KindString, Str: v, Pos: r.pos}, nil
+		}
+		return nil, e
+	case pyBool:
+		return &Node{Kind: KindBool, Bool: r.b, Pos: r.pos}, nil
+	case pyNone:
+		return &Node{Kind: KindNull, Pos: r.pos}, nil
+	case pyList, pyTuple:
+		out := &Node{Kind: KindArray, Pos: r.pos}
+		for _, it := range r.items {
+			v, b := ev.literal(it, scope, depth+1)
+			if b != nil {
+				return nil, b
+			}
+			out.Items = append(out.Items, v)
+		}
+		return out, nil
+	case pyDict:
+		out := &Node{Kind: KindObject, Pos: r.pos}
+		for i, k := range r.keys {
+			kn, b := ev.literal(k, scope, depth+1)
+			if b != nil {
+				return nil, b
+			}
+			if kn.Kind != KindString {
+				return nil, k
+			}
+			v, b := ev.literal(r.items[i], scope, depth+1)
+			if b != nil {
+				return nil, b
+			}
+			out.Fields = append(out.Fields, &Field{Key: kn.Str, KeyPos: kn.Pos, Value: v})
+		}
+		return out, nil
+	}
+	return nil, e
+}
+
+// pyNumberNode parses a Python numeric literal (underscores, 0x/0o/0b).
+func pyNumberNode(lit string, pos Pos) *Node {
+	s := strings.ReplaceAll(lit, "_", "")
+	neg := strings.HasPrefix(s, "-")
+	body := strings.TrimPrefix(s, "-")
+	lower := strings.ToLower(body)
+	base := 10
+	switch {
+	case strings.HasPrefix(lower, "0x"):
+		base, body = 16, body[2:]
+	case strings.HasPrefix(lower, "0o"):
+		base, body = 8, body[2:]
+	case strings.HasPrefix(lower, "0b"):
+		base, body = 2, body[2:]
+	}
+	if i, err := strconv.ParseInt(body, base, 64); err == nil {
+		if neg {
+			i = -i
+		}
+		return &Node{Kind: KindNumber, Pos: pos, Str: strconv.FormatInt(i, 10), Int: i, IsInt: true, Float: float64(i)}
+	}
+	if base == 10 && !strings.ContainsAny(lower, "jx") {
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			return &Node{Kind: KindNumber, Pos: pos, Str: s, Float: f}
+		}
+	}
+	return nil
+}
+
+// strValue reads a string-valued expression: a literal (including
+// concatenations and f-strings of literals), or an expression that reads
+// the environment (os.environ[…], os.getenv(…), f"Bearer {os.environ['T']}"),
+// which becomes a pending Unresolved that resolves from .env / the
+// environment, or anything else (pending, with the source text).
+func (ev *pyEval) strValue(e *pyExpr, scope *pyScope, what string) (string, *Unresolved) {
+	if v, ok := ev.evalStr(e, scope, nil, 0); ok {
+		return v, nil
+	}
+	u := &Unresolved{Pos: e.pos, Field: what, Expr: exprText(e)}
+	if vars := ev.envVars(e, scope, 0); len(vars) > 0 {
+		u.EnvVar = vars[0]
+		u.resolve = func(p *Project) (any, string, bool) {
+			var froms []string
+			v, ok := ev.evalStr(e, scope, func(name string) (string, bool) {
+				v, found, from := p.lookupEnv(name)
+				if found {
+					froms = append(froms, from)
+				}
+				return v, found
+			}, 0)
+			if !ok {
+				return nil, "", false
+			}
+			from := strings.Join(dedupeStrings(froms), ", ")
+			if from == "" {
+				from = "the default in " + exprText(e)
+			}
+			return v, from, true
+		}
+		return "", u
+	}
+	switch r := ev.resolve(e, scope); r.kind {
+	case pyFString:
+		u.Suggestion = "an f-string whose fields are not literals; give the value in crewbench.yaml under values: {ID: …}"
+	case pyName:
+		u.Suggestion = fmt.Sprintf("%s is not assigned a literal in crew.py; give the value in crewbench.yaml under values: {ID: …}", r.str)
+	}
+	return "", u
+}
+
+// evalStr evaluates a string expression; env answers environment reads
+// (nil: an expression that reads the environment is not a literal).
+func (ev *pyEval) evalStr(e *pyExpr, scope *pyScope, env func(string) (string, bool), depth int) (string, bool) {
+	if e == nil || depth > 32 {
+		return "", false
+	}
+	r, ok := ev.enter(e, scope)
+	if !ok {
+		return "", false
+	}
+	defer ev.leave(r)
+	return ev.evalResolvedStr(r, scope, env, depth)
+}
+
+// evalResolvedStr is evalStr for an expression already resolved and entered.
+func (ev *pyEval) evalResolvedStr(r *pyExpr, scope *pyScope, env func(string) (string, bool), depth int) (string, bool) {
+	switch r.kind {
+	case pyStr:
+		return r.str, true
+	case pyNum:
+		if n := pyNumberNode(r.str, r.pos); n != nil {
+			return n.Str, true
+		}
+	case pyConcat:
+		var b strings.Builder
+		for _, it := range r.items {
+			v, ok := ev.evalStr(it, scope, env, depth+1)
+			if !ok {
+				return "", false
+			}
+			b.WriteString(v)
+		}
+		return b.String(), true
+	case pyFString:
+		var b strings.Builder
+		for _, part := range r.parts {
+			if !part.fstring {
+				b.WriteString(part.text)
+				continue
+			}
+			v, ok := ev.evalFString(part, r.pos, scope, env, depth+1)
+			if !ok {
+				return "", false
+			}
+			b.WriteString(v)
+		}
+		return b.String(), true
+	case pyCall:
+		if r.x.dotted() == "str" && len(r.items) == 1 {
+			return ev.evalStr(r.items[0], scope, env, depth+1)
+		}
+	}
+	if name, def, ok := ev.envRead(r); ok && env != nil {
+		if v, found := env(name); found {
+			return v, true
+		}
+		if def != nil {
+			if v, ok := ev.evalStr(def, scope, nil, depth+1); ok {
+				return v, true
+			}
+		}
+	}
+	return "", false
+}
+
+// evalFString evaluates one f-string body: {{ and }} are braces, {expr}
+// fields are parsed and evaluated; format specs and !conversions other than
+// !s make it non-literal.
+func (ev *pyEval) evalFString(part pyStrPart, pos Pos, scope *pyScope, env func(string) (string, bool), depth int) (string, bool) {
+	body := part.text
+	var out, lit strings.Builder
+	flush := func() {
+		s := lit.String()
+		if !part.raw {
+			s = pyUnescape(s)
+		}
+		out.WriteString(s)
+		lit.Reset()
+	}
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if c == '}' {
+			if i+1 < len(body) && body[i+1] == '}' {
+				i++
+			}
+			lit.WriteByte('}')
+			continue
+		}
+		if c != '{' {
+			lit.WriteByte(c)
+			continue
+		}
+		if i+1 < len(body) && body[i+1] == '{' {
+			lit.WriteByte('{')
+			i++
+			continue
+		}
+		end, field, ok := fstringField(body, i+1)
+		if !ok {
+			return "", false
+		}
+		flush()
+		toks := pyTokenize(field, pos.File)
+		p := &pyParser{src: field, toks: toks, depthLeft: 100}
+		fe := p.expr()
+		if !p.atEnd() {
+			return "", false
+		}
+		v, ok := ev.evalStr(fe, scope, env, depth+1)
+		if !ok {
+			return "", false
+		}
+		out.WriteString(v)
+		i = end
+	}
+	flush()
+	return out.String(), true
+}
+
+// fstringField returns the index of the "}" closing the field that starts
+// at i, and the field's expression (without a trailing "!s"); ok is false
+// for format specs, "=" and other conversions.
+func fstringField(body string, i int) (int, string, bool) {
+	depth := 0
+	var quote byte
+	for j := i; j < len(body); j++ {
+		c := body[j]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '(' || c == '[' || c == '{':
+			depth++
+		case c == ')' || c == ']':
+			depth--
+		case c == '}' && depth > 0:
+			depth--
+		case c == '}':
+			f := strings.TrimSpace(body[i:j])
+			f = strings.TrimSuffix(f, "!s")
+			if f == "" || strings.HasSuffix(f, "=") || strings.Contains(f, "!") && !strings.Contains(f, "!=") {
+				return 0, "", false
+			}
+			return j, f, true
+		case c == ':' && depth == 0:
+			return 0, "", false // a format spec
+		}
+	}
+	return 0, "", false
+}
+
+// envVars lists the environment variables an expression reads.
+func (ev *pyEval) envVars(e *pyExpr, scope *pyScope, depth int) []string {
+	if e == nil || depth > 32 {
+		return nil
+	}
+	r, ok := ev.enter(e, scope)
+	if !ok {
+		return nil
+	}
+	defer ev.leave(r)
+	if name, _, ok := ev.envRead(r); ok {
+		return []string{name}
+	}
+	var out []string
+	switch r.kind {
+	case pyConcat:
+		for _, it := range r.items {
+			out = append(out, ev.envVars(it, scope, depth+1)...)
+		}
+	case pyFString:
+		for _, part := range r.parts {
+			if !part.fstring {
+				continue
+			}
+			for _, f := range fstringFields(part.text) {
+				toks := pyTokenize(f, r.pos.File)
+				p := &pyParser{src: f, toks: toks, depthLeft: 100}
+				out = append(out, ev.envVars(p.expr(), scope, depth+1)...)
+			}
+		}
+	case pyCall:
+		if r.x.dotted() == "str" && len(r.items) == 1 {
+			out = ev.envVars(r.items[0], scope, depth+1)
+		}
+	}
+	return out
+}
+
+// fstringFields lists the field expressions of an f-string body.
+func fstringFields(body string) []string {
+	var out []string
+	for i := 0; i < len(body); i++ {
+		if body[i] != '{' {
+			continue
+		}
+		if i+1 < len(body) && body[i+1] == '{' {
+			i++
+			continue
+		}
+		end, f, ok := fstringField(body, i+1)
+		if !ok {
+			// still report the expression before a format spec
+			j := strings.IndexAny(body[i+1:], ":}!")
+			if j > 0 {
+				out = append(out, strings.TrimSpace(body[i+1:i+1+j]))
+			}
+			continue
+		}
+		out = append(out, f)
+		i = end
+	}
+	return out
+}
+
+func exprText(e *pyExpr) string {
+	if e == nil {
+		return ""
+	}
+	if e.text != "" {
+		return e.text
+	}
+	return e.dotted()
+}
+
+// serverKinds are the calls that declare an MCP server.
+var serverCalls = []string{"MCPServerStdio", "MCPServerHTTP", "MCPServerSSE", "StdioServerParameters", "SSEServerParameters", "StreamableHttpParameters"}
+
+// isServerExpr reports whether e (resolved) declares a server.
+func (ev *pyEval) isServerExpr(e *pyExpr) bool {
+	return ev.m.calledAs(e, serverCalls...)
+}
+
+// serverFromExpr builds a server from MCPServerStdio/HTTP/SSE(…),
+// StdioServerParameters(…) or an adapter dict {"url", "transport"}.
+// adapter marks MCPServerAdapter params (policy adapter, bare tool names).
+func (ev *pyEval) serverFromExpr(e *pyExpr, scope *pyScope, agent, src string, adapter bool, connectTimeout *pyExpr) *Server {
+	l := ev.l
+	r := ev.resolve(e, scope)
+	spec := mcpconn.ServerSpec{Ref: mcpconn.RefNative}
+	if adapter {
+		spec.Policy = mcpconn.PolicyAdapter
+	}
+	ps := Positions{"": e.pos}
+	var pending []pendingValue
+	kw := func(name string) *pyExpr { return r.kwarg(name) }
+	if r.kind == pyDict {
+		// MCPServerAdapter remote params: {"url": …, "transport": "sse"|"streamable-http", "headers": …}
+		kw = func(name string) *pyExpr {
+			for i, k := range r.keys {
+				if k.kind == pyStr && k.str == name {
+					return r.items[i]
+				}
+			}
+			return nil
+		}
+	}
+	addPending := func(field string, u *Unresolved, set func(*mcpconn.ServerSpec, any)) {
+		if u == nil {
+			return
+		}
+		pending = append(pending, pendingValue{field: field, u: *u, set: set})
+	}
+	strField := func(field, what string, set func(*mcpconn.ServerSpec, string)) {
+		x := kw(field)
+		if x == nil {
+			return
+		}
+		ps[field] = x.pos
+		v, u := ev.strValue(x, scope, what)
+		set(&spec, v)
+		addPending(field, u, func(s *mcpconn.ServerSpec, v any) { set(s, fmt.Sprint(v)) })
+	}
+	strMap := func(field string, dst *map[string]string, label string) {
+		x := kw(field)
+		if x == nil {
+			return
+		}
+		ps[field] = x.pos
+		rx := ev.resolve(x, scope)
+		if rx.kind == pyNone {
+			return
+		}
+		if rx.kind != pyDict {
+			// env=dict(os.environ), env=os.environ.copy(), env=os.environ
+			if field == "env" && ev.copiesEnviron(rx) {
+				spec.InheritEnv = true
+				l.note(x.pos, Info, "env-copies-environ", "env= copies the whole environment (os.environ): the server sees every variable, not CrewAI's minimal set")
+				return
+			}
+			addPending(field, &Unresolved{Pos: x.pos, Field: label, Expr: exprText(x)}, nil)
+			return
+		}
+		*dst = map[string]string{}
+		m := *dst
+		for i, k := range rx.keys {
+			if k.kind == pyStarred {
+				if field == "env" && ev.copiesEnviron(ev.resolve(k.x, scope)) {
+					spec.InheritEnv = true
+					l.note(k.pos, Info, "env-copies-environ", "env={**os.environ, …} passes the whole environment to the server, not CrewAI's minimal set")
+					continue
+				}
+				addPending(field, &Unresolved{Pos: k.pos, Field: label, Expr: "**" + exprText(k.x)}, nil)
+				continue
+			}
+			kn, bad := ev.literal(k, scope, 0)
+			if bad != nil || kn.Kind != KindString {
+				addPending(field, &Unresolved{Pos: k.pos, Field: label + " key", Expr: exprText(k)}, nil)
+				continue
+			}
+			key := kn.Str
+			ps[field+"."+key] = rx.items[i].pos
+			v, u := ev.strValue(rx.items[i], scope, fmt.Sprintf("%s[%q]", label, key))
+			m[key] = v
+			addPending(field+"."+key, u, func(s *mcpconn.ServerSpec, v any) {
+				if field == "env" {
+					s.Env[key] = fmt.Sprint(v)
+				} else {
+					s.Headers[key] = fmt.Sprint(v)
+				}
+			})
+		}
+	}
+	name := ""
+	if r.kind == pyCall {
+		name = ev.m.qualified(r.x.dotted())
+		name = name[strings.LastIndexByte(name, '.')+1:]
+	}
+	switch {
+	case name == "MCPServerStdio" || name == "StdioServerParameters":
+		spec.Transport = mcpconn.TransportStdio
+		strField("command", name+" command", func(s *mcpconn.ServerSpec, v string) { s.Command = v })
+		if x := kw("args"); x != nil {
+			ps["args"] = x.pos
+			rx := ev.resolve(x, scope)
+			if rx.kind == pyList || rx.kind == pyTuple {
+				for i, it := range rx.items {
+					if it.kind == pyStarred {
+						addPending("args", &Unresolved{Pos: it.pos, Field: name + " args", Expr: exprText(x)}, nil)
+						break
+					}
+					idx := i
+					ps[indexPath("args", i)] = it.pos
+					v, u := ev.strValue(it, scope, fmt.Sprintf("%s args[%d]", name, i))
+					spec.Args = append(spec.Args, v)
+					addPending(indexPath("args", i), u, func(s *mcpconn.ServerSpec, v any) { s.Args[idx] = fmt.Sprint(v) })
+				}
+			} else {
+				addPending("args", &Unresolved{Pos: x.pos, Field: name + " args", Expr: exprText(x)}, nil)
+			}
+		}
+		strMap("env", &spec.Env, name+" env")
+		if x := kw("cwd"); x != nil {
+			l.note(x.pos, Warn, "mcp-cwd", "cwd= is not supported by crewbench: the server starts in crewbench's working directory (MCPServerStdio has no cwd at all)")
+		}
+	case name == "MCPServerHTTP" || name == "MCPServerSSE" || name == "SSEServerParameters" || name == "StreamableHttpParameters" || r.kind == pyDict:
+		spec.Transport = mcpconn.TransportHTTP
+		if name == "MCPServerSSE" || name == "SSEServerParameters" {
+			spec.Transport = mcpconn.TransportSSE
+		}
+		if r.kind == pyDict {
+			// MCPServerAdapter: without "transport" the adapter speaks SSE.
+			spec.Transport = mcpconn.TransportSSE
+			if t := kw("transport"); t != nil {
+				tv, _ := ev.strValue(t, scope, "transport")
+				if nt := normTransport(tv); nt == mcpconn.TransportHTTP || nt == mcpconn.TransportSSE {
+					spec.Transport = nt
+				}
+			} else {
+				l.note(r.pos, Warn, "adapter-dict-sse", `MCPServerAdapter params without "transport" speak SSE; add "transport": "streamable-http" for a streamable-HTTP /mcp endpoint`)
+			}
+		}
+		strField("url", modelName(spec.Transport)+" url", func(s *mcpconn.ServerSpec, v string) { s.URL = v })
+		strMap("headers", &spec.Headers, modelName(spec.Transport)+" headers")
+		if x := kw("streamable"); x != nil && name == "MCPServerHTTP" {
+			ps["streamable"] = x.pos
+			if n, bad := ev.literal(x, scope, 0); bad == nil && n.Kind == KindBool {
+				b := n.Bool
+				spec.Streamable = &b
+				if !b {
+					l.note(x.pos, Warn, "mcp-streamable-false", "streamable=False does not give SSE: CrewAI's HTTP transport always speaks streamable HTTP; use MCPServerSSE for an SSE server")
+				}
+			}
+		}
+	default:
+		return nil
+	}
+	if x := kw("cache_tools_list"); x != nil {
+		if n, bad := ev.literal(x, scope, 0); bad == nil && n.Kind == KindBool {
+			spec.CacheToolsList = n.Bool
+		}
+	}
+	if x := kw("tool_filter"); x != nil {
+		ps["tool_filter"] = x.pos
+		f, u := ev.toolFilter(x, scope, ps)
+		spec.Filter = f
+		addPending("tool_filter", u, setFilter)
+	}
+	if connectTimeout != nil {
+		if n, bad := ev.literal(connectTimeout, scope, 0); bad == nil && n.Kind == KindNumber {
+			spec.Timeouts.Connect = secondsDuration(n.Float)
+		}
+	}
+	return l.addServer(&Server{Spec: spec, Pos: e.pos, Source: src, Positions: ps}, agent, false, pending)
+}
+
+func (ev *pyEval) copiesEnviron(e *pyExpr) bool {
+	d := ev.m.qualified(e.dotted())
+	if d == "os.environ" {
+		return true
+	}
+	if e.kind == pyCall {
+		fn := ev.m.qualified(e.x.dotted())
+		if fn == "os.environ.copy" {
+			return true
+		}
+		if fn == "dict" && len(e.items) == 1 && ev.m.qualified(e.items[0].dotted()) == "os.environ" {
+			return true
+		}
+	}
+	return false
+}
+
+// toolFilter reads tool_filter=create_static_tool_filter(…) /
+// StaticToolFilter(…); a dynamic filter (a Python function) is pending.
+func (ev *pyEval) toolFilter(x *pyExpr, scope *pyScope, ps Positions) (mcpconn.FilterSpec, *Unresolved) {
+	var f mcpconn.FilterSpec
+	r := ev.resolve(x, scope)
+	if r.kind == pyNone {
+		return f, nil
+	}
+	if ev.m.calledAs(r, "create_static_tool_filter", "StaticToolFilter") {
+		var bad *pyExpr
+		for _, k := range []string{"allowed_tool_names", "blocked_tool_names"} {
+			v := r.kwarg(k)
+			if v == nil {
+				idx := 0
+				if k == "blocked_tool_names" {
+					idx = 1
+				}
+				if idx < len(r.items) {
+					v = r.items[idx]
+				}
+			}
+			if v == nil {
+				continue
+			}
+			n, b := ev.literal(v, scope, 0)
+			if b != nil {
+				bad = b
+				continue
+			}
+			if n.Kind == KindNull {
+				continue
+			}
+			var list []string
+			for i, it := range n.Items {
+				if it.Kind == KindString {
+					list = append(list, it.Str)
+					ps["tool_filter."+indexPath(k, i)] = it.Pos
+				}
+			}
+			if k == "allowed_tool_names" {
+				f.Allowed = list
+			} else {
+				f.Blocked = list
+			}
+		}
+		if bad != nil {
+			return f, &Unresolved{Pos: bad.pos, Field: "tool_filter names", Expr: exprText(x)}
+		}
+		return f, nil
+	}
+	what := "tool_filter (a Python function)"
+	if ev.m.calledAs(r, "create_dynamic_tool_filter") {
+		what = "tool_filter (create_dynamic_tool_filter)"
+	}
+	return f, &Unresolved{Pos: x.pos, Field: what, Expr: exprText(x),
+		Suggestion: "a Python filter cannot run in crewbench; give an equivalent in crewbench.yaml: servers: {NAME: {tool_filter: {allowed_tool_names: […]} or {expr: CEL}}}"}
+}
+
+// setFilter applies a filter given for an unresolved tool_filter (a map
+// with allowed_tool_names / blocked_tool_names / expr).
+func setFilter(s *mcpconn.ServerSpec, v any) {
+	switch f := v.(type) {
+	case mcpconn.FilterSpec:
+		s.Filter = f
+	case map[string]any:
+		s.Filter = filterFromPlain(f)
+	}
+}
+
+func filterFromPlain(m map[string]any) mcpconn.FilterSpec {
+	var f mcpconn.FilterSpec
+	list := func(v any) []string {
+		var out []string
+		if xs, ok := v.([]any); ok {
+			for _, x := range xs {
+				out = append(out, fmt.Sprint(x))
+			}
+		}
+		return out
+	}
+	f.Allowed, f.Blocked = list(m["allowed_tool_names"]), list(m["blocked_tool_names"])
+	if e, ok := m["expr"].(string); ok {
+		f.Expr = e
+	}
+	return f
+}
+
+// mcpsFromExpr reads an Agent(mcps=[…]) list.
+func (ev *pyEval) mcpsFromExpr(x *pyExpr, scope *pyScope, agent, src string) []MCPRef {
+	l := ev.l
+	r := ev.resolve(x, scope)
+	if r.kind == pyNone {
+		return nil
+	}
+	if r.kind != pyList && r.kind != pyTuple {
+		id := "agents." + agent + ".mcps"
+		l.unresolved(&Unresolved{ID: id, Pos: x.pos, Field: "Agent " + agent + " mcps", Expr: exprText(x)})
+		return nil
+	}
+	var out []MCPRef
+	for i, it := range r.items {
+		ri := ev.resolve(it, scope)
+		str, isStr := ev.evalStr(it, scope, nil, 0)
+		switch {
+		case isStr:
+			ref, err := names.ParseRef(str)
+			if err != nil {
+				l.err(it.pos, fmt.Sprintf("agents.%s.mcps[%d]", agent, i), "", "validation failed: mcps: Value error, "+err.Error())
+				continue
+			}
+			out = append(out, l.stringRef(ref, it.pos, src, agent))
+		case ev.isServerExpr(ri):
+			if s := ev.serverFromExpr(ri, scope, agent, src, false, nil); s != nil {
+				out = append(out, MCPRef{Kind: mcpconn.RefNative, Server: s.Name, Pos: it.pos})
+			}
+		default:
+			id := fmt.Sprintf("agents.%s.mcps[%d]", agent, i)
+			u := l.unresolved(&Unresolved{ID: id, Pos: it.pos, Field: fmt.Sprintf("Agent %s mcps[%d]", agent, i), Expr: exprText(it),
+				Suggestion: "declare the server in crewbench.yaml under servers: and refer to it there, or write it as a literal MCPServerStdio/HTTP(…) call"})
+			out = append(out, MCPRef{Pos: it.pos, Unresolved: u.ID})
+		}
+	}
+	return out
+}

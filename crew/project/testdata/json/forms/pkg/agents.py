@@ -1,0 +1,5 @@
+from crewai import Agent
+
+
+class Custom(Agent):
+    custom_field: int = 0

@@ -1,0 +1,1 @@
+def reads(context, tool): return True

@@ -1,0 +1,106 @@
+package prompt
+
+import (
+	"fmt"
+	"regexp"
+
+	"crewbench/crew/pyjson"
+)
+
+// placeholder is interpolate_only's pattern. Hyphens are allowed; JSON-like
+// braces ({"a": 1}) do not match; there is no {{ escape ({{x}} → {value}).
+var placeholder = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_\-]*)}`)
+
+// MissingVariableError is the KeyError interpolate_only raises.
+type MissingVariableError struct{ Name string }
+
+func (e *MissingVariableError) Error() string {
+	return fmt.Sprintf("Template variable '%s' not found in inputs dictionary", e.Name)
+}
+
+// Interpolate replaces {name} placeholders with str(inputs[name]). Empty
+// inputs mean no interpolation at all (placeholders stay literal); a missing
+// name with non-empty inputs is a *MissingVariableError. Values are
+// rendered with Python's str() (True, None, {'a': 1}).
+func Interpolate(text string, inputs map[string]any) (string, error) {
+	if len(inputs) == 0 || text == "" {
+		return text, nil
+	}
+	var missing error
+	out := placeholder.ReplaceAllStringFunc(text, func(m string) string {
+		name := m[1 : len(m)-1]
+		v, ok := inputs[name]
+		if !ok {
+			if missing == nil {
+				missing = &MissingVariableError{Name: name}
+			}
+			return m
+		}
+		return pyjson.Str(v)
+	})
+	if missing != nil {
+		return "", missing
+	}
+	return out, nil
+}
+
+// Field names the interpolated attribute, which decides CrewAI's error text.
+type Field string
+
+// Interpolated fields.
+const (
+	FieldDescription    Field = "description"
+	FieldExpectedOutput Field = "expected_output"
+	FieldOutputFile     Field = "output_file"
+	FieldRole           Field = "role"
+	FieldGoal           Field = "goal"
+	FieldBackstory      Field = "backstory"
+)
+
+// InterpolateField is Interpolate with CrewAI's per-field error wrapping
+// (crewai-formats.md §1.8):
+//   - description: Missing required template variable '<KeyError text>' in description
+//   - expected_output / output_file path: Error interpolating …: "<KeyError text>"
+//   - agent fields: the bare KeyError, which Python prints quoted.
+func InterpolateField(f Field, text string, inputs map[string]any) (string, error) {
+	out, err := Interpolate(text, inputs)
+	if err == nil {
+		return out, nil
+	}
+	switch f {
+	case FieldDescription:
+		return "", TextError(fmt.Sprintf("Missing required template variable '%s' in description", err.Error()))
+	case FieldExpectedOutput:
+		return "", TextError(fmt.Sprintf("Error interpolating expected_output: \"%s\"", err.Error()))
+	case FieldOutputFile:
+		return "", TextError(fmt.Sprintf("Error interpolating output_file path: \"%s\"", err.Error()))
+	}
+	return "", TextError(fmt.Sprintf("\"%s\"", err.Error()))
+}
+
+// Placeholders lists the distinct placeholder names in text, in order, using
+// the CLI's stricter scan that ignores {{x}} ((?<!{){name}(?!})).
+func Placeholders(text string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, loc := range placeholder.FindAllStringSubmatchIndex(text, -1) {
+		if loc[0] > 0 && text[loc[0]-1] == '{' {
+			continue
+		}
+		if loc[1] < len(text) && text[loc[1]] == '}' {
+			continue
+		}
+		name := text[loc[2]:loc[3]]
+		if !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// TextError is an error whose message is one of CrewAI's exact texts (which
+// start with capitals and end with punctuation, unlike Go error strings).
+type TextError string
+
+func (e TextError) Error() string { return string(e) }

@@ -1,0 +1,609 @@
+package crew
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"crewbench/crew/llm"
+	"crewbench/crew/prompt"
+	"crewbench/crew/pyjson"
+	"crewbench/session"
+)
+
+// Options configure one kickoff.
+type Options struct {
+	// Emitter receives every event; nil drops them.
+	Emitter *session.Emitter
+	// Stepper is consulted before every LLM and tool call; nil never pauses.
+	Stepper Stepper
+	// RunID names the run in events; empty means a fresh id.
+	RunID string
+	// OutputDir is where task output_file paths are written (CrewAI uses the
+	// process cwd). Empty means output files are not written.
+	OutputDir string
+	// MCP resolves agents' mcps entries to tools, per task. Nil fails any
+	// agent that has mcps.
+	MCP MCPResolver
+	// Stream asks providers for streamed replies (llm_stream_chunk events).
+	Stream bool
+	// Now is the clock for RPM limiting; nil means time.Now.
+	Now func() time.Time
+}
+
+// MCPResolver turns one mcps entry into tools for one task, emitting its own
+// connection and discovery events under rc.Span. A native config that cannot
+// be discovered returns an error (the task fails); an https ref that fails
+// returns no tools and no error, after a warning event.
+type MCPResolver interface {
+	Resolve(ctx context.Context, agent *Agent, ref MCPRef, rc RunContext) ([]Tool, error)
+}
+
+// ToolExecutionFailedError is raised by the "raise" policy. The executor
+// does not turn it into an observation and the agent does not retry.
+type ToolExecutionFailedError struct {
+	ToolName string
+	Task     string
+	Message  string
+}
+
+func (e *ToolExecutionFailedError) Error() string {
+	if e.Task == "" {
+		return fmt.Sprintf("Tool '%s' failed: %s", e.ToolName, e.Message)
+	}
+	return fmt.Sprintf("Tool '%s' failed during '%s': %s", e.ToolName, e.Task, e.Message)
+}
+
+// taskTimeoutError is CrewAI's TimeoutError for max_execution_time.
+type taskTimeoutError struct{ msg string }
+
+func (e *taskTimeoutError) Error() string { return e.msg }
+
+// runState is one kickoff.
+type runState struct {
+	opts    Options
+	em      *session.Emitter
+	crew    *Crew
+	runID   string
+	span    string
+	stepper Stepper
+	now     func() time.Time
+
+	personas map[*Agent]persona
+	texts    map[*Task]taskText
+
+	cache *toolCache
+
+	mu      sync.Mutex
+	usage   UsageMetrics
+	crewRPM *rpmLimiter
+	rpm     map[*Agent]*rpmLimiter
+}
+
+type persona struct{ role, goal, backstory string }
+
+type taskText struct{ description, expectedOutput, outputFile string }
+
+// Kickoff runs the crew with inputs layered over the crew's default inputs,
+// the way Crew.kickoff does (crewai-formats.md §4.1). The returned output
+// may carry tool failures even when err is nil: check HasToolFailures.
+func Kickoff(ctx context.Context, c *Crew, inputs map[string]any, opts Options) (*CrewOutput, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	rs := &runState{
+		opts: opts, em: opts.Emitter, crew: c, runID: opts.RunID, stepper: opts.Stepper, now: opts.Now,
+		personas: map[*Agent]persona{}, texts: map[*Task]taskText{}, rpm: map[*Agent]*rpmLimiter{},
+	}
+	if rs.runID == "" {
+		rs.runID = rs.em.NewSpan()
+	}
+	if rs.stepper == nil {
+		rs.stepper = Headless{}
+	}
+	if rs.now == nil {
+		rs.now = time.Now
+	}
+	if c.Cache {
+		rs.cache = &toolCache{m: map[string]string{}}
+	}
+	if c.MaxRPM > 0 {
+		rs.crewRPM = newRPMLimiter(c.MaxRPM, rs.now)
+	}
+	rs.span = rs.em.NewSpan()
+
+	merged := map[string]any{}
+	for k, v := range c.Inputs {
+		merged[k] = v
+	}
+	for k, v := range inputs {
+		merged[k] = v
+	}
+	rs.emit(session.Event{Kind: session.CrewKickoffStarted, Span: rs.span, Data: map[string]any{
+		"crew_name": c.Name, "inputs": merged, "process": string(processOf(c)),
+	}})
+	start := rs.em.Now()
+	out, err := rs.kickoff(ctx, merged)
+	if err != nil {
+		rs.emit(session.Event{Kind: session.CrewKickoffFailed, Span: rs.span, Outcome: "failed", Error: err.Error(),
+			Duration: rs.em.Now().Sub(start), Data: map[string]any{"crew_name": c.Name, "error": err.Error()}})
+		return out, err
+	}
+	var final *TaskOutput
+	for _, t := range out.TasksOutput {
+		if t.Raw != "" {
+			final = t
+		}
+	}
+	rs.emit(session.Event{Kind: session.CrewKickoffCompleted, Span: rs.span, Outcome: "ok", Duration: rs.em.Now().Sub(start), Data: map[string]any{
+		"crew_name": c.Name, "output": taskOutputData(final), "total_tokens": out.TokenUsage.TotalTokens,
+		"token_usage": out.TokenUsage, "tool_failures": len(out.ToolFailures()),
+	}})
+	return out, nil
+}
+
+func processOf(c *Crew) Process {
+	if c.Process == "" {
+		return Sequential
+	}
+	return c.Process
+}
+
+func (rs *runState) emit(ev session.Event) session.Event {
+	if ev.RunID == "" {
+		ev.RunID = rs.runID
+	}
+	return rs.em.Emit(ev)
+}
+
+func (rs *runState) warn(parent string, base session.Event, msg string) {
+	ev := base
+	ev.Kind = session.Warning
+	ev.Span = ""
+	ev.Parent = parent
+	ev.Data = map[string]any{"message": msg}
+	rs.emit(ev)
+}
+
+// kickoff interpolates, runs the tasks and builds the CrewOutput.
+func (rs *runState) kickoff(ctx context.Context, inputs map[string]any) (*CrewOutput, error) {
+	c := rs.crew
+	if err := rs.interpolate(inputs); err != nil {
+		return nil, err
+	}
+	var manager *Agent
+	if processOf(c) == Hierarchical {
+		var err error
+		if manager, err = rs.manager(); err != nil {
+			return nil, err
+		}
+	}
+	out := &CrewOutput{}
+	outputs := map[*Task]*TaskOutput{}
+	var all []*TaskOutput
+	for _, t := range c.Tasks {
+		to, err := rs.runTask(ctx, t, manager, all, outputs)
+		if to != nil {
+			all = append(all, to)
+			outputs[t] = to
+			out.TasksOutput = append(out.TasksOutput, to)
+		}
+		if err != nil {
+			out.TokenUsage = rs.usageSnapshot()
+			return out, err
+		}
+	}
+	out.TokenUsage = rs.usageSnapshot()
+	var final *TaskOutput
+	for _, t := range out.TasksOutput {
+		if t.Raw != "" {
+			final = t
+		}
+	}
+	if final == nil {
+		return out, prompt.TextError("No valid task outputs available to create crew output.")
+	}
+	out.Raw = final.Raw
+	out.JSONDict = final.JSONDict
+	return out, nil
+}
+
+func (rs *runState) usageSnapshot() UsageMetrics {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return rs.usage
+}
+
+// interpolate fills the per-kickoff texts of every agent and task. Empty
+// inputs leave placeholders literal.
+func (rs *runState) interpolate(inputs map[string]any) error {
+	agents := append([]*Agent(nil), rs.crew.Agents...)
+	for _, t := range rs.crew.Tasks {
+		if t.Agent != nil {
+			agents = append(agents, t.Agent)
+		}
+	}
+	if rs.crew.ManagerAgent != nil {
+		agents = append(agents, rs.crew.ManagerAgent)
+	}
+	for _, a := range agents {
+		if _, done := rs.personas[a]; done {
+			continue
+		}
+		var p persona
+		var err error
+		if p.role, err = prompt.InterpolateField(prompt.FieldRole, a.Role, inputs); err != nil {
+			return err
+		}
+		if p.goal, err = prompt.InterpolateField(prompt.FieldGoal, a.Goal, inputs); err != nil {
+			return err
+		}
+		if p.backstory, err = prompt.InterpolateField(prompt.FieldBackstory, a.Backstory, inputs); err != nil {
+			return err
+		}
+		rs.personas[a] = p
+	}
+	for _, t := range rs.crew.Tasks {
+		var tt taskText
+		var err error
+		if tt.description, err = prompt.InterpolateField(prompt.FieldDescription, t.Description, inputs); err != nil {
+			return err
+		}
+		if tt.expectedOutput, err = prompt.InterpolateField(prompt.FieldExpectedOutput, t.ExpectedOutput, inputs); err != nil {
+			return err
+		}
+		if tt.outputFile, err = prompt.InterpolateField(prompt.FieldOutputFile, t.OutputFile, inputs); err != nil {
+			return err
+		}
+		rs.texts[t] = tt
+	}
+	return nil
+}
+
+// personaOf returns the interpolated persona, or the authored one for
+// agents kickoff never saw (a manager created later).
+func (rs *runState) personaOf(a *Agent) persona {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if p, ok := rs.personas[a]; ok {
+		return p
+	}
+	return persona{a.Role, a.Goal, a.Backstory}
+}
+
+// Manager persona (crewai-formats.md §4.5).
+const (
+	ManagerRole      = "Crew Manager"
+	ManagerGoal      = "Manage the team to complete the task in the best way possible."
+	ManagerBackstory = "You are a seasoned manager with a knack for getting the best out of your team.\nYou are also known for your ability to delegate work to the right people, and to ask the right questions to get the best out of your team.\nEven though you don't perform tasks by yourself, you have a lot of experience in the field, which allows you to properly evaluate the work of your team members."
+)
+
+func (rs *runState) manager() (*Agent, error) {
+	c := rs.crew
+	if c.ManagerAgent != nil {
+		if len(c.ManagerAgent.Tools) > 0 {
+			return nil, prompt.TextError("Manager agent should not have tools")
+		}
+		c.ManagerAgent.AllowDelegation = true
+		return c.ManagerAgent, nil
+	}
+	m := NewAgent("manager", ManagerRole, ManagerGoal, ManagerBackstory, c.ManagerLLM)
+	m.Model = c.ManagerModel
+	m.AllowDelegation = true
+	return m, nil
+}
+
+type taskRun struct {
+	task *Task
+	id   string
+	name string // TaskOutput.name / event task_name
+	text taskText
+	span string
+}
+
+// runTask resolves the task's agent and tools, builds its context, runs it
+// and turns the answer into a TaskOutput.
+func (rs *runState) runTask(ctx context.Context, t *Task, manager *Agent, prior []*TaskOutput, outputs map[*Task]*TaskOutput) (*TaskOutput, error) {
+	c := rs.crew
+	tr := &taskRun{task: t, id: rs.em.NewSpan(), text: rs.texts[t], span: rs.em.NewSpan()}
+	tr.name = t.Name
+	if tr.name == "" {
+		tr.name = tr.text.description
+	}
+	agent := t.Agent
+	var tools []Tool
+	var delegation []Tool
+	if manager != nil {
+		agent = manager
+		// Task.check_tools copied the assigned agent's tools into task.tools,
+		// so the manager is offered them too (crewai-formats.md §7.15).
+		switch {
+		case len(t.Tools) > 0:
+			tools = t.Tools
+		case t.Agent != nil && len(t.Agent.Tools) > 0:
+			tools = t.Agent.Tools
+		default:
+			tools = manager.Tools
+		}
+		coworkers := c.Agents
+		if t.Agent != nil {
+			coworkers = []*Agent{t.Agent}
+		}
+		delegation = rs.delegationTools(coworkers)
+	} else {
+		tools = t.Tools
+		if len(tools) == 0 {
+			tools = agent.Tools
+		}
+		if agent.AllowDelegation && len(c.Agents) > 1 {
+			var coworkers []*Agent
+			for _, a := range c.Agents {
+				if a != agent {
+					coworkers = append(coworkers, a)
+				}
+			}
+			delegation = rs.delegationTools(coworkers)
+		}
+	}
+	p := rs.personaOf(agent)
+	base := session.Event{RunID: rs.runID, TaskID: tr.id, TaskName: tr.name, AgentRole: p.role, AgentID: agentID(agent)}
+	tools = mergeTools(tools, delegation)
+	mcpTools, err := rs.resolveMCP(ctx, agent, base, rs.span)
+	if err != nil {
+		return nil, err
+	}
+	tools = mergeTools(tools, mcpTools)
+
+	contextText := rs.contextFor(t, prior, outputs)
+	ev := base
+	ev.Kind, ev.Span, ev.Parent = session.TaskStarted, tr.span, rs.span
+	ev.Data = map[string]any{"context": contextText, "task": taskData(tr), "agent": p.role}
+	rs.emit(ev)
+	start := rs.em.Now()
+
+	answer, ar, err := rs.executeTask(ctx, agent, tr, contextText, tools, tr.span)
+	var failures []ToolFailureRecord
+	var messages []llm.Message
+	if ar != nil {
+		failures = ar.failureRecords()
+		messages = ar.messages
+	}
+	if err != nil {
+		ev := base
+		ev.Kind, ev.Span, ev.Parent = session.TaskFailed, tr.span, rs.span
+		ev.Outcome, ev.Error, ev.Duration = "failed", err.Error(), rs.em.Now().Sub(start)
+		ev.Data = map[string]any{"error": err.Error(), "task": taskData(tr), "tool_failures": failures}
+		rs.emit(ev)
+		// A failed task still reports the failures it recorded.
+		return &TaskOutput{Description: tr.text.description, Name: tr.name, ExpectedOutput: tr.text.expectedOutput,
+			Summary: summary(tr.text.description), Agent: p.role, OutputFormat: outputFormat(t), ToolFailures: failures}, err
+	}
+	to := &TaskOutput{
+		Description: tr.text.description, Name: tr.name, ExpectedOutput: tr.text.expectedOutput,
+		Summary: summary(tr.text.description), Raw: answer, Agent: p.role, OutputFormat: outputFormat(t),
+		Messages: messages, ToolFailures: failures,
+	}
+	if t.OutputJSON != nil {
+		if d, ok := jsonDictFrom(answer); ok {
+			to.JSONDict = d
+		} else {
+			rs.warn(tr.span, base, "output_json: the answer is not a JSON object; CrewAI would ask a converter LLM to restructure it, which crewbench does not reproduce, so json_dict is empty")
+		}
+	}
+	if err := rs.writeOutputFile(tr, to); err != nil {
+		rs.warn(tr.span, base, err.Error())
+	}
+	ev = base
+	ev.Kind, ev.Span, ev.Parent = session.TaskCompleted, tr.span, rs.span
+	ev.Outcome, ev.Duration = "ok", rs.em.Now().Sub(start)
+	ev.Data = map[string]any{"output": taskOutputData(to), "task": taskData(tr)}
+	rs.emit(ev)
+	return to, nil
+}
+
+func outputFormat(t *Task) string {
+	if t.OutputJSON != nil {
+		return FormatJSON
+	}
+	return FormatRaw
+}
+
+// jsonDictFrom parses a final answer as a JSON object, tolerating a code
+// fence around it.
+func jsonDictFrom(answer string) (*pyjson.Object, bool) {
+	s := strings.TrimSpace(answer)
+	if strings.HasPrefix(s, "```") {
+		s = strings.TrimPrefix(s, "```json")
+		s = strings.TrimPrefix(s, "```")
+		s = strings.TrimSuffix(strings.TrimSpace(s), "```")
+	}
+	o, err := pyjson.LoadsObject(strings.TrimSpace(s))
+	return o, err == nil
+}
+
+// writeOutputFile writes output_file like CrewAI: json_dict as indented JSON
+// with non-ASCII kept, else raw; parent directories created.
+func (rs *runState) writeOutputFile(tr *taskRun, to *TaskOutput) error {
+	name := tr.text.outputFile
+	if name == "" || rs.opts.OutputDir == "" {
+		return nil
+	}
+	if strings.Contains(name, "..") {
+		return fmt.Errorf("output_file %q: Path traversal attempts are not allowed in output_file paths", name)
+	}
+	name = strings.TrimPrefix(name, "/")
+	path := filepath.Join(rs.opts.OutputDir, filepath.FromSlash(name))
+	content := to.Raw
+	if to.JSONDict != nil {
+		content = pyjson.DumpsStyle(to.JSONDict, pyjson.Style{Indent: 2, KeepNonASCII: true})
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("writing output_file: %w", err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		return fmt.Errorf("writing output_file: %w", err)
+	}
+	return nil
+}
+
+// contextFor is Crew._get_context: absent = all outputs so far, [] = none,
+// a list = those tasks' outputs; joined with the divider.
+func (rs *runState) contextFor(t *Task, prior []*TaskOutput, outputs map[*Task]*TaskOutput) string {
+	var raws []string
+	switch t.ContextMode {
+	case ContextNone:
+		return ""
+	case ContextList:
+		for _, ct := range t.Context {
+			if o, ok := outputs[ct]; ok {
+				raws = append(raws, o.Raw)
+			}
+		}
+	default:
+		for _, o := range prior {
+			raws = append(raws, o.Raw)
+		}
+	}
+	return prompt.JoinContext(raws)
+}
+
+// resolveMCP resolves the agent's mcps for this task.
+func (rs *runState) resolveMCP(ctx context.Context, a *Agent, base session.Event, parent string) ([]Tool, error) {
+	if len(a.MCPs) == 0 {
+		return nil, nil
+	}
+	if rs.opts.MCP == nil {
+		return nil, fmt.Errorf("agent %q has mcps but the run has no MCP resolver", a.Role)
+	}
+	var out []Tool
+	for _, ref := range a.MCPs {
+		tools, err := rs.opts.MCP.Resolve(ctx, a, ref, RunContext{Emitter: rs.em, Span: parent, Base: base})
+		if err != nil {
+			return nil, err
+		}
+		out = mergeTools(out, tools)
+	}
+	return out, nil
+}
+
+// mergeTools is crew._merge_tools: each injected tool replaces an existing
+// tool with the same sanitized name, and the injected tools go at the end.
+func mergeTools(existing, injected []Tool) []Tool {
+	if len(injected) == 0 {
+		return existing
+	}
+	drop := map[string]bool{}
+	for _, t := range injected {
+		drop[t.Spec().llmName()] = true
+	}
+	out := make([]Tool, 0, len(existing)+len(injected))
+	for _, t := range existing {
+		if !drop[t.Spec().llmName()] {
+			out = append(out, t)
+		}
+	}
+	return append(out, injected...)
+}
+
+func taskData(tr *taskRun) map[string]any {
+	return map[string]any{
+		"id": tr.id, "name": tr.name, "description": tr.text.description,
+		"expected_output": tr.text.expectedOutput,
+	}
+}
+
+func taskOutputData(o *TaskOutput) map[string]any {
+	if o == nil {
+		return nil
+	}
+	d := map[string]any{
+		"description": o.Description, "name": o.Name, "expected_output": o.ExpectedOutput,
+		"summary": o.Summary, "raw": o.Raw, "agent": o.Agent, "output_format": o.OutputFormat,
+		"tool_failures": o.ToolFailures,
+	}
+	if o.JSONDict != nil {
+		d["json_dict"] = o.JSONDict
+	}
+	return d
+}
+
+// agentIDs gives each agent a stable id for one process lifetime.
+var agentIDs sync.Map
+
+func agentID(a *Agent) string {
+	if v, ok := agentIDs.Load(a); ok {
+		return v.(string)
+	}
+	v, _ := agentIDs.LoadOrStore(a, session.NewID())
+	return v.(string)
+}
+
+// executeTask is Agent.execute_task with CrewAI's retry rule: any error
+// other than a raised tool failure, a timeout or a cancellation re-runs the
+// whole execution while the agent's lifetime counter stays within
+// max_retry_limit.
+func (rs *runState) executeTask(ctx context.Context, a *Agent, tr *taskRun, contextText string, tools []Tool, parent string) (string, *agentRun, error) {
+	for {
+		out, ar, err := rs.executeOnce(ctx, a, tr, contextText, tools, parent)
+		if err == nil {
+			return out, ar, nil
+		}
+		var tf *ToolExecutionFailedError
+		var to *taskTimeoutError
+		if errors.As(err, &tf) || errors.As(err, &to) || errors.Is(err, ErrAborted) || ctx.Err() != nil {
+			return "", ar, err
+		}
+		rs.mu.Lock()
+		a.timesExecuted++
+		n := a.timesExecuted
+		rs.mu.Unlock()
+		if n > a.MaxRetryLimit {
+			return "", ar, err
+		}
+		rs.warn(parent, session.Event{TaskID: tr.id, TaskName: tr.name, AgentRole: rs.personaOf(a).role},
+			fmt.Sprintf("agent execution failed (%v); retrying the whole task (max_retry_limit %d, used %d)", err, a.MaxRetryLimit, n))
+	}
+}
+
+// executeOnce runs one attempt, inside max_execution_time when set.
+func (rs *runState) executeOnce(ctx context.Context, a *Agent, tr *taskRun, contextText string, tools []Tool, parent string) (string, *agentRun, error) {
+	if a.MaxExecutionTime <= 0 {
+		return rs.runAgent(ctx, a, tr, contextText, tools, parent)
+	}
+	tctx, cancel := context.WithTimeout(ctx, a.MaxExecutionTime)
+	defer cancel()
+	out, ar, err := rs.runAgent(tctx, a, tr, contextText, tools, parent)
+	if err == nil {
+		return out, ar, nil
+	}
+	if ctx.Err() == nil && errors.Is(tctx.Err(), context.DeadlineExceeded) {
+		return "", ar, &taskTimeoutError{msg: fmt.Sprintf("Task '%s' execution timed out after %s seconds. Consider increasing max_execution_time or optimizing the task.", tr.text.description, trimSeconds(a.MaxExecutionTime))}
+	}
+	var tf *ToolExecutionFailedError
+	if errors.As(err, &tf) || errors.Is(err, ErrAborted) {
+		return "", ar, err
+	}
+	return "", ar, &prefixError{prefix: "Task execution failed: ", err: err}
+}
+
+// prefixError wraps an error under one of CrewAI's capitalised prefixes.
+type prefixError struct {
+	prefix string
+	err    error
+}
+
+func (e *prefixError) Error() string { return e.prefix + e.err.Error() }
+func (e *prefixError) Unwrap() error { return e.err }
+
+func trimSeconds(d time.Duration) string {
+	s := d.Seconds()
+	if s == float64(int64(s)) {
+		return fmt.Sprint(int64(s))
+	}
+	return fmt.Sprint(s)
+}
