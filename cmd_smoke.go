@@ -26,6 +26,7 @@ type smokeOpts struct {
 	protocol string
 	skip     []string
 	json     bool
+	project  projectFlags
 }
 
 func newSmokeCmd() *cobra.Command {
@@ -53,6 +54,7 @@ Exit status: 0 all passed, 2 connection failure, 3 some tool failed,
 		RunE: func(cmd *cobra.Command, args []string) error { return runSmoke(cmd, o, args) },
 	}
 	fs := cmd.Flags()
+	o.project.register(fs)
 	fs.BoolVar(&o.sse, "sse", false, "the URL is a legacy HTTP+SSE endpoint")
 	fs.StringArrayVar(&o.headers, "header", nil, "HTTP header `K=V` (repeatable)")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "per-call timeout")
@@ -117,7 +119,7 @@ func smokeTarget(cmd *cobra.Command, o *smokeOpts, args []string) (mcpconn.Serve
 			}
 			s.Headers = h
 		case len(args) == 1:
-			specs, err := resolveNamed(cmd.Context(), args)
+			specs, err := resolveNamed(cmd.Context(), &o.project, args)
 			if err != nil {
 				return s, err
 			}

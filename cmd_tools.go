@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,11 +21,6 @@ import (
 
 func init() { addCommand(newToolsCmd) }
 
-// serverResolver finds a configured server by name. It is nil until
-// project loading exists; the project loader sets it, and every MCP
-// command then accepts server names as well as ad-hoc --stdio/--url servers.
-var serverResolver func(ctx context.Context, name string) (mcpconn.ServerSpec, error)
-
 // Exit codes shared by the MCP commands (crewbench call documents them).
 const (
 	exitOK         = 0
@@ -45,10 +39,12 @@ type targetFlags struct {
 	env      []string
 	inherit  bool
 	protocol string
+	project  projectFlags
 }
 
 func (f *targetFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
+	f.project.register(fs)
 	fs.StringVar(&f.stdio, "stdio", "", `stdio server command line, split like a shell would but run without one ("cmd arg…")`)
 	fs.StringVar(&f.url, "url", "", "streamable-HTTP server URL (with --sse: an SSE endpoint)")
 	fs.BoolVar(&f.sse, "sse", false, "the --url is a legacy HTTP+SSE endpoint")
@@ -123,25 +119,6 @@ func keyValues(flag string, kvs []string) (map[string]string, error) {
 		m[strings.TrimSpace(k)] = v
 	}
 	return m, nil
-}
-
-// resolveNamed looks servers up through serverResolver.
-func resolveNamed(ctx context.Context, names []string) ([]mcpconn.ServerSpec, error) {
-	if len(names) == 0 {
-		return nil, nil
-	}
-	if serverResolver == nil {
-		return nil, fmt.Errorf("unknown server %q: no project is loaded; give the server with --stdio \"cmd args\" or --url URL", names[0])
-	}
-	var out []mcpconn.ServerSpec
-	for _, n := range names {
-		s, err := serverResolver(ctx, n)
-		if err != nil {
-			return nil, fmt.Errorf("server %q: %w", n, err)
-		}
-		out = append(out, s)
-	}
-	return out, nil
 }
 
 // splitCommandLine splits a command line into words like a POSIX shell
@@ -270,9 +247,15 @@ const healthProbeTimeout = 5 * time.Second
 
 func runTools(cmd *cobra.Command, o *toolsOpts, args []string) error {
 	ctx := cmd.Context()
-	specs, err := resolveNamed(ctx, args)
+	specs, err := resolveNamed(ctx, &o.target.project, args)
 	if err != nil {
 		return exitCode(exitUsage, err)
+	}
+	if len(args) == 0 && !o.target.adHoc() {
+		// No server named: every server of the project, if there is one.
+		if specs, err = projectServers(&o.target.project); err != nil {
+			return exitCode(exitUsage, err)
+		}
 	}
 	if o.target.adHoc() || len(specs) == 0 {
 		s, err := o.target.spec()
