@@ -40,7 +40,7 @@ type runOpts struct {
 	inputs    []string
 	llm       string
 	json      bool
-	record    string
+	session   sessionFlags
 	overlay   string
 	color     string
 	verbose   bool
@@ -62,7 +62,10 @@ embedded demo crew offline (scripted LLM, fixture MCP servers).
 
 A live trace of every task, LLM call, tool call and MCP attempt goes to stderr;
 the crew's final output goes to stdout. --json writes every event as a JSON
-line to stdout instead of the final output. --record FILE saves the session.
+line to stdout instead of the final output. Every run is recorded to a new
+session file under $XDG_STATE_HOME/crewbench/sessions (--record FILE picks
+the file, --no-record turns it off); --otlp-endpoint sends spans live to an
+OpenTelemetry collector.
 
 --llm MODEL replaces every agent's LLM (and the manager's): a CrewAI/LiteLLM
 model string such as openai/gpt-4o-mini, anthropic/claude-haiku-4-5,
@@ -88,12 +91,13 @@ Exit codes:
 	f.StringArrayVar(&o.inputs, "input", nil, "kickoff input `key=value` (repeatable; values are strings)")
 	f.StringVar(&o.llm, "llm", "", "replace every agent's LLM with this `MODEL`")
 	f.BoolVar(&o.json, "json", false, "write events as JSON lines to stdout")
-	f.StringVar(&o.record, "record", "", "record the session to `FILE` (JSONL)")
 	f.StringVarP(&o.overlay, "config", "c", "", "crewbench.yaml overlay `FILE` (default: the one beside the project)")
 	f.StringVar(&o.color, "color", "auto", "colour in the trace: auto, always or never")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "print every event, with arguments and outputs in full")
 	f.BoolVar(&o.stream, "stream", false, "ask the LLM for streamed replies")
 	f.StringVar(&o.outputDir, "output-dir", ".", "where tasks' output_file paths are written (CrewAI: the current directory)")
+	o.session = sessionFlags{recordByDefault: true}
+	addSessionFlags(cmd, &o.session)
 	return cmd
 }
 
@@ -154,28 +158,23 @@ func runRun(cmd *cobra.Command, o *runOpts, args []string) error {
 		sinks = append(sinks, jsonSink)
 	}
 	runID := session.NewID()
-	var rec *session.Recorder
-	if o.record != "" {
-		rec, err = session.Create(o.record, session.RecorderOptions{Header: session.Header{
-			Version: buildVersion(), Project: p.Dir, RunID: runID, Command: "run",
-			Meta: map[string]any{"crew": c.Name, "llm": o.llm, "demo": o.demo, "inputs": inputs},
-		}})
-		if err != nil {
-			return exitCode(runExitFailed, err)
-		}
-		sinks = append(sinks, rec)
+	extra, closeSinks, err := openSessionSinks(&o.session, session.Header{
+		Version: buildVersion(), Project: p.Dir, RunID: runID, Command: "run",
+		Meta: map[string]any{"crew": c.Name, "llm": o.llm, "demo": o.demo, "inputs": inputs},
+	})
+	if err != nil {
+		return exitCode(runExitFailed, err)
+	}
+	if extra != nil {
+		sinks = append(sinks, extra)
 	}
 	em := session.NewEmitter(sinks)
 	out, runErr := crew.Kickoff(cmd.Context(), c, inputs, crew.Options{
 		Emitter: em, RunID: runID, MCP: mcp, Stream: o.stream, OutputDir: o.outputDir,
 	})
 	_ = printer.Close()
-	if rec != nil {
-		if err := rec.Close(); err != nil {
-			fmt.Fprintf(stderr, "crewbench: recording %s: %v\n", o.record, err)
-		} else {
-			fmt.Fprintf(stderr, "session recorded to %s\n", o.record)
-		}
+	if err := closeSinks(stderr); err != nil {
+		fmt.Fprintf(stderr, "crewbench: %v\n", err)
 	}
 	if jsonSink != nil && jsonSink.err != nil {
 		fmt.Fprintf(stderr, "crewbench: writing events: %v\n", jsonSink.err)

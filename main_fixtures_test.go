@@ -18,5 +18,14 @@ var fixtureDispatch bool
 func TestMain(m *testing.M) {
 	fixturetest.RunIfFixture()
 	fixtureDispatch = true
-	os.Exit(m.Run())
+	// `crewbench run` records every session by default: keep the tests'
+	// recordings out of the developer's real state directory.
+	state, err := os.MkdirTemp("", "crewbench-test-state-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_STATE_HOME", state)
+	code := m.Run()
+	os.RemoveAll(state)
+	os.Exit(code)
 }
