@@ -1,0 +1,2 @@
+def run():
+    Crew().kickoff(inputs={})

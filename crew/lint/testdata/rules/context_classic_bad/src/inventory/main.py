@@ -1,0 +1,5 @@
+from inventory.crew import InventoryCrew
+
+
+def run():
+    InventoryCrew().crew().kickoff(inputs={"sku": "SKU-1"})

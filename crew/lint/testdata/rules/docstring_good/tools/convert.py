@@ -1,0 +1,9 @@
+from crewai.tools import tool
+
+
+@tool("Unit Converter")
+def convert(
+    km: float,
+) -> str:
+    """Convert kilometres to miles."""
+    return f"{km * 0.621371:.1f} mi"

@@ -1,0 +1,5 @@
+from crewai_tools import BaseTool, SerperDevTool
+from crewai.mcp import (
+    MCPServerStdio,
+    MCPServerAdapter,
+)

@@ -1,0 +1,3 @@
+from crewai.tools import BaseTool
+from crewai_tools import MCPServerAdapter, SerperDevTool
+from crewai.mcp import MCPServerStdio

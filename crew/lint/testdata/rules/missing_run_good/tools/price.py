@@ -1,0 +1,9 @@
+from crewai.tools import BaseTool
+
+
+class PriceTool(BaseTool):
+    name: str = "price_lookup"
+    description: str = "Unit price for a SKU."
+
+    async def _run(self, sku: str) -> str:
+        return "9.99"

@@ -1,0 +1,2 @@
+def only_reads(ctx, tool):
+    return True
