@@ -91,7 +91,7 @@ func TestToolsUsageAndConnectionErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"tools"}, 1, "no server"},
-		{[]string{"tools", "someserver"}, 1, "no project is loaded"},
+		{[]string{"tools", "someserver"}, 1, "no project found"},
 		{[]string{"tools", "--stdio", "'unterminated"}, 1, "unterminated quote"},
 		{[]string{"tools", "--url", "ftp://x"}, 1, "want an http(s) URL"},
 		{[]string{"tools", "--stdio", "/nonexistent/server-binary"}, 2, "spawn_failed"},
@@ -187,7 +187,7 @@ func TestSmokeURLIsLastArgument(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 	code, _, errs = run(t, "smoke", "not-a-configured-server")
-	if code != 1 || !strings.Contains(errs, "no project is loaded") {
+	if code != 1 || !strings.Contains(errs, "no project found") {
 		t.Errorf("exit %d: %s", code, errs)
 	}
 }

@@ -1,0 +1,254 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/atotto/clipboard"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/spf13/cobra"
+
+	"crewbench/crew"
+	"crewbench/crew/project"
+	"crewbench/fixtures/demo"
+	"crewbench/mcpconn"
+	"crewbench/session"
+	"crewbench/themes"
+	"crewbench/ui"
+)
+
+// The workbench: bare `crewbench` opens the project in the current
+// directory (or the demo when there is none); `crewbench demo` opens the
+// embedded demo. This file only composes: it opens the project, builds the
+// engine pieces and hands them to ui.Run.
+
+func init() {
+	rootRun = runWorkbenchRoot
+	openReplayTUI = func(cmd *cobra.Command, path string) error { return openReplayWorkbench(cmd, path, "") }
+	rootFlags = append(rootFlags, func(root *cobra.Command) { addThemeFlag(root) })
+	addCommand(newDemoCmd)
+}
+
+func addThemeFlag(cmd *cobra.Command) {
+	cmd.Flags().String("theme", "", "colour theme: "+strings.Join(themes.Names(), ", ")+
+		" (default auto: follows the terminal background; NO_COLOR selects no-colour)")
+}
+
+func newDemoCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Open the workbench on the embedded demo crew (offline: fixture servers, scripted LLM)",
+		Long: `demo opens the workbench on crewbench's embedded demo project: a two-agent
+crew whose MCP servers are crewbench's own fixtures (started as
+"crewbench fixture NAME") and whose LLM is scripted, so everything works
+offline with no keys.
+
+Try: / to search a tool by its original name (getForecast), 3 for the filter
+playground, t on a tool to call it, 5 to kick off the crew, ? for every key.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			theme, _ := cmd.Flags().GetString("theme")
+			return openWorkbench(cmd, workbenchOptions{demo: true, theme: theme})
+		},
+	}
+	addThemeFlag(cmd)
+	return cmd
+}
+
+func runWorkbenchRoot(cmd *cobra.Command, args []string) error {
+	theme, _ := cmd.Flags().GetString("theme")
+	return openWorkbench(cmd, workbenchOptions{path: ".", theme: theme, demoIfNone: true})
+}
+
+type workbenchOptions struct {
+	path       string
+	demo       bool
+	demoIfNone bool
+	theme      string
+	// replay is a session file to open at start (crewbench replay FILE).
+	replay string
+}
+
+// openReplayWorkbench opens a recorded session in the workbench: the
+// trace view shows it, and the sessions view lists the others.
+func openReplayWorkbench(cmd *cobra.Command, path, theme string) error {
+	return openWorkbench(cmd, workbenchOptions{path: ".", demoIfNone: true, theme: theme, replay: path})
+}
+
+func openWorkbench(cmd *cobra.Command, o workbenchOptions) error {
+	ctx := cmd.Context()
+	pal, err := themes.Select(o.theme, os.Getenv("NO_COLOR") != "")
+	if err != nil {
+		return exitCode(1, err)
+	}
+	w, err := loadWorkspace(o)
+	if err != nil {
+		return exitCode(1, err)
+	}
+	defer w.cleanup()
+
+	// Detect the background now, before Bubble Tea owns the terminal's
+	// input (lipgloss caches the answer).
+	_ = lipgloss.HasDarkBackground()
+
+	sink, events, closeEvents := ui.NewEventChannel(ctx, 4096)
+	pool := mcpconn.NewPool(session.NewEmitter(sink))
+	w.mcp.Pool = pool
+	deps := ui.Deps{
+		Ctx:         ctx,
+		Workspace:   w.ws,
+		Pool:        ui.PoolAdapter{Pool: pool},
+		Events:      events,
+		Caller:      ui.MCPCaller{Pool: pool},
+		Prober:      ui.HTTPProber{},
+		Palette:     pal,
+		Environ:     os.Environ(),
+		Editor:      editorCommand(),
+		OpenSession: o.replay,
+		Clipboard:   clipboard.WriteAll,
+	}
+	if dir, err := session.SessionsDir(); err == nil {
+		deps.Sessions = ui.DirSessions{Dir: dir}
+		if w.runner != nil {
+			w.runner.SessionsDir = dir
+		}
+	}
+	if w.runner != nil {
+		deps.Runner = w.runner
+	}
+	if w.project != nil {
+		deps.Exporter = ui.ProjectExporter{Project: w.project}
+		if w.ws.Name == "demo" {
+			deps.Exporter = ui.ProjectExporter{Project: w.project,
+				ReadOnly: "the demo lives in a temporary directory: nothing to write back to (x shows the config)"}
+		}
+	}
+	err = ui.Run(deps, teaIO(cmd)...)
+	_ = pool.Close()
+	closeEvents()
+	return err
+}
+
+func editorCommand() string {
+	if e := os.Getenv("VISUAL"); e != "" {
+		return e
+	}
+	return os.Getenv("EDITOR")
+}
+
+// workspace is what the workbench opens.
+type workspace struct {
+	project *project.Project
+	ws      ui.Workspace
+	runner  *ui.ProjectRunner
+	mcp     *crew.MCP
+	cleanup func()
+}
+
+// loadWorkspace opens the project (or the demo) and prepares its servers:
+// the demo's `crewbench fixture NAME` servers run this very executable, so
+// the demo works without crewbench on PATH.
+func loadWorkspace(o workbenchOptions) (*workspace, error) {
+	w := &workspace{mcp: &crew.MCP{}, cleanup: func() {}}
+	var p *project.Project
+	var note string
+	name := ""
+	if !o.demo {
+		var err error
+		p, err = project.Open(o.path, "")
+		switch {
+		case p == nil && o.demoIfNone:
+			note = fmt.Sprintf("no project here (%s): showing the demo", firstLine(err))
+		case p == nil:
+			return nil, fmt.Errorf("open project: %w", err)
+		case err != nil:
+			note = "the project has problems: " + firstLine(err)
+		}
+	}
+	if p == nil {
+		dir, err := os.MkdirTemp("", "crewbench-demo-")
+		if err != nil {
+			return nil, fmt.Errorf("demo: %w", err)
+		}
+		w.cleanup = func() { os.RemoveAll(dir) }
+		path, err := demo.Materialize(filepath.Join(dir, "project"))
+		if err != nil {
+			w.cleanup()
+			return nil, err
+		}
+		if p, err = project.Open(path, ""); p == nil {
+			w.cleanup()
+			return nil, fmt.Errorf("open the demo: %w", err)
+		}
+		exe, err := selfExecutable()
+		if err != nil {
+			w.cleanup()
+			return nil, fmt.Errorf("demo: cannot find the crewbench executable: %w", err)
+		}
+		w.mcp.SelfCommand = exe
+		// A private TMPDIR gives the flaky fixture a fresh call counter.
+		w.mcp.SelfEnv = map[string]string{"TMPDIR": dir}
+		name = "demo"
+	}
+	w.project = p
+	w.ws = ui.WorkspaceOf(p, name)
+	for i := range w.ws.Servers {
+		w.ws.Servers[i].Spec = selfSpec(w.ws.Servers[i].Spec, w.mcp)
+	}
+	if note != "" {
+		w.ws.Notes = append([]string{note}, w.ws.Notes...)
+	}
+	if p.Crew != nil {
+		w.runner = &ui.ProjectRunner{Project: p, MCP: w.mcp, Version: buildVersion()}
+	}
+	return w, nil
+}
+
+// selfSpec runs a stdio server declared as `crewbench …` with this
+// executable (names still come from "crewbench"), as crew.MCP does for runs.
+func selfSpec(s mcpconn.ServerSpec, m *crew.MCP) mcpconn.ServerSpec {
+	if m.SelfCommand == "" || s.Transport != mcpconn.TransportStdio || s.Command != "crewbench" || s.Executable != "" {
+		return s
+	}
+	s.Executable = m.SelfCommand
+	if len(m.SelfEnv) > 0 {
+		env := make(map[string]string, len(s.Env)+len(m.SelfEnv))
+		for k, v := range s.Env {
+			env[k] = v
+		}
+		for k, v := range m.SelfEnv {
+			env[k] = v
+		}
+		s.Env = env
+	}
+	return s
+}
+
+func firstLine(err error) string {
+	if err == nil {
+		return ""
+	}
+	var es project.Errors
+	if errors.As(err, &es) && len(es) > 0 {
+		return es[0].Error()
+	}
+	s, _, _ := strings.Cut(err.Error(), "\n")
+	return s
+}
+
+// teaIO passes the command's streams to Bubble Tea when they are not the
+// process's own (tests run the command tree in-process).
+func teaIO(cmd *cobra.Command) []tea.ProgramOption {
+	var opts []tea.ProgramOption
+	if in := cmd.InOrStdin(); in != os.Stdin {
+		opts = append(opts, tea.WithInput(in))
+	}
+	if out := cmd.OutOrStdout(); out != os.Stdout {
+		opts = append(opts, tea.WithOutput(out))
+	}
+	return opts
+}

@@ -1,0 +1,662 @@
+// Package ui is the crewbench workbench: a Bubble Tea app over the engine
+// packages. It adds no engine logic; it shows what names, mcpconn, crew and
+// session compute, and hands user decisions back to them.
+//
+// Routing (keep this table true):
+//
+//	message                         goes to
+//	tea.WindowSizeMsg               root layout(), then SetSize on every view
+//	tea.KeyMsg                      ctrl+c always; a view that CapturesInput gets
+//	                                everything else; otherwise global keys, then
+//	                                the current view only
+//	tea.MouseMsg (wheel)            the current view, as up/down
+//	pool events / status            root → serverData, then views' setters
+//	call / run / pause / sessions   root → the owning view's methods
+//	pane intents (show*Msg, …)      root only
+//	bubbles internals (blink)       the focused text input's owner
+package ui
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"crewbench/mcpconn"
+	"crewbench/session"
+)
+
+// view is one screen of the workbench.
+type view int
+
+const (
+	viewServers view = iota
+	viewTools
+	viewFilter
+	viewTry
+	viewKickoff
+	viewTrace
+	viewSessions
+	viewCount
+)
+
+var viewTitles = [viewCount]string{"Servers", "Tools", "Filter", "Try", "Kickoff", "Trace", "Sessions"}
+
+func (v view) String() string {
+	if v >= 0 && v < viewCount {
+		return viewTitles[v]
+	}
+	return fmt.Sprintf("view(%d)", int(v))
+}
+
+type noticeLevel int
+
+const (
+	noticeInfo noticeLevel = iota
+	noticeWarn
+	noticeError
+)
+
+// Model is the root model.
+type Model struct {
+	deps Deps
+	ctx  context.Context
+	st   *Styles
+	km   *KeyMap
+	help help.Model
+	now  func() time.Time
+	red  *session.Redactor
+
+	width, height int
+	view          view
+	showHelp      bool
+	notice        noticeMsg
+	noticeID      int
+	quitting      bool
+	connecting    bool
+
+	srv           *serverData
+	statusPending bool
+	// pendingCmd is a command a setter had to start (setView runs from
+	// places that cannot return one); Update returns it.
+	pendingCmd tea.Cmd
+
+	servers  serversPane
+	tools    toolsPane
+	filter   filterPane
+	try      tryPane
+	kickoff  kickoffPane
+	trace    tracePane
+	sessions sessionsPane
+}
+
+// New builds the workbench. Call Init (Bubble Tea does) to start the
+// background connects.
+func New(deps Deps) Model {
+	if deps.Ctx == nil {
+		deps.Ctx = context.Background()
+	}
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	if deps.Redactor == nil {
+		deps.Redactor = session.DefaultRedactor
+	}
+	if deps.SelfCommand == "" {
+		deps.SelfCommand = "crewbench"
+	}
+	st := NewStyles(deps.Palette)
+	km := DefaultKeyMap()
+	h := help.New()
+	h.Styles = st.Help
+	srv := newServerData(deps.Workspace.Servers)
+	m := Model{
+		deps: deps, ctx: deps.Ctx, st: st, km: km, help: h, now: deps.Now, red: deps.Redactor,
+		srv:        srv,
+		connecting: deps.Pool != nil && len(deps.Workspace.Servers) > 0,
+	}
+	m.servers = newServersPane(st, km, srv, deps)
+	m.tools = newToolsPane(st, km, deps.Workspace)
+	m.filter = newFilterPane(st, km, deps)
+	m.try = newTryPane(st, km, deps)
+	m.kickoff = newKickoffPane(st, km, deps.Runner)
+	m.trace = newTracePane(st, km, deps.Now, deps.Redactor)
+	m.sessions = newSessionsPane(st, km, deps.Sessions != nil)
+	if deps.OpenSession != "" {
+		m.view = viewTrace
+	}
+	if len(deps.Workspace.Notes) > 0 {
+		m.notice = noticeMsg{level: noticeWarn, text: deps.Workspace.Notes[0]}
+	}
+	m.focusView(m.view)
+	return m
+}
+
+// Init starts the background work: connecting servers, reading the pool's
+// events, listing sessions, and opening a session given on the command line.
+func (m Model) Init() tea.Cmd {
+	specs := make([]mcpconn.ServerSpec, 0, len(m.deps.Workspace.Servers))
+	for _, e := range m.deps.Workspace.Servers {
+		specs = append(specs, e.Spec)
+	}
+	cmds := []tea.Cmd{
+		connectAll(m.ctx, m.deps.Pool, specs),
+		waitForPoolEvents(m.deps.Events),
+		loadStatus(m.deps.Pool),
+		listSessions(m.ctx, m.deps.Sessions),
+	}
+	if m.deps.OpenSession != "" {
+		cmds = append(cmds, openSession(m.ctx, m.deps.Sessions, m.deps.OpenSession))
+	}
+	return tea.Batch(cmds...)
+}
+
+// Update routes one message (see the table at the top of the file).
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	nm, cmd := m.update(msg)
+	if mm, ok := nm.(Model); ok && mm.pendingCmd != nil {
+		pc := mm.pendingCmd
+		mm.pendingCmd = nil
+		return mm, tea.Batch(cmd, pc)
+	}
+	return nm, cmd
+}
+
+func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.layout()
+		return m, nil
+	case tea.KeyMsg:
+		return m.updateKey(msg)
+	case tea.MouseMsg:
+		return m.updateMouse(msg)
+
+	case poolEventsMsg:
+		var cmd tea.Cmd
+		if m.srv.absorb(msg) && !m.statusPending {
+			m.statusPending = true
+			cmd = loadStatus(m.deps.Pool)
+		}
+		m.servers.refresh()
+		return m, tea.Batch(cmd, waitForPoolEvents(m.deps.Events))
+	case poolClosedMsg:
+		return m, nil
+	case statusMsg:
+		m.statusPending = false
+		return m, m.applyStatus(msg)
+	case connectDoneMsg:
+		m.connecting = false
+		if msg.err != nil {
+			return m, tea.Batch(loadStatus(m.deps.Pool), notice(noticeError, "connect: %v", msg.err))
+		}
+		return m, loadStatus(m.deps.Pool)
+	case reconnectDoneMsg:
+		cmd := loadStatus(m.deps.Pool)
+		if msg.err != nil {
+			return m, tea.Batch(cmd, notice(noticeError, "reconnect %s: %s", msg.server, m.red.RedactString(msg.err.Error())))
+		}
+		return m, tea.Batch(cmd, notice(noticeInfo, "reconnected %s", msg.server))
+	case pingDoneMsg:
+		m.srv.setPing(msg.server, msg.rtt, msg.err)
+		m.servers.refresh()
+		if msg.err != nil {
+			return m, notice(noticeWarn, "%s", m.red.RedactString(msg.err.Error()))
+		}
+		return m, notice(noticeInfo, "ping %s: %s", msg.server, fmtDur(msg.rtt))
+	case healthDoneMsg:
+		m.srv.health[msg.server] = &msg.res
+		m.servers.refresh()
+		return m, notice(noticeInfo, "health %s: %s (%s)", msg.server, msg.res.Health, fmtDur(msg.res.Duration))
+	case poolShutMsg:
+		return m, tea.Quit
+
+	case noticeMsg:
+		m.noticeID++
+		msg.id = m.noticeID
+		m.notice = msg
+		if msg.level == noticeError {
+			return m, nil // errors stay until the next notice
+		}
+		id := msg.id
+		return m, tea.Tick(noticeTTL, func(time.Time) tea.Msg { return clearNoticeMsg{id: id} })
+	case clearNoticeMsg:
+		if msg.id == m.notice.id {
+			m.notice = noticeMsg{}
+		}
+		return m, nil
+	case showToolsMsg:
+		cmd := m.tools.scopeServer(msg.server)
+		m.setView(viewTools)
+		return m, cmd
+	case toolSearchMsg:
+		var cmd tea.Cmd
+		m.tools, cmd = m.tools.Update(msg)
+		return m, cmd
+	case showFilterMsg:
+		cmd := m.filter.Open(msg.server, m.srv)
+		m.setView(viewFilter)
+		return m, cmd
+	case showTryMsg:
+		m.try.Open(m.srv, msg.server, msg.tool)
+		m.setView(viewTry)
+		return m, nil
+	case showViewMsg:
+		m.setView(msg.v)
+		return m, nil
+
+	case filterResultMsg, exportMsg, writePlanMsg, writeDoneMsg:
+		var cmd tea.Cmd
+		m.filter, cmd = m.filter.Update(msg)
+		return m, cmd
+	case callEventsMsg, callEventsClosedMsg, callDoneMsg, copiedMsg:
+		var cmd tea.Cmd
+		m.try, cmd = m.try.Update(msg)
+		return m, cmd
+	case editorReadyMsg:
+		if msg.err != nil {
+			return m, notice(noticeError, "%v", msg.err)
+		}
+		return m, runEditor(m.deps.Editor, msg.target, msg.path)
+	case editorExitedMsg:
+		return m, readEditorFile(msg.target, msg.path, msg.err)
+	case editorDoneMsg:
+		if msg.err != nil {
+			return m, notice(noticeError, "%v", msg.err)
+		}
+		var cmd tea.Cmd
+		switch msg.target {
+		case editTryArgs:
+			m.try, cmd = m.try.Update(msg)
+		default:
+			m.trace, cmd = m.trace.Update(msg)
+		}
+		return m, cmd
+
+	case startRunMsg:
+		cmd := m.trace.StartRun(m.ctx, m.deps.Runner, msg)
+		m.setView(viewTrace)
+		return m, cmd
+	case runDoneMsg:
+		var cmd tea.Cmd
+		m.trace, cmd = m.trace.Update(msg)
+		// The run was recorded: the sessions view lists it.
+		return m, tea.Batch(cmd, listSessions(m.ctx, m.deps.Sessions))
+	case runStartedMsg, runEventsMsg, runEventsClosedMsg, pauseMsg:
+		var cmd tea.Cmd
+		m.trace, cmd = m.trace.Update(msg)
+		return m, cmd
+
+	case sessionsListedMsg:
+		m.sessions.SetList(msg.list, msg.err)
+		return m, nil
+	case refreshSessionsMsg:
+		return m, listSessions(m.ctx, m.deps.Sessions)
+	case openSessionMsg:
+		return m, openSession(m.ctx, m.deps.Sessions, msg.path)
+	case sessionOpenedMsg:
+		if msg.err != nil {
+			return m, notice(noticeError, "open %s: %v", msg.path, msg.err)
+		}
+		if r := m.trace.run; r != nil && !r.done {
+			return m, notice(noticeWarn, "a run is in progress: stop it (X in 6 Trace) before opening a session")
+		}
+		m.trace.Load(msg.path, msg.file)
+		m.setView(viewTrace)
+		return m, notice(noticeInfo, "opened %s (%s)", msg.path, plural(len(msg.file.Events), "event"))
+	}
+	// Anything else (cursor blink, …) belongs to the current view.
+	return m.updateCurrent(msg)
+}
+
+func (m Model) updateKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	// Keys typed faster than the terminal is read arrive as one message
+	// with several runes ("3e"). Outside a text field each rune is a
+	// command of its own, so replay them one by one; a rune that opens a
+	// text field ("/") sends the rest into it.
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.capturing() {
+		var cmds []tea.Cmd
+		var model tea.Model = m
+		for i, r := range msg.Runes {
+			cur := model.(Model)
+			if cur.capturing() {
+				rest := tea.KeyMsg{Type: tea.KeyRunes, Runes: msg.Runes[i:], Alt: msg.Alt}
+				nm, cmd := cur.updateKey(rest)
+				return nm, tea.Batch(append(cmds, cmd)...)
+			}
+			var cmd tea.Cmd
+			model, cmd = cur.updateKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt})
+			cmds = append(cmds, cmd)
+		}
+		return model, tea.Batch(cmds...)
+	}
+	g := m.km.Global
+	if key.Matches(msg, g.ForceQuit) {
+		return m.quit()
+	}
+	if m.quitting {
+		return m, nil
+	}
+	if m.capturing() {
+		return m.updateCurrent(msg)
+	}
+	switch {
+	case key.Matches(msg, g.Quit):
+		return m.quit()
+	case key.Matches(msg, g.Help):
+		m.showHelp = !m.showHelp
+		m.layout()
+		return m, nil
+	case key.Matches(msg, g.NextView):
+		m.setView((m.view + 1) % viewCount)
+		return m, nil
+	case key.Matches(msg, g.PrevView):
+		m.setView((m.view + viewCount - 1) % viewCount)
+		return m, nil
+	case m.showHelp && key.Matches(msg, g.Back):
+		m.showHelp = false
+		m.layout()
+		return m, nil
+	}
+	for v := view(0); v < viewCount; v++ {
+		if key.Matches(msg, g.Views[v]) {
+			m.setView(v)
+			return m, nil
+		}
+	}
+	return m.updateCurrent(msg)
+}
+
+// updateMouse turns wheel motion into up/down for the current view.
+func (m Model) updateMouse(msg tea.MouseMsg) (tea.Model, tea.Cmd) {
+	if msg.Action != tea.MouseActionPress {
+		return m, nil
+	}
+	var k tea.KeyMsg
+	switch msg.Button {
+	case tea.MouseButtonWheelUp:
+		k = tea.KeyMsg{Type: tea.KeyUp}
+	case tea.MouseButtonWheelDown:
+		k = tea.KeyMsg{Type: tea.KeyDown}
+	default:
+		return m, nil
+	}
+	if m.capturing() {
+		return m, nil
+	}
+	return m.updateCurrent(k)
+}
+
+func (m Model) updateCurrent(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
+	switch m.view {
+	case viewServers:
+		m.servers, cmd = m.servers.Update(msg)
+	case viewTools:
+		m.tools, cmd = m.tools.Update(msg)
+	case viewFilter:
+		m.filter, cmd = m.filter.Update(msg)
+	case viewTry:
+		m.try, cmd = m.try.Update(msg)
+	case viewKickoff:
+		m.kickoff, cmd = m.kickoff.Update(msg)
+	case viewTrace:
+		m.trace, cmd = m.trace.Update(msg)
+	case viewSessions:
+		m.sessions, cmd = m.sessions.Update(msg)
+	}
+	return m, cmd
+}
+
+// quit cancels nothing itself: it reaps the servers first (Pool.Close runs
+// each shutdown sequence), then exits. A second ctrl+c exits at once; the
+// composition root closes the pool again after the program returns.
+func (m Model) quit() (tea.Model, tea.Cmd) {
+	if m.quitting {
+		return m, tea.Quit
+	}
+	m.quitting = true
+	m.notice = noticeMsg{level: noticeInfo, text: "stopping servers…"}
+	m.trace.Stop()
+	return m, closePool(m.deps.Pool)
+}
+
+func (m *Model) setView(v view) {
+	if v == m.view {
+		return
+	}
+	m.view = v
+	if v == viewFilter && !m.filter.chosen {
+		// Arriving by tab or digit: show the server selected in 1 Servers.
+		if s := m.servers.selected(); s != "" {
+			m.filter.load(s, true)
+			m.pendingCmd = m.filter.recompute()
+		}
+	}
+	m.focusView(v)
+}
+
+func (m *Model) focusView(v view) {
+	m.servers.Blur()
+	m.tools.Blur()
+	m.filter.Blur()
+	m.try.Blur()
+	m.kickoff.Blur()
+	m.trace.Blur()
+	m.sessions.Blur()
+	switch v {
+	case viewServers:
+		m.servers.Focus()
+	case viewTools:
+		m.tools.Focus()
+	case viewFilter:
+		m.filter.Focus()
+	case viewTry:
+		m.try.Focus()
+	case viewKickoff:
+		m.kickoff.Focus()
+	case viewTrace:
+		m.trace.Focus()
+	case viewSessions:
+		m.sessions.Focus()
+	}
+}
+
+func (m Model) current() interface {
+	ShortHelp() []key.Binding
+	FullHelp() [][]key.Binding
+	CapturesInput() bool
+} {
+	switch m.view {
+	case viewTools:
+		return m.tools
+	case viewFilter:
+		return m.filter
+	case viewTry:
+		return m.try
+	case viewKickoff:
+		return m.kickoff
+	case viewTrace:
+		return m.trace
+	case viewSessions:
+		return m.sessions
+	}
+	return m.servers
+}
+
+func (m Model) capturing() bool { return m.current().CapturesInput() }
+
+// applyStatus takes a fresh pool snapshot and hands it to every view that
+// shows servers or tools.
+func (m *Model) applyStatus(st []mcpconn.ServerStatus) tea.Cmd {
+	m.srv.setStatus(st)
+	m.servers.refresh()
+	cmd := m.tools.SetTools(m.srv)
+	m.filter.SetServers(m.srv)
+	m.try.SetServers(m.srv)
+	return cmd
+}
+
+// layout sizes every view from the window size and the footer's height.
+func (m *Model) layout() {
+	m.help.Width = m.width
+	bodyH := max(0, m.height-headerHeight-m.footerHeight())
+	for _, p := range []interface{ SetSize(w, h int) }{&m.servers, &m.tools, &m.filter, &m.try, &m.kickoff, &m.trace, &m.sessions} {
+		p.SetSize(m.width, bodyH)
+	}
+}
+
+const headerHeight = 2
+
+// noticeTTL is how long an info or warning notice stays in the status bar.
+const noticeTTL = 8 * time.Second
+
+// runShutdownGrace bounds the wait for a cancelled run to close its
+// recording when the workbench quits.
+const runShutdownGrace = 5 * time.Second
+
+func (m Model) footerHeight() int {
+	return 1 + lipgloss.Height(m.helpView())
+}
+
+// View draws header, the current view and the footer: exactly width×height.
+func (m Model) View() string {
+	if m.width == 0 || m.height == 0 {
+		return "" // before the first WindowSizeMsg
+	}
+	if m.width < minWidth || m.height < minHeight {
+		return fillLines(fmt.Sprintf("crewbench needs at least %d×%d (now %d×%d)", minWidth, minHeight, m.width, m.height), m.width, m.height)
+	}
+	bodyH := max(0, m.height-headerHeight-m.footerHeight())
+	var body string
+	switch m.view {
+	case viewServers:
+		body = m.servers.View()
+	case viewTools:
+		body = m.tools.View()
+	case viewFilter:
+		body = m.filter.View()
+	case viewTry:
+		body = m.try.View()
+	case viewKickoff:
+		body = m.kickoff.View()
+	case viewTrace:
+		body = m.trace.View()
+	case viewSessions:
+		body = m.sessions.View()
+	}
+	body = fillLines(body, m.width, bodyH)
+	return strings.Join([]string{m.headerView(), body, m.statusView(), m.helpView()}, "\n")
+}
+
+func (m Model) headerView() string {
+	st := m.st.Header
+	ws := m.deps.Workspace
+	parts := []string{st.Title.Render(" crewbench ")}
+	if ws.Name != "" {
+		parts = append(parts, st.Meta.Render(ws.Name))
+	}
+	if ws.LLM != "" {
+		parts = append(parts, st.Meta.Render("llm "+ws.LLM))
+	}
+	ready, conn, failed := m.srv.counts()
+	srv := st.Meta.Render(fmt.Sprintf("servers %d/%d ready", ready, len(m.srv.order)))
+	if conn > 0 {
+		srv += st.Connecting.Render(fmt.Sprintf(" ◌ %d connecting", conn))
+	}
+	if failed > 0 {
+		srv += st.Failed.Render(fmt.Sprintf(" ✕ %d failed", failed))
+	}
+	parts = append(parts, srv)
+	if r := m.trace.runBadge(); r != "" {
+		parts = append(parts, st.Meta.Render(r))
+	}
+	line := strings.Join(parts, st.Sep.Render(" · "))
+	line = st.Bar.Render(pad(line, m.width))
+
+	var tabs []string
+	for v := view(0); v < viewCount; v++ {
+		label := st.TabKey.Render(fmt.Sprintf("%d", v+1)) + " "
+		if v == m.view {
+			label += st.TabActive.Render(viewTitles[v])
+			label = m.st.Text.Accent.Render("▸") + label
+		} else {
+			label += st.Tab.Render(viewTitles[v])
+			label = " " + label
+		}
+		tabs = append(tabs, label)
+	}
+	return line + "\n" + pad(strings.Join(tabs, " "), m.width)
+}
+
+func (m Model) statusView() string {
+	n := m.notice
+	if n.text == "" {
+		switch {
+		case m.quitting:
+			n.text = "stopping servers…"
+		case m.connecting:
+			n.text = "connecting servers in the background — everything else works already"
+		}
+	}
+	s := m.st.Status.Info
+	switch n.level {
+	case noticeWarn:
+		s = m.st.Status.Warn
+	case noticeError:
+		s = m.st.Status.Error
+	}
+	return pad(s.Render(fit(printable(oneLine(n.text)), m.width)), m.width)
+}
+
+func (m Model) helpView() string {
+	hk := helpKeys{pane: m.current(), km: m.km, capturing: m.capturing()}
+	if m.showHelp {
+		v := m.help.FullHelpView(hk.FullHelp())
+		return fillLines(v, m.width, lipgloss.Height(v))
+	}
+	return pad(m.help.ShortHelpView(hk.ShortHelp()), m.width)
+}
+
+// Run runs the workbench until the user quits, then closes the pool (again:
+// Close is idempotent) so no server process outlives it.
+func Run(deps Deps, opts ...tea.ProgramOption) error {
+	parent := deps.Ctx
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	deps.Ctx = ctx
+	opts = append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx)}, opts...)
+	if path := os.Getenv("CREWBENCH_TUI_LOG"); path != "" {
+		if f, err := tea.LogToFile(path, "crewbench"); err == nil {
+			defer f.Close()
+		}
+	}
+	p := tea.NewProgram(New(deps), opts...)
+	final, err := p.Run()
+	cancel()
+	if fm, ok := final.(Model); ok {
+		// A run cancelled by quitting still closes its recording.
+		fm.trace.waitFinished(runShutdownGrace)
+	}
+	if deps.Pool != nil {
+		_ = deps.Pool.Close()
+	}
+	if err != nil && !isCancel(err) {
+		return fmt.Errorf("workbench: %w", err)
+	}
+	return nil
+}
+
+func isCancel(err error) bool {
+	return err == tea.ErrProgramKilled || strings.Contains(err.Error(), "context canceled")
+}

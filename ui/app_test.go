@@ -1,0 +1,247 @@
+package ui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest"
+
+	"crewbench/crew"
+	"crewbench/crew/project"
+	"crewbench/fixtures/demo"
+	"crewbench/fixtures/fixturetest"
+	"crewbench/mcpconn"
+	"crewbench/session"
+)
+
+// CI machines have 2 cores and run with -race: allow far more than the 1 s default.
+const flowWait = 60 * time.Second
+
+// screenHas waits until the rendered output contains every text.
+func screenHas(t *testing.T, tm *teatest.TestModel, texts ...string) {
+	t.Helper()
+	var seen []byte
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		seen = append(seen, b...)
+		plain := ansi.Strip(string(seen))
+		// UI_FLOW_DEBUG=FILE keeps the latest screen text, to see why a
+		// flow timed out.
+		if os.Getenv("UI_FLOW_DEBUG") != "" {
+			_ = os.WriteFile(os.Getenv("UI_FLOW_DEBUG"), []byte(plain), 0o644)
+		}
+		for _, s := range texts {
+			if !strings.Contains(plain, s) {
+				return false
+			}
+		}
+		return true
+	}, teatest.WithDuration(flowWait), teatest.WithCheckInterval(20*time.Millisecond))
+}
+
+func send(tm *teatest.TestModel, keys ...string) {
+	for _, k := range keys {
+		switch k {
+		case "enter":
+			tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+		case "esc":
+			tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+		case "ctrl+u":
+			tm.Send(tea.KeyMsg{Type: tea.KeyCtrlU})
+		default:
+			for _, r := range k {
+				tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+			}
+		}
+	}
+}
+
+func finalModel(t *testing.T, tm *teatest.TestModel) Model {
+	t.Helper()
+	return tm.FinalModel(t, teatest.WithFinalTimeout(flowWait)).(Model)
+}
+
+// Flow: find which LLM name a camelCase tool gets, by its original name.
+func TestFlow_SearchAToolByItsOriginalName(t *testing.T) {
+	tm := teatest.NewTestModel(t, New(goldenDeps()), teatest.WithInitialTermSize(100, 30))
+	screenHas(t, tm, "servers 2/3 ready")
+	send(tm, "2", "/", "getForecast")
+	screenHas(t, tm, "/getForecast", "crewbench_fixture_weather_get_forecast")
+	send(tm, "enter", "enter")
+	screenHas(t, tm, "How the name is derived", "split camelCase")
+	send(tm, "esc", "q")
+	fm := finalModel(t, tm)
+	if fm.view != viewTools || fm.tools.query != "getForecast" {
+		t.Fatalf("view %v query %q", fm.view, fm.tools.query)
+	}
+	r, _ := fm.tools.selectedRow()
+	if r.tool.LLMName != "crewbench_fixture_weather_get_forecast" {
+		t.Errorf("selected %s", r.tool.LLMName)
+	}
+	teatest.RequireEqualOutput(t, []byte(fm.View()))
+}
+
+// Flow: a camelCase entry keeps nothing; the hint's fix keeps the tool again.
+func TestFlow_EditAFilterAndSeeTheVerdictChange(t *testing.T) {
+	tm := teatest.NewTestModel(t, New(goldenDeps()), teatest.WithInitialTermSize(100, 30))
+	screenHas(t, tm, "servers 2/3 ready")
+	send(tm, "3")
+	screenHas(t, tm, "Filter playground", "keeps 1 of 2")
+	send(tm, "e", "ctrl+u", "getForecast")
+	screenHas(t, tm, "keeps 0 of 2", "did you mean")
+	send(tm, "esc")
+	send(tm, "F")
+	screenHas(t, tm, "keeps 1 of 2", "✓ kept")
+	send(tm, "q")
+	fm := finalModel(t, tm)
+	if got := fm.filter.fields[fieldAllowed].Value(); got != "get_forecast" {
+		t.Errorf("allowed = %q", got)
+	}
+}
+
+// Flow: try a slow tool on a real stdio fixture under the native policy and
+// watch its attempts time out and retry; quitting reaps the server.
+func TestFlow_TryASlowToolAndWatchItsRetries(t *testing.T) {
+	command, args := fixturetest.Command("slow")
+	spec := mcpconn.ServerSpec{Name: "slow", Transport: mcpconn.TransportStdio, Command: command, Args: args,
+		Timeouts: mcpconn.Timeouts{Call: 300 * time.Millisecond, Attempts: 2, Backoff: 50 * time.Millisecond}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sink, events, closeEvents := NewEventChannel(ctx, 1024)
+	pool := mcpconn.NewPool(session.NewEmitter(sink))
+	defer func() { _ = pool.Close(); closeEvents() }()
+	deps := Deps{Ctx: ctx, Workspace: Workspace{Name: "slow", Servers: []ServerEntry{{Spec: spec}}}, Pool: PoolAdapter{Pool: pool},
+		Events: events, Caller: MCPCaller{Pool: pool}, Palette: testDeps().Palette}
+	tm := teatest.NewTestModel(t, New(deps), teatest.WithInitialTermSize(120, 36))
+	screenHas(t, tm, "servers 1/1 ready")
+	send(tm, "2", "/", "slow_report", "enter", "t")
+	screenHas(t, tm, "Try slow_report @ slow")
+	send(tm, "enter", "5", "enter", "r")
+	screenHas(t, tm, "attempt 1/2 timeout", "retrying in 50ms", "attempt 2/2 timeout", "timeout in")
+	send(tm, "q")
+	fm := finalModel(t, tm)
+	r := fm.try.result
+	if r == nil || r.Outcome != session.OutcomeTimeout || len(r.Attempts) != 2 {
+		t.Fatalf("result = %+v", r)
+	}
+	if st := pool.Status(); len(st) != 1 || st[0].State != mcpconn.StateClosed {
+		t.Errorf("after quit the pool must be closed: %+v", st)
+	}
+}
+
+// Flow: kick off the embedded demo crew in step mode on the real engine,
+// answer the pause, and run on to the end: the slow tool's failure makes
+// the verdict unmistakable.
+func TestFlow_StepThroughAKickoffToABreakpointAndContinue(t *testing.T) {
+	dir := t.TempDir()
+	path, err := demo.Materialize(filepath.Join(dir, "project"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := project.Open(path, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := filepath.Abs(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessions := filepath.Join(dir, "sessions")
+	runner := &ProjectRunner{Project: p, MCP: &crew.MCP{SelfCommand: exe, SelfEnv: map[string]string{"TMPDIR": dir}}, SessionsDir: sessions, Version: "test"}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	deps := Deps{Ctx: ctx, Workspace: WorkspaceOf(p, "demo"), Runner: runner, Sessions: DirSessions{Dir: sessions}, Palette: testDeps().Palette}
+	tm := teatest.NewTestModel(t, New(deps), teatest.WithInitialTermSize(120, 40))
+	send(tm, "5")
+	screenHas(t, tm, "Kickoff", "Weekend Weather Brief", "city")
+	send(tm, "s")
+	screenHas(t, tm, "PAUSED before an LLM call", "Tools offered", "crewbench_fixture_weather_get_forecast")
+	send(tm, "n")
+	screenHas(t, tm, "PAUSED before tool call")
+	// Continue: back to the kickoff's breakpoints (after a tool failure).
+	send(tm, "c")
+	for i := 0; i < 6; i++ {
+		// Parallel calls already queued, and the call after the slow tool's
+		// failure, pause too; continue through them.
+		if done := waitEither(t, tm, "FINISHED WITH 1 TOOL FAILURE", "PAUSED before"); done {
+			break
+		}
+		send(tm, "c")
+	}
+	send(tm, "q")
+	fm := finalModel(t, tm)
+	if fm.trace.run == nil || !fm.trace.run.done || fm.trace.summary.ToolFailures != 1 {
+		t.Fatalf("run %+v failures %d", fm.trace.run, fm.trace.summary.ToolFailures)
+	}
+	if fm.trace.run.outcome.Recorded == "" {
+		t.Error("the run was not recorded to the sessions directory")
+	}
+	if b := fm.trace.banner(); !strings.Contains(b, "slow_report") {
+		t.Errorf("banner = %q", b)
+	}
+}
+
+// waitEither waits for one of two texts in new output; it reports whether
+// the first one appeared.
+func waitEither(t *testing.T, tm *teatest.TestModel, done, other string) bool {
+	t.Helper()
+	var seen []byte
+	first := false
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		seen = append(seen, b...)
+		plain := ansi.Strip(string(seen))
+		if strings.Contains(plain, done) {
+			first = true
+			return true
+		}
+		return strings.Contains(plain, other)
+	}, teatest.WithDuration(flowWait), teatest.WithCheckInterval(20*time.Millisecond))
+	return first
+}
+
+// Flow: a recorded session opens in the trace (what `crewbench replay`
+// does), and the sessions view lists it.
+func TestFlow_OpenARecordedSession(t *testing.T) {
+	dir := t.TempDir()
+	rec, err := session.CreateInDir(dir, session.RecorderOptions{Header: session.Header{Version: "test", Command: "run"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range traceEvents("run-1") {
+		rec.Emit(ev)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	deps := goldenDeps()
+	deps.Sessions = DirSessions{Dir: dir}
+	deps.OpenSession = rec.Path()
+	tm := teatest.NewTestModel(t, New(deps), teatest.WithInitialTermSize(100, 30))
+	screenHas(t, tm, "FINISHED WITH 1 TOOL FAILURE", "attempt 3/3")
+	send(tm, "7")
+	screenHas(t, tm, filepath.Base(rec.Path()))
+	send(tm, "q")
+	fm := finalModel(t, tm)
+	if fm.trace.source != rec.Path() || fm.trace.summary.Events != len(traceEvents("x")) {
+		t.Errorf("source %q events %d", fm.trace.source, fm.trace.summary.Events)
+	}
+}
+
+// Secrets never reach the screen, whatever view shows the server.
+func TestNoSecretOnAnyScreen(t *testing.T) {
+	secret := regexp.MustCompile(`sk-live-secret-value-123|sk-very-secret|abc123secret`)
+	for _, sz := range goldenSizes {
+		for _, sc := range screens {
+			m := sc.build(t, sz.w, sz.h)
+			if loc := secret.FindStringIndex(m.View()); loc != nil {
+				t.Errorf("%s at %s shows a secret: %q", sc.name, sz.name, m.View()[loc[0]:loc[1]])
+			}
+		}
+	}
+}

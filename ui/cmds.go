@@ -1,0 +1,362 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"crewbench/crew"
+	"crewbench/mcpconn"
+	"crewbench/mcpconn/filter"
+	"crewbench/session"
+)
+
+// Every tea.Cmd constructor. Commands capture their inputs (never the
+// model), do the I/O or the waiting, and report back with a message.
+
+// maxEventBatch bounds one drained batch: a burst of events costs one
+// Update and one View, not one each.
+const maxEventBatch = 512
+
+// drain blocks for one value, then takes whatever else is already queued
+// (up to max). ok is false when the channel is closed and nothing was read.
+func drain[T any](ch <-chan T, limit int) (batch []T, ok bool) {
+	v, ok := <-ch
+	if !ok {
+		return nil, false
+	}
+	batch = append(batch, v)
+	for len(batch) < limit {
+		select {
+		case v, ok := <-ch:
+			if !ok {
+				return batch, true // the next wait reports the close
+			}
+			batch = append(batch, v)
+		default:
+			return batch, true
+		}
+	}
+	return batch, true
+}
+
+// waitForPoolEvents reads the next batch of pool events. Re-armed by the
+// root after each batch.
+func waitForPoolEvents(ch <-chan session.Event) tea.Cmd {
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		batch, ok := drain(ch, maxEventBatch)
+		if !ok {
+			return poolClosedMsg{}
+		}
+		return poolEventsMsg(batch)
+	}
+}
+
+func loadStatus(pool ServerPool) tea.Cmd {
+	if pool == nil {
+		return nil
+	}
+	return func() tea.Msg { return statusMsg(pool.Status()) }
+}
+
+func connectAll(ctx context.Context, pool ServerPool, specs []mcpconn.ServerSpec) tea.Cmd {
+	if pool == nil || len(specs) == 0 {
+		return nil
+	}
+	return func() tea.Msg { return connectDoneMsg{err: pool.Connect(ctx, specs...)} }
+}
+
+func reconnect(ctx context.Context, pool ServerPool, name string) tea.Cmd {
+	return func() tea.Msg { return reconnectDoneMsg{server: name, err: pool.Reconnect(ctx, name)} }
+}
+
+// pingTimeout bounds the servers pane's ping.
+const pingTimeout = 5 * time.Second
+
+func ping(ctx context.Context, pool ServerPool, name string) tea.Cmd {
+	return func() tea.Msg {
+		rtt, err := pool.Ping(ctx, name, pingTimeout)
+		return pingDoneMsg{server: name, rtt: rtt, err: err}
+	}
+}
+
+func probe(ctx context.Context, p HealthProber, server, url string, headers map[string]string) tea.Cmd {
+	return func() tea.Msg {
+		return healthDoneMsg{server: server, res: p.Probe(ctx, url, headers, mcpconn.DefaultProbeTimeout)}
+	}
+}
+
+// closePool reaps every server. It runs when the user quits, so the
+// screen can say "stopping servers…" while the shutdown sequences run.
+func closePool(pool ServerPool) tea.Cmd {
+	if pool == nil {
+		return func() tea.Msg { return poolShutMsg{} }
+	}
+	return func() tea.Msg { return poolShutMsg{err: pool.Close()} }
+}
+
+func emit(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
+
+func notice(level noticeLevel, format string, args ...any) tea.Cmd {
+	return emit(noticeMsg{level: level, text: fmt.Sprintf(format, args...)})
+}
+
+// applyFilter compiles and applies a playground filter. ctx is cancelled
+// when the user types again, so a slow expression never holds up the next
+// keystroke's result.
+func applyFilter(ctx context.Context, gen int, server string, allowed, blocked []string, expr string,
+	fctx filter.Context, tools []*filter.Prepared) tea.Cmd {
+	return func() tea.Msg {
+		start := time.Now()
+		f, err := filter.New(allowed, blocked, expr)
+		if err != nil {
+			return filterResultMsg{gen: gen, server: server, err: err}
+		}
+		v, h := f.ApplyPrepared(ctx, fctx, tools)
+		return filterResultMsg{gen: gen, server: server, verdicts: v, hints: h, took: time.Since(start)}
+	}
+}
+
+// startCall runs one tool call; its events arrive on events (closed when
+// the call returns) and the result as callDoneMsg.
+func startCall(ctx context.Context, c ToolCaller, id int, spec mcpconn.ServerSpec, tool string,
+	args map[string]any, events chan session.Event) tea.Cmd {
+	return func() tea.Msg {
+		sink := &closingSink{ctx: ctx, ch: events}
+		res := c.Call(ctx, spec, tool, args, session.NewEmitter(sink))
+		sink.Close()
+		return callDoneMsg{id: id, res: res}
+	}
+}
+
+// closingSink feeds a channel the UI drains and closes it exactly once.
+// Engine goroutines (a stdio server's stderr reader) may still emit after
+// the call returned; those late events are dropped instead of panicking
+// on a closed channel.
+type closingSink struct {
+	ctx    context.Context
+	mu     sync.Mutex
+	ch     chan session.Event
+	closed bool
+}
+
+func (s *closingSink) Emit(ev session.Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	select {
+	case s.ch <- ev:
+	case <-s.ctx.Done():
+	}
+}
+
+// Close closes the channel; later events are dropped.
+func (s *closingSink) Close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		s.closed = true
+		close(s.ch)
+	}
+}
+
+func waitForCallEvents(id int, ch <-chan session.Event) tea.Cmd {
+	return func() tea.Msg {
+		batch, ok := drain(ch, maxEventBatch)
+		if !ok {
+			return callEventsClosedMsg{id: id}
+		}
+		return callEventsMsg{id: id, events: batch}
+	}
+}
+
+func copyText(clip func(string) error, text string) tea.Cmd {
+	if clip == nil {
+		return emit(copiedMsg{err: errors.New("no clipboard available; the command is shown below")})
+	}
+	return func() tea.Msg { return copiedMsg{err: clip(text)} }
+}
+
+// Runs.
+
+func startRun(ctx context.Context, r Runner, gen int, req KickoffRequest) tea.Cmd {
+	return func() tea.Msg {
+		h, err := r.Start(ctx, req)
+		return runStartedMsg{gen: gen, handle: h, err: err}
+	}
+}
+
+func waitForRunEvents(gen int, ch <-chan session.Event) tea.Cmd {
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		batch, ok := drain(ch, maxEventBatch)
+		if !ok {
+			return runEventsClosedMsg{gen: gen}
+		}
+		return runEventsMsg{gen: gen, events: batch}
+	}
+}
+
+func waitForRunDone(gen int, ch <-chan RunOutcome) tea.Cmd {
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		o, ok := <-ch
+		if !ok {
+			return runDoneMsg{gen: gen, outcome: RunOutcome{Err: errors.New("run ended without an outcome")}}
+		}
+		return runDoneMsg{gen: gen, outcome: o}
+	}
+}
+
+// waitForPause waits for the stepper's next pause. It returns nil when the
+// run's context ends, so a finished run leaves no reader behind.
+func waitForPause(ctx context.Context, gen int, s *crew.ChanStepper) tea.Cmd {
+	return func() tea.Msg {
+		select {
+		case req := <-s.C:
+			return pauseMsg{gen: gen, req: req}
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+// Sessions.
+
+func listSessions(ctx context.Context, s SessionStore) tea.Cmd {
+	if s == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		l, err := s.List(ctx)
+		return sessionsListedMsg{list: l, err: err}
+	}
+}
+
+func openSession(ctx context.Context, s SessionStore, path string) tea.Cmd {
+	if s == nil {
+		return notice(noticeError, "no session store configured")
+	}
+	return func() tea.Msg {
+		f, err := s.Open(ctx, path)
+		return sessionOpenedMsg{path: path, file: f, err: err}
+	}
+}
+
+// $EDITOR: write a temp file (a command), run the editor with
+// tea.ExecProcess (the terminal is handed over), then read the file back
+// (another command). No file I/O happens in Update.
+
+func prepareEditor(target editorTarget, text, ext string) tea.Cmd {
+	return func() tea.Msg {
+		f, err := os.CreateTemp("", "crewbench-*"+ext)
+		if err != nil {
+			return editorReadyMsg{target: target, err: fmt.Errorf("temp file for $EDITOR: %w", err)}
+		}
+		_, werr := f.WriteString(text)
+		cerr := f.Close()
+		if err := errors.Join(werr, cerr); err != nil {
+			_ = os.Remove(f.Name())
+			return editorReadyMsg{target: target, err: fmt.Errorf("temp file for $EDITOR: %w", err)}
+		}
+		return editorReadyMsg{target: target, path: f.Name()}
+	}
+}
+
+func runEditor(editor string, target editorTarget, path string) tea.Cmd {
+	words, err := splitWords(editor)
+	if err != nil || len(words) == 0 {
+		return emit(editorExitedMsg{target: target, path: path, err: fmt.Errorf("$EDITOR %q: cannot parse", editor)})
+	}
+	c := exec.Command(words[0], append(words[1:], path)...)
+	return tea.ExecProcess(c, func(err error) tea.Msg {
+		return editorExitedMsg{target: target, path: path, err: err}
+	})
+}
+
+func readEditorFile(target editorTarget, path string, runErr error) tea.Cmd {
+	return func() tea.Msg {
+		defer os.Remove(path)
+		if runErr != nil {
+			return editorDoneMsg{target: target, err: fmt.Errorf("editor: %w", runErr)}
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return editorDoneMsg{target: target, err: fmt.Errorf("read back the edited file: %w", err)}
+		}
+		return editorDoneMsg{target: target, text: string(b)}
+	}
+}
+
+// splitWords splits an $EDITOR value like a shell would for simple cases:
+// whitespace-separated words with '…' and "…" quoting.
+func splitWords(s string) ([]string, error) {
+	var out []string
+	var cur []rune
+	var quote rune
+	inWord := false
+	for _, r := range s {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			} else {
+				cur = append(cur, r)
+			}
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == ' ' || r == '\t':
+			if inWord {
+				out = append(out, string(cur))
+				cur, inWord = cur[:0], false
+			}
+		default:
+			cur, inWord = append(cur, r), true
+		}
+	}
+	if quote != 0 {
+		return nil, errors.New("unterminated quote")
+	}
+	if inWord {
+		out = append(out, string(cur))
+	}
+	return out, nil
+}
+
+// Export.
+
+func renderExport(ctx context.Context, e FilterExporter, f ExportFormat, req ExportRequest) tea.Cmd {
+	return func() tea.Msg {
+		s, err := e.Render(ctx, f, req)
+		return exportMsg{text: s, err: err}
+	}
+}
+
+func planWrite(ctx context.Context, e FilterExporter, req ExportRequest) tea.Cmd {
+	return func() tea.Msg {
+		p, err := e.Plan(ctx, req)
+		return writePlanMsg{plan: p, err: err}
+	}
+}
+
+func applyWrite(ctx context.Context, e FilterExporter, p WritePlan) tea.Cmd {
+	return func() tea.Msg {
+		b, err := e.Apply(ctx, p)
+		return writeDoneMsg{backup: b, err: err}
+	}
+}

@@ -1,0 +1,217 @@
+package ui
+
+import (
+	"context"
+	"time"
+
+	"crewbench/crew"
+	"crewbench/mcpconn"
+	"crewbench/session"
+	"crewbench/themes"
+)
+
+// This file declares what the workbench needs from the engine, as small
+// interfaces and plain values. The composition root (cmd_tui.go) adapts the
+// real engine to them; tests pass fakes. Keeping the seams here means an
+// engine API change is fixed in one adapter, not in every pane.
+
+// Deps is everything the workbench needs. Only Workspace and Palette are
+// required; a nil interface switches the matching feature off with a
+// message saying why.
+type Deps struct {
+	// Ctx bounds every background operation; quitting cancels it.
+	Ctx context.Context
+
+	Workspace Workspace
+	// Pool connects the workspace's servers in the background and reports
+	// their state. Its Close reaps every server process on quit.
+	Pool ServerPool
+	// Events is the pool's event stream (server state, stderr, logging,
+	// progress). The composition root owns and closes it.
+	Events <-chan session.Event
+	// Caller runs one tool call under a call policy (try-a-tool).
+	Caller ToolCaller
+	// Prober checks an HTTP server's endpoint.
+	Prober HealthProber
+	// Runner kicks off crews; nil when the workspace has no crew.
+	Runner Runner
+	// Sessions lists and opens recorded sessions.
+	Sessions SessionStore
+	// Exporter writes filters back to the project (crew/project's
+	// export-config); nil until it exists: the playground then shows the
+	// filter fragment only.
+	Exporter FilterExporter
+	// Clipboard copies text (try-a-tool's "copy as command"); nil: the text
+	// is only shown.
+	Clipboard func(string) error
+
+	Palette themes.Palette
+	// Redactor hides secrets in everything displayed that can hold them
+	// (env, headers, URLs, payloads). Nil means session.DefaultRedactor.
+	Redactor *session.Redactor
+	// Environ is the parent environment stdio servers inherit from (the
+	// servers pane shows exactly what each one gets); nil: none.
+	Environ []string
+	// Editor is the command for "$EDITOR" actions; "" disables them.
+	Editor string
+	// Now is the clock for durations shown live; nil means time.Now.
+	Now func() time.Time
+	// OpenSession is a recorded session to open at start (crewbench replay).
+	OpenSession string
+	// SelfCommand is how to invoke crewbench in "copy as command" output.
+	SelfCommand string
+}
+
+// Workspace is what was opened: a project, the demo, or ad-hoc servers.
+type Workspace struct {
+	// Name is the project's name ("demo", a directory name).
+	Name string
+	// Opened says which file was opened and why.
+	Opened string
+	// LLM is the model string the crew uses ("scripted:demo.yaml").
+	LLM string
+	// Servers are the project's MCP servers, in project order.
+	Servers []ServerEntry
+	// Agents are the project's agents with the servers each uses.
+	Agents []AgentEntry
+	// Notes are start-up notes worth showing (loader warnings).
+	Notes []string
+}
+
+// ServerEntry is one server of the workspace.
+type ServerEntry struct {
+	Spec mcpconn.ServerSpec
+	// Source is where it was declared ("agents/researcher.jsonc mcps[0]").
+	Source string
+	// Agents use it, in order.
+	Agents []string
+}
+
+// AgentEntry is one agent of the workspace.
+type AgentEntry struct {
+	Name, Role string
+	// Servers are the names of the servers in its mcps.
+	Servers []string
+}
+
+// ServerPool is the part of mcpconn.Pool the workbench uses.
+type ServerPool interface {
+	// Connect connects every spec and returns when all have settled.
+	Connect(ctx context.Context, specs ...mcpconn.ServerSpec) error
+	Status() []mcpconn.ServerStatus
+	Reconnect(ctx context.Context, name string) error
+	Ping(ctx context.Context, name string, timeout time.Duration) (time.Duration, error)
+	Close() error
+}
+
+// ToolCaller calls one tool the way mcpconn.Call does, emitting the call's
+// events (attempts, retries, spawns) through em.
+type ToolCaller interface {
+	Call(ctx context.Context, spec mcpconn.ServerSpec, tool string, args map[string]any, em *session.Emitter) *mcpconn.CallResult
+}
+
+// HealthProber probes an HTTP MCP endpoint (mcpconn.ProbeHTTP).
+type HealthProber interface {
+	Probe(ctx context.Context, url string, headers map[string]string, timeout time.Duration) mcpconn.HealthResult
+}
+
+// CrewInfo describes one crew the Runner can kick off.
+type CrewInfo struct {
+	Name string
+	// Placeholders are the {inputs} the crew's texts use, sorted.
+	Placeholders []string
+	// Inputs are the default kickoff inputs (crew.jsonc "inputs").
+	Inputs map[string]any
+	// Tasks and Agents, in order, for the kickoff screen.
+	Tasks  []string
+	Agents []string
+	// Tools are tool names the crew's agents can call (for breakpoints).
+	Tools []string
+	// Servers are the MCP servers the crew uses.
+	Servers []string
+	LLM     string
+}
+
+// KickoffRequest starts one run.
+type KickoffRequest struct {
+	Crew   string
+	Inputs map[string]any
+	// Stepper decides the pauses; the workbench passes a crew.ChanStepper.
+	Stepper crew.Stepper
+}
+
+// RunOutcome is how a run ended.
+type RunOutcome struct {
+	Output string
+	// ToolFailures summarises failures the run finished with (empty: none).
+	ToolFailures string
+	Err          error
+	// Recorded is the session file the run was recorded to ("" if none).
+	Recorded string
+}
+
+// RunHandle is one started run. Events is closed after the run ends; Done
+// then delivers exactly one outcome. Finished, when set, is closed once the
+// run has released everything (its recording is closed).
+type RunHandle struct {
+	ID       string
+	Events   <-chan session.Event
+	Done     <-chan RunOutcome
+	Finished <-chan struct{}
+}
+
+// Runner kicks off crews.
+type Runner interface {
+	Crews() []CrewInfo
+	Start(ctx context.Context, req KickoffRequest) (*RunHandle, error)
+}
+
+// SessionInfo is one recorded session on disk.
+type SessionInfo struct {
+	Path     string
+	Name     string
+	Size     int64
+	Modified time.Time
+}
+
+// SessionStore lists and opens recorded sessions.
+type SessionStore interface {
+	List(ctx context.Context) ([]SessionInfo, error)
+	Open(ctx context.Context, path string) (*session.File, error)
+}
+
+// ExportFormat is a config shape a filter can be exported as.
+type ExportFormat string
+
+// Export formats.
+const (
+	ExportMCPSJSON   ExportFormat = "mcps-json"  // the agent's mcps entry for crew.jsonc
+	ExportPython     ExportFormat = "python"     // the crew.py snippet
+	ExportMCPServers ExportFormat = "mcpservers" // an mcpServers JSON file
+)
+
+// ExportRequest names the server (and agent) whose filter is exported.
+type ExportRequest struct {
+	Server string
+	// Agent is "" for every agent using the server.
+	Agent  string
+	Filter mcpconn.FilterSpec
+}
+
+// WritePlan is what writing a filter to the project would change.
+type WritePlan struct {
+	File string
+	Diff string
+	// Opaque carries the exporter's own state to Apply.
+	Opaque any
+}
+
+// FilterExporter is export-config as the playground uses it (crew/export
+// behind ProjectExporter). Without one the playground renders only the
+// tool_filter fragment and says so.
+type FilterExporter interface {
+	Render(ctx context.Context, f ExportFormat, req ExportRequest) (string, error)
+	Plan(ctx context.Context, req ExportRequest) (WritePlan, error)
+	// Apply writes the plan, keeping a backup, and returns the backup path.
+	Apply(ctx context.Context, plan WritePlan) (backup string, err error)
+}

@@ -1,0 +1,316 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"crewbench/crew"
+	"crewbench/crew/export"
+	"crewbench/crew/project"
+	"crewbench/mcpconn"
+	"crewbench/session"
+)
+
+// The adapters from the real engine to the workbench's interfaces. They
+// are deliberately thin: when an engine API changes, this file changes.
+
+// PoolAdapter adapts *mcpconn.Pool to ServerPool.
+type PoolAdapter struct{ Pool *mcpconn.Pool }
+
+// Connect implements ServerPool.
+func (a PoolAdapter) Connect(ctx context.Context, specs ...mcpconn.ServerSpec) error {
+	return a.Pool.Connect(ctx, specs...)
+}
+
+// Status implements ServerPool.
+func (a PoolAdapter) Status() []mcpconn.ServerStatus { return a.Pool.Status() }
+
+// Reconnect implements ServerPool.
+func (a PoolAdapter) Reconnect(ctx context.Context, name string) error {
+	_, err := a.Pool.Reconnect(ctx, name)
+	return err
+}
+
+// Ping implements ServerPool.
+func (a PoolAdapter) Ping(ctx context.Context, name string, timeout time.Duration) (time.Duration, error) {
+	return a.Pool.Ping(ctx, name, timeout)
+}
+
+// Close implements ServerPool.
+func (a PoolAdapter) Close() error { return a.Pool.Close() }
+
+// MCPCaller calls tools with mcpconn.Call; the adapter and session
+// policies reuse the pool's sessions.
+type MCPCaller struct{ Pool *mcpconn.Pool }
+
+// Call implements ToolCaller.
+func (c MCPCaller) Call(ctx context.Context, spec mcpconn.ServerSpec, tool string, args map[string]any, em *session.Emitter) *mcpconn.CallResult {
+	return mcpconn.Call(ctx, spec, tool, args, mcpconn.Options{Emitter: em, Pool: c.Pool})
+}
+
+// HTTPProber probes with mcpconn.ProbeHTTP.
+type HTTPProber struct{}
+
+// Probe implements HealthProber.
+func (HTTPProber) Probe(ctx context.Context, url string, headers map[string]string, timeout time.Duration) mcpconn.HealthResult {
+	return mcpconn.ProbeHTTP(ctx, url, headers, timeout)
+}
+
+// DirSessions lists the *.jsonl session files of a directory.
+type DirSessions struct{ Dir string }
+
+// List implements SessionStore: newest first.
+func (s DirSessions) List(ctx context.Context) ([]SessionInfo, error) {
+	entries, err := os.ReadDir(s.Dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list sessions in %s: %w", s.Dir, err)
+	}
+	var out []SessionInfo
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".jsonl") {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		out = append(out, SessionInfo{Path: filepath.Join(s.Dir, e.Name()), Name: e.Name(), Size: info.Size(), Modified: info.ModTime()})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Modified.Equal(out[j].Modified) {
+			return out[i].Modified.After(out[j].Modified)
+		}
+		return out[i].Name > out[j].Name
+	})
+	return out, nil
+}
+
+// Open implements SessionStore. A torn last line or a corrupt line in the
+// middle is tolerated (reported as warnings), as a crashed run leaves them.
+func (s DirSessions) Open(ctx context.Context, path string) (*session.File, error) {
+	return session.ReadFile(path, session.ReadOptions{Lenient: true, AnySchema: true})
+}
+
+// WorkspaceOf describes a loaded project for the workbench.
+func WorkspaceOf(p *project.Project, name string) Workspace {
+	ws := Workspace{Name: name, Opened: p.Opened}
+	if ws.Name == "" {
+		ws.Name = filepath.Base(p.Dir)
+	}
+	used := map[string][]string{}
+	for _, s := range p.Servers {
+		ws.Servers = append(ws.Servers, ServerEntry{Spec: s.Spec, Source: s.Source, Agents: s.Agents})
+		for _, a := range s.Agents {
+			used[a] = append(used[a], mcpconn.Handle(s.Spec))
+		}
+	}
+	for _, a := range p.Agents {
+		ws.Agents = append(ws.Agents, AgentEntry{Name: a.Name, Role: a.Role, Servers: used[a.Name]})
+		if ws.LLM == "" {
+			ws.LLM = a.ResolvedLLM.Model
+		}
+	}
+	if p.Crew != nil && p.Crew.LLMOverride != nil && p.Crew.LLMOverride.Model != "" {
+		ws.LLM = p.Crew.LLMOverride.Model
+	}
+	for _, n := range p.Notes {
+		if n.Level != project.Info {
+			ws.Notes = append(ws.Notes, n.String())
+		}
+	}
+	return ws
+}
+
+// ProjectRunner kicks off a project's crew with crew.Kickoff, recording
+// each run to SessionsDir when it is set.
+type ProjectRunner struct {
+	Project *project.Project
+	Options crew.ProjectOptions
+	// MCP reaches the crew's servers (SelfCommand for the demo, the pool).
+	MCP *crew.MCP
+	// SessionsDir receives one recorded session per run ("" records none).
+	SessionsDir string
+	// Version goes into recorded session headers.
+	Version string
+}
+
+// Crews implements Runner.
+func (r *ProjectRunner) Crews() []CrewInfo {
+	p := r.Project
+	if p == nil || p.Crew == nil {
+		return nil
+	}
+	c := CrewInfo{Name: p.Crew.Name, Placeholders: p.PlaceholderNames(), Inputs: p.InputSets["default"]}
+	if c.Inputs == nil {
+		c.Inputs = p.Crew.Inputs
+	}
+	if c.Name == "" {
+		c.Name = "crew"
+	}
+	for _, t := range p.Tasks {
+		name := t.Name
+		if name == "" {
+			name = fmt.Sprintf("task #%d", t.Index+1)
+		}
+		c.Tasks = append(c.Tasks, name)
+	}
+	c.Agents = append(c.Agents, p.Crew.Agents...)
+	for _, s := range p.Servers {
+		c.Servers = append(c.Servers, mcpconn.Handle(s.Spec))
+	}
+	if r.Options.LLM != "" {
+		c.LLM = r.Options.LLM
+	} else if ov := p.Crew.LLMOverride; ov != nil {
+		c.LLM = ov.Model
+	} else if len(p.Agents) > 0 {
+		c.LLM = p.Agents[0].ResolvedLLM.Model
+	}
+	return []CrewInfo{c}
+}
+
+// runEventBuffer absorbs bursts; a slow screen slows the engine, never
+// loses an event (the UI drains it in batches).
+const runEventBuffer = 1024
+
+// Start implements Runner. The crew is built afresh for every run, so a
+// scripted LLM starts its conversations from the top.
+func (r *ProjectRunner) Start(ctx context.Context, req KickoffRequest) (*RunHandle, error) {
+	c, _, err := crew.FromProject(r.Project, r.Options)
+	if err != nil {
+		return nil, err
+	}
+	runID := session.NewID()
+	events := make(chan session.Event, runEventBuffer)
+	sink := &closingSink{ctx: ctx, ch: events}
+	sinks := session.Fanout{sink}
+	var rec *session.Recorder
+	if r.SessionsDir != "" {
+		if err := os.MkdirAll(r.SessionsDir, 0o755); err == nil {
+			rec, err = session.CreateInDir(r.SessionsDir, session.RecorderOptions{Header: session.Header{
+				Version: r.Version, Project: r.Project.Dir, RunID: runID, Command: "tui",
+				Meta: map[string]any{"crew": c.Name, "inputs": req.Inputs},
+			}})
+			if err == nil {
+				sinks = append(sinks, rec)
+			}
+		}
+	}
+	done := make(chan RunOutcome, 1)
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		out, err := crew.Kickoff(ctx, c, req.Inputs, crew.Options{
+			Emitter: session.NewEmitter(sinks), Stepper: req.Stepper, RunID: runID, MCP: r.MCP,
+		})
+		o := RunOutcome{Err: err}
+		if out != nil {
+			o.Output = out.String()
+			if out.HasToolFailures() {
+				o.ToolFailures = out.FailureSummary()
+			}
+		}
+		if rec != nil {
+			if cerr := rec.Close(); cerr == nil {
+				o.Recorded = rec.Path()
+			}
+		}
+		sink.Close()
+		done <- o
+		close(done)
+	}()
+	return &RunHandle{ID: runID, Events: events, Done: done, Finished: finished}, nil
+}
+
+// NewEventChannel returns a sink that feeds a channel the workbench drains
+// (Deps.Events), and the function that closes it. Emit waits for room until
+// ctx ends, then drops: a closed workbench never wedges the engine. Call
+// closeFn once nothing emits any more (after the pool is closed); events
+// emitted later are dropped.
+func NewEventChannel(ctx context.Context, n int) (sink session.Sink, events <-chan session.Event, closeFn func()) {
+	ch := make(chan session.Event, n)
+	s := &closingSink{ctx: ctx, ch: ch}
+	return s, ch, s.Close
+}
+
+// ProjectExporter is crew/export behind the playground's FilterExporter:
+// render a server's entry with the tried filter, and write the filter into
+// the project's own file (diff first, backup kept).
+type ProjectExporter struct {
+	Project *project.Project
+	// ReadOnly, when set, is why writing is refused (the embedded demo
+	// lives in a temporary directory).
+	ReadOnly string
+}
+
+// Render implements FilterExporter.
+func (e ProjectExporter) Render(_ context.Context, f ExportFormat, req ExportRequest) (string, error) {
+	format := export.FormatMCPs
+	switch f {
+	case ExportPython:
+		format = export.FormatPython
+	case ExportMCPServers:
+		format = export.FormatMCPServers
+	}
+	res, err := export.Export(e.Project, format, export.Options{Servers: []string{req.Server},
+		Filters: map[string]mcpconn.FilterSpec{req.Server: req.Filter}})
+	if err != nil {
+		return "", err
+	}
+	text := res.Text
+	for _, n := range res.Notes {
+		text += "\n# note: " + n
+	}
+	if req.Filter.Expr != "" {
+		text += "\n# note: the CEL expression is not exported: CrewAI files hold only static names (or a Python callable)"
+	}
+	return text, nil
+}
+
+// Plan implements FilterExporter.
+func (e ProjectExporter) Plan(_ context.Context, req ExportRequest) (WritePlan, error) {
+	if e.ReadOnly != "" {
+		return WritePlan{}, errors.New(e.ReadOnly)
+	}
+	if req.Filter.Expr != "" {
+		return WritePlan{}, errors.New("a CEL expression cannot be written to CrewAI's files; clear it and keep allowed/blocked names")
+	}
+	edits, err := export.PlanFilter(e.Project, req.Server, req.Filter.Allowed, req.Filter.Blocked)
+	if err != nil {
+		return WritePlan{}, err
+	}
+	if len(edits) == 0 {
+		return WritePlan{}, export.ErrNothingToChange
+	}
+	var files, diffs []string
+	for _, ed := range edits {
+		files = append(files, ed.Shown)
+		diffs = append(diffs, ed.Diff)
+	}
+	return WritePlan{File: strings.Join(files, ", "), Diff: strings.Join(diffs, "\n"), Opaque: edits}, nil
+}
+
+// Apply implements FilterExporter.
+func (e ProjectExporter) Apply(_ context.Context, plan WritePlan) (string, error) {
+	edits, ok := plan.Opaque.([]*export.Edit)
+	if !ok {
+		return "", errors.New("not a plan made by this exporter")
+	}
+	var backups []string
+	for _, ed := range edits {
+		b, err := ed.Apply()
+		if err != nil {
+			return strings.Join(backups, ", "), fmt.Errorf("write %s: %w", ed.Shown, err)
+		}
+		backups = append(backups, b)
+	}
+	return strings.Join(backups, ", "), nil
+}

@@ -1,0 +1,139 @@
+package ui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"crewbench/crew/project"
+	"crewbench/fixtures/demo"
+	"crewbench/mcpconn"
+	"crewbench/session"
+)
+
+func openDemo(t *testing.T) *project.Project {
+	t.Helper()
+	path, err := demo.Materialize(filepath.Join(t.TempDir(), "project"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := project.Open(path, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestWorkspaceOfAndCrews(t *testing.T) {
+	p := openDemo(t)
+	ws := WorkspaceOf(p, "demo")
+	if len(ws.Servers) != 4 || ws.LLM != "scripted:script.yaml" {
+		t.Fatalf("servers %d llm %q", len(ws.Servers), ws.LLM)
+	}
+	var forecaster AgentEntry
+	for _, a := range ws.Agents {
+		if a.Name == "forecaster" {
+			forecaster = a
+		}
+	}
+	if strings.Join(forecaster.Servers, ",") != "weather,names,slow,flaky" {
+		t.Errorf("forecaster servers %v", forecaster.Servers)
+	}
+	crews := (&ProjectRunner{Project: p}).Crews()
+	if len(crews) != 1 || strings.Join(crews[0].Placeholders, ",") != "city" || crews[0].Inputs["city"] != "Lisbon" {
+		t.Fatalf("crews %+v", crews)
+	}
+	if strings.Join(crews[0].Tasks, ",") != "forecast_task,brief_task" {
+		t.Errorf("tasks %v", crews[0].Tasks)
+	}
+}
+
+// The playground's export goes through crew/export: the rendered entry
+// carries the tried filter, and writing shows a diff first and keeps a
+// backup.
+func TestProjectExporter_RenderPlanApply(t *testing.T) {
+	p := openDemo(t)
+	e := ProjectExporter{Project: p}
+	ctx := context.Background()
+	req := ExportRequest{Server: "weather", Filter: mcpconn.FilterSpec{Allowed: []string{"get_forecast", "get_alerts"}}}
+	text, err := e.Render(ctx, ExportMCPSJSON, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, `"allowed_tool_names": ["get_forecast", "get_alerts"]`) {
+		t.Errorf("render:\n%s", text)
+	}
+	if py, err := e.Render(ctx, ExportPython, req); err != nil || !strings.Contains(py, "create_static_tool_filter") {
+		t.Errorf("python (%v):\n%s", err, py)
+	}
+	plan, err := e.Plan(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(plan.Diff, `+`) || !strings.Contains(plan.Diff, "get_alerts") || !strings.Contains(plan.File, "forecaster.jsonc") {
+		t.Fatalf("plan %+v", plan)
+	}
+	file := filepath.Join(p.Dir, "agents", "forecaster.jsonc")
+	before, _ := os.ReadFile(file)
+	if strings.Contains(string(before), `"get_alerts"`) {
+		t.Fatal("Plan wrote the file")
+	}
+	backup, err := e.Apply(ctx, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.ReadFile(file)
+	kept, _ := os.ReadFile(backup)
+	if !strings.Contains(string(after), `"get_alerts"`) || string(kept) != string(before) {
+		t.Errorf("after write the file lacks the filter or the backup %s differs", backup)
+	}
+	if _, err := e.Plan(ctx, ExportRequest{Server: "weather", Filter: mcpconn.FilterSpec{Expr: "true"}}); err == nil {
+		t.Error("a CEL expression cannot be written")
+	}
+	if _, err := (ProjectExporter{Project: p, ReadOnly: "demo"}).Plan(ctx, req); err == nil {
+		t.Error("a read-only exporter must refuse")
+	}
+}
+
+func TestDirSessionsListsNewestFirst(t *testing.T) {
+	dir := t.TempDir()
+	for i, name := range []string{"a.jsonl", "b.jsonl", "notes.txt"} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ts := fixedNow.Add(time.Duration(i) * time.Hour)
+		_ = os.Chtimes(path, ts, ts)
+	}
+	l, err := DirSessions{Dir: dir}.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l) != 2 || l[0].Name != "b.jsonl" {
+		t.Errorf("list %+v", l)
+	}
+	if l, err := (DirSessions{Dir: filepath.Join(dir, "missing")}).List(context.Background()); err != nil || l != nil {
+		t.Errorf("a missing dir lists nothing: %v %v", l, err)
+	}
+}
+
+// The event channel drops late events instead of panicking after close.
+func TestEventChannelCloseIsSafe(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sink, ch, closeFn := NewEventChannel(ctx, 1)
+	sink.Emit(session.Event{Kind: session.Warning})
+	closeFn()
+	closeFn()
+	sink.Emit(session.Event{Kind: session.Warning}) // must not panic
+	n := 0
+	for range ch {
+		n++
+	}
+	if n != 1 {
+		t.Errorf("got %d events", n)
+	}
+}

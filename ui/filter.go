@@ -1,0 +1,694 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"crewbench/mcpconn"
+	"crewbench/mcpconn/filter"
+)
+
+// filterPane is the filter playground: edit a server's allowed/blocked
+// names and CEL expression and watch every tool's verdict change on each
+// keystroke, then export the result.
+type filterPane struct {
+	st   *Styles
+	km   *KeyMap
+	deps Deps
+
+	servers []string
+	server  string
+	chosen  bool // the user picked the server (f, s); tab keeps it
+	d       *serverData
+
+	fields  [3]textinput.Model // allowed, blocked, expression
+	field   int
+	editing bool
+	agent   int // index into agentsFor(server); -1: no agent role
+
+	// The server's tools as CrewAI lists them before any tool_filter, and
+	// the prepared subset the filter sees.
+	tools    []mcpconn.Tool
+	eligible []int // indexes into tools the filter decides
+	pos      []int // per tool: its index in eligible, or -1
+	prepared []*filter.Prepared
+	toolsKey *mcpconn.Discovery
+
+	gen      int
+	cancel   context.CancelFunc
+	pending  bool
+	verdicts []filter.Verdict // aligned with eligible
+	hints    []filter.Hint
+	err      error
+
+	exportMode int // 0 list, 1 mcps JSON, 2 Python, 3 mcpServers, exportPlan
+	exportText string
+	plan       *WritePlan
+
+	cursor, offset int
+	width, height  int
+	focused        bool
+}
+
+// exportPlan is the export mode that shows a write's diff.
+const exportPlan = 4
+
+const (
+	fieldAllowed = iota
+	fieldBlocked
+	fieldExpr
+)
+
+var fieldLabels = [3]string{"allowed_tool_names", "blocked_tool_names", "CEL expression"}
+
+func newFilterPane(st *Styles, km *KeyMap, deps Deps) filterPane {
+	p := filterPane{st: st, km: km, deps: deps, agent: -1}
+	placeholders := [3]string{"comma-separated; empty allows all", "comma-separated", `e.g. !tool.name.startsWith("write_")`}
+	for i := range p.fields {
+		ti := textinput.New()
+		ti.Prompt = ""
+		ti.Placeholder = placeholders[i]
+		ti.PlaceholderStyle = st.Text.Subtle
+		ti.TextStyle = st.Text.Normal
+		p.fields[i] = ti
+	}
+	return p
+}
+
+func (p *filterPane) SetSize(w, h int) {
+	p.width, p.height = w, h
+	iw, _ := inner(p.st.Pane.Focused, w, h)
+	for i := range p.fields {
+		p.fields[i].Width = max(1, iw-24)
+	}
+	p.clampCursor()
+}
+
+func (p *filterPane) Focus() { p.focused = true }
+func (p *filterPane) Blur() {
+	p.focused = false
+	p.stopEditing()
+}
+func (p filterPane) CapturesInput() bool { return p.editing }
+
+func (p *filterPane) stopEditing() {
+	p.editing = false
+	for i := range p.fields {
+		p.fields[i].Blur()
+	}
+}
+
+// SetServers refreshes the list of servers and, when the open server's
+// listing changed, its tools.
+func (p *filterPane) SetServers(d *serverData) {
+	p.d = d
+	p.servers = p.servers[:0]
+	for _, n := range d.order {
+		if d.discovery(n) != nil {
+			p.servers = append(p.servers, n)
+		}
+	}
+	if p.server == "" && len(p.servers) > 0 {
+		p.load(p.servers[0], true)
+		return
+	}
+	if p.server != "" && d.discovery(p.server) != p.toolsKey {
+		p.load(p.server, false)
+	}
+}
+
+// Open shows server's filter, starting from the filter its spec declares.
+func (p *filterPane) Open(server string, d *serverData) tea.Cmd {
+	p.d = d
+	p.SetServers(d)
+	p.chosen = true
+	p.load(server, true)
+	return p.recompute()
+}
+
+// load reads the server's tools; resetFields also reloads the declared filter.
+func (p *filterPane) load(server string, resetFields bool) {
+	p.server = server
+	p.exportMode, p.exportText, p.plan = 0, "", nil
+	if p.d == nil {
+		return
+	}
+	spec, _ := p.d.spec(server)
+	if resetFields {
+		p.fields[fieldAllowed].SetValue(strings.Join(spec.Filter.Allowed, ", "))
+		p.fields[fieldBlocked].SetValue(strings.Join(spec.Filter.Blocked, ", "))
+		p.fields[fieldExpr].SetValue(spec.Filter.Expr)
+		p.agent = -1
+		if a := p.agentsFor(server); len(a) > 0 {
+			p.agent = 0
+		}
+		p.cursor, p.offset = 0, 0
+	}
+	disc := p.d.discovery(server)
+	p.toolsKey = disc
+	p.tools, p.eligible, p.prepared, p.verdicts, p.hints, p.err = nil, nil, nil, nil, nil, nil
+	if disc == nil {
+		return
+	}
+	p.tools = make([]mcpconn.Tool, len(disc.Tools))
+	copy(p.tools, disc.Tools)
+	p.pos = make([]int, len(p.tools))
+	var ft []filter.Tool
+	for i := range p.tools {
+		t := &p.tools[i]
+		// Undo the declared filter: the playground starts from the listing.
+		if t.Status == mcpconn.ToolFiltered {
+			t.Status = mcpconn.ToolKept
+		}
+		p.pos[i] = -1
+		if t.Status != mcpconn.ToolKept && t.Status != mcpconn.ToolDropped {
+			continue // CrewAI never shows a skipped tool to the filter
+		}
+		p.pos[i] = len(p.eligible)
+		var ann map[string]any
+		_ = json.Unmarshal(t.Annotations, &ann)
+		p.eligible = append(p.eligible, i)
+		ft = append(ft, filter.Tool{Name: t.Sanitized, OriginalName: t.Name, Description: t.Description,
+			InputSchema: t.InputSchema, Annotations: ann})
+	}
+	p.prepared = filter.Prepare(ft)
+}
+
+func (p filterPane) agentsFor(server string) []AgentEntry {
+	var out []AgentEntry
+	for _, a := range p.deps.Workspace.Agents {
+		for _, s := range a.Servers {
+			if s == server {
+				out = append(out, a)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if v := strings.TrimSpace(part); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func (p filterPane) spec() mcpconn.FilterSpec {
+	return mcpconn.FilterSpec{
+		Allowed: splitList(p.fields[fieldAllowed].Value()),
+		Blocked: splitList(p.fields[fieldBlocked].Value()),
+		Expr:    strings.TrimSpace(p.fields[fieldExpr].Value()),
+	}
+}
+
+// recompute cancels the evaluation in flight and starts a new one.
+func (p *filterPane) recompute() tea.Cmd {
+	if p.server == "" || p.d == nil {
+		return nil
+	}
+	if p.cancel != nil {
+		p.cancel()
+	}
+	ctx, cancel := context.WithCancel(p.deps.Ctx)
+	p.cancel = cancel
+	p.gen++
+	p.pending = true
+	fs := p.spec()
+	fctx := filter.Context{ServerName: p.serverName()}
+	if a := p.agentsFor(p.server); p.agent >= 0 && p.agent < len(a) {
+		fctx.AgentRole = a[p.agent].Role
+	}
+	return applyFilter(ctx, p.gen, p.server, fs.Allowed, fs.Blocked, fs.Expr, fctx, p.prepared)
+}
+
+func (p filterPane) serverName() string {
+	if d := p.d.discovery(p.server); d != nil {
+		return d.ServerName
+	}
+	return p.server
+}
+
+func (p filterPane) Update(msg tea.Msg) (filterPane, tea.Cmd) {
+	switch msg := msg.(type) {
+	case filterResultMsg:
+		if msg.gen != p.gen || msg.server != p.server {
+			return p, nil // a stale result: the user typed again
+		}
+		p.pending = false
+		p.verdicts, p.hints, p.err = msg.verdicts, msg.hints, msg.err
+		return p, nil
+	case exportMsg:
+		if msg.err != nil {
+			p.exportText = p.st.Text.Danger.Render(msg.err.Error())
+		} else {
+			p.exportText = msg.text
+		}
+		return p, nil
+	case writePlanMsg:
+		if msg.err != nil {
+			return p, notice(noticeError, "write: %v", msg.err)
+		}
+		p.plan = &msg.plan
+		p.exportMode = exportPlan
+		return p, notice(noticeWarn, "review the diff for %s — y writes it (a backup is kept), esc cancels", msg.plan.File)
+	case writeDoneMsg:
+		p.plan = nil
+		p.exportMode = 0
+		if msg.err != nil {
+			return p, notice(noticeError, "write: %v", msg.err)
+		}
+		return p, notice(noticeInfo, "written (backup: %s); the running servers keep the old filter until you restart crewbench", msg.backup)
+	case tea.KeyMsg:
+		if p.editing {
+			return p.updateEditing(msg)
+		}
+		return p.updateKeys(msg)
+	}
+	if p.editing {
+		var cmd tea.Cmd
+		p.fields[p.field], cmd = p.fields[p.field].Update(msg)
+		return p, cmd
+	}
+	return p, nil
+}
+
+func (p filterPane) updateEditing(k tea.KeyMsg) (filterPane, tea.Cmd) {
+	in := p.km.Input
+	switch {
+	case key.Matches(k, in.Cancel), key.Matches(k, in.Done):
+		p.stopEditing()
+		return p, nil
+	case k.Type == tea.KeyTab || k.Type == tea.KeyDown:
+		p.fields[p.field].Blur()
+		p.field = (p.field + 1) % len(p.fields)
+		return p, p.fields[p.field].Focus()
+	case k.Type == tea.KeyShiftTab || k.Type == tea.KeyUp:
+		p.fields[p.field].Blur()
+		p.field = (p.field + len(p.fields) - 1) % len(p.fields)
+		return p, p.fields[p.field].Focus()
+	}
+	before := p.fields[p.field].Value()
+	var cmd tea.Cmd
+	p.fields[p.field], cmd = p.fields[p.field].Update(k)
+	if p.fields[p.field].Value() != before {
+		p.chosen = true // the user's edits survive switching views
+		p.exportText, p.plan = "", nil
+		if p.exportMode != 0 {
+			p.exportMode = 0
+		}
+		return p, tea.Batch(cmd, p.recompute())
+	}
+	return p, cmd
+}
+
+func (p filterPane) updateKeys(k tea.KeyMsg) (filterPane, tea.Cmd) {
+	f, l := p.km.Filter, p.km.List
+	switch {
+	case p.plan != nil && key.Matches(k, f.Confirm):
+		if p.deps.Exporter == nil {
+			return p, nil
+		}
+		return p, applyWrite(p.deps.Ctx, p.deps.Exporter, *p.plan)
+	case key.Matches(k, p.km.Global.Back) && p.exportMode != 0:
+		p.exportMode, p.plan = 0, nil
+	case key.Matches(k, f.Edit):
+		if p.server == "" {
+			return p, notice(noticeWarn, "no server with tools yet")
+		}
+		p.editing = true
+		return p, p.fields[p.field].Focus()
+	case key.Matches(k, f.Server):
+		if len(p.servers) > 0 {
+			i := 0
+			for j, s := range p.servers {
+				if s == p.server {
+					i = j + 1
+				}
+			}
+			p.chosen = true
+			p.load(p.servers[i%len(p.servers)], true)
+			return p, p.recompute()
+		}
+	case key.Matches(k, f.Agent):
+		if a := p.agentsFor(p.server); len(a) > 0 {
+			p.agent = (p.agent+2)%(len(a)+1) - 1 // -1, 0, 1, … , -1
+			return p, p.recompute()
+		}
+		return p, notice(noticeInfo, "no agent uses %s: context.agent_role stays empty", p.server)
+	case key.Matches(k, f.Fix):
+		return p.applySuggestions()
+	case key.Matches(k, f.Reset):
+		p.load(p.server, true)
+		return p, p.recompute()
+	case key.Matches(k, f.Export):
+		formats := 2
+		if p.deps.Exporter != nil {
+			formats = 3 // the exporter also writes mcpServers files
+		}
+		p.exportMode = p.exportMode%formats + 1
+		return p, p.export()
+	case key.Matches(k, f.Write):
+		if p.deps.Exporter == nil {
+			return p, notice(noticeWarn, "this workspace has no project files to write to; x shows the config to paste")
+		}
+		return p, planWrite(p.deps.Ctx, p.deps.Exporter, ExportRequest{Server: p.server, Agent: p.agentName(), Filter: p.spec()})
+	case key.Matches(k, l.Up):
+		p.cursor--
+	case key.Matches(k, l.Down):
+		p.cursor++
+	case key.Matches(k, l.PageUp):
+		p.cursor -= p.listRows()
+	case key.Matches(k, l.PageDown):
+		p.cursor += p.listRows()
+	case key.Matches(k, l.Top):
+		p.cursor = 0
+	case key.Matches(k, l.Bottom):
+		p.cursor = len(p.tools) - 1
+	}
+	p.clampCursor()
+	return p, nil
+}
+
+func (p filterPane) agentName() string {
+	if a := p.agentsFor(p.server); p.agent >= 0 && p.agent < len(a) {
+		return a[p.agent].Name
+	}
+	return ""
+}
+
+// applySuggestions replaces every list entry a did-you-mean hint corrects.
+func (p filterPane) applySuggestions() (filterPane, tea.Cmd) {
+	fixed := 0
+	for _, h := range p.hints {
+		if h.Kind != filter.HintDidYouMean || h.Suggestion == "" {
+			continue
+		}
+		i := fieldAllowed
+		if h.List == filter.ListBlocked {
+			i = fieldBlocked
+		}
+		entries := splitList(p.fields[i].Value())
+		for j, e := range entries {
+			if e == h.Entry {
+				entries[j] = h.Suggestion
+				fixed++
+			}
+		}
+		p.fields[i].SetValue(strings.Join(entries, ", "))
+	}
+	if fixed == 0 {
+		return p, notice(noticeInfo, "no suggestion to apply")
+	}
+	return p, tea.Batch(p.recompute(), notice(noticeInfo, "applied %d suggestion(s)", fixed))
+}
+
+// export renders the current filter in the chosen format: through the
+// project exporter when there is one, else the tool_filter fragment.
+func (p *filterPane) export() tea.Cmd {
+	format := ExportMCPSJSON
+	switch p.exportMode {
+	case 2:
+		format = ExportPython
+	case 3:
+		format = ExportMCPServers
+	}
+	fs := p.spec()
+	if p.deps.Exporter != nil {
+		p.exportText = p.st.Text.Muted.Render("rendering…")
+		return renderExport(p.deps.Ctx, p.deps.Exporter, format, ExportRequest{Server: p.server, Agent: p.agentName(), Filter: fs})
+	}
+	p.exportText = filterFragment(format, fs)
+	return nil
+}
+
+// filterFragment renders just the tool_filter of a server entry, in the
+// shapes crewai-formats.md §1.5 documents. The rest of the entry (command,
+// env, …) comes from the project exporter.
+func filterFragment(format ExportFormat, fs mcpconn.FilterSpec) string {
+	var b strings.Builder
+	list := func(v []string) string {
+		if len(v) == 0 {
+			return "null"
+		}
+		return compactJSON(v)
+	}
+	pyList := func(v []string) string {
+		if len(v) == 0 {
+			return "None"
+		}
+		q := make([]string, len(v))
+		for i, s := range v {
+			q[i] = fmt.Sprintf("%q", s)
+		}
+		return "[" + strings.Join(q, ", ") + "]"
+	}
+	switch format {
+	case ExportPython:
+		b.WriteString("from crewai.mcp.filters import create_static_tool_filter\n\n")
+		if len(fs.Allowed)+len(fs.Blocked) == 0 {
+			b.WriteString("# no static filter: every tool is kept\n")
+		} else {
+			fmt.Fprintf(&b, "tool_filter=create_static_tool_filter(\n    allowed_tool_names=%s,\n    blocked_tool_names=%s,\n)\n", pyList(fs.Allowed), pyList(fs.Blocked))
+		}
+	default:
+		if len(fs.Allowed)+len(fs.Blocked) == 0 {
+			b.WriteString("// no static filter: leave \"tool_filter\" out\n")
+		} else {
+			fmt.Fprintf(&b, "\"tool_filter\": {\"type\": \"static\", \"allowed_tool_names\": %s, \"blocked_tool_names\": %s}\n", list(fs.Allowed), list(fs.Blocked))
+		}
+	}
+	if fs.Expr != "" {
+		b.WriteString("\n# The CEL expression has no CrewAI config form: CrewAI takes a Python callable\n")
+		b.WriteString("# ({\"python\": \"your_pkg.filters.fn\"} in JSON) that must implement:\n#   " + fs.Expr + "\n")
+	}
+	b.WriteString("\n(add this to the server's entry in the agent's mcps — writing to the project needs export-config)")
+	return b.String()
+}
+
+func (p filterPane) ShortHelp() []key.Binding {
+	f := p.km.Filter
+	if p.editing {
+		return []key.Binding{p.km.Input.NextField, p.km.Input.Done}
+	}
+	if p.plan != nil {
+		return []key.Binding{f.Confirm, p.km.Global.Back}
+	}
+	out := []key.Binding{f.Edit}
+	if filter.KeepsNothing(p.hints) || p.hasSuggestions() {
+		out = append(out, f.Fix)
+	}
+	return append(out, f.Server, f.Agent, f.Export, f.Write, f.Reset)
+}
+
+func (p filterPane) FullHelp() [][]key.Binding {
+	f, l := p.km.Filter, p.km.List
+	return [][]key.Binding{{f.Edit, p.km.Input.NextField, p.km.Input.Done}, {f.Fix, f.Server, f.Agent, f.Reset}, {f.Export, f.Write, f.Confirm}, {l.Up, l.Down, l.PageUp, l.PageDown}}
+}
+
+func (p filterPane) hasSuggestions() bool {
+	for _, h := range p.hints {
+		if h.Kind == filter.HintDidYouMean {
+			return true
+		}
+	}
+	return false
+}
+
+// maxHintLines bounds the hints shown above the tool list.
+const maxHintLines = 5
+
+// hintLines renders the filter's hints wrapped to w cells.
+func (p filterPane) hintLines(w int) []string {
+	var out []string
+	for _, hnt := range p.hints {
+		style := p.st.Text.Warning
+		glyph := "⚠ "
+		if hnt.Kind == filter.HintKeepsNothing {
+			style, glyph = p.st.Text.Danger, "✕ "
+		}
+		text := glyph + hnt.Message
+		if hnt.Kind == filter.HintDidYouMean {
+			text += " (F applies it)"
+		}
+		for _, l := range strings.Split(wrapText(text, max(1, w)), "\n") {
+			out = append(out, style.Render(l))
+		}
+	}
+	if len(out) > maxHintLines {
+		out = append(out[:maxHintLines-1], p.st.Text.Subtle.Render(fmt.Sprintf("… %d more hint lines", len(out)-maxHintLines+1)))
+	}
+	return out
+}
+
+func (p filterPane) editorHeight() int {
+	iw, _ := inner(p.st.Pane.Focused, p.width, p.height)
+	return 2 + 1 + 3 + 1 + max(1, len(p.hintLines(iw)))
+}
+
+func (p filterPane) listRows() int {
+	return max(1, p.height-p.editorHeight()-3)
+}
+
+func (p *filterPane) clampCursor() {
+	p.cursor = clamp(p.cursor, 0, len(p.tools)-1)
+	p.offset = window(p.cursor, p.offset, p.listRows(), len(p.tools))
+}
+
+// verdictFor returns the playground's verdict for tool i, or false when
+// the filter does not decide it (skipped, not selected, …).
+func (p filterPane) verdictFor(i int) (filter.Verdict, bool) {
+	if i < 0 || i >= len(p.pos) {
+		return filter.Verdict{}, false
+	}
+	if j := p.pos[i]; j >= 0 && j < len(p.verdicts) {
+		return p.verdicts[j], true
+	}
+	return filter.Verdict{}, false
+}
+
+func (p filterPane) counts() (kept, total int) {
+	for j, v := range p.verdicts {
+		if v.Kept && p.tools[p.eligible[j]].Status != mcpconn.ToolDropped {
+			kept++
+		}
+	}
+	return kept, len(p.tools)
+}
+
+func (p filterPane) View() string {
+	if p.width == 0 || p.height == 0 {
+		return ""
+	}
+	f := p.st.Pane.Blurred
+	if p.focused {
+		f = p.st.Pane.Focused
+	}
+	eh := p.editorHeight()
+	editor := p.editorView(f, p.width, eh)
+	lower := p.listView(p.width, p.height-eh)
+	return editor + "\n" + lower
+}
+
+func (p filterPane) editorView(f lipgloss.Style, w, h int) string {
+	iw, _ := inner(f, w, h)
+	if p.server == "" {
+		return box(f, w, h, p.st.Pane.Title.Render("Filter playground")+"\n"+p.st.Text.Muted.Render("no server has listed its tools yet"))
+	}
+	kept, total := p.counts()
+	count := fmt.Sprintf("  %s · keeps %d of %d", p.server, kept, total)
+	if p.pending {
+		count += " …"
+	}
+	title := p.st.Pane.Title.Render("Filter playground") + p.st.Pane.TitleMuted.Render(count)
+	lines := []string{title}
+	for i := range p.fields {
+		label := p.st.Form.Label.Render(pad(fieldLabels[i], 19))
+		marker := "  "
+		if p.editing && p.field == i {
+			label = p.st.Form.LabelFocused.Render(pad(fieldLabels[i], 19))
+			marker = p.st.Row.Cursor.Render("› ")
+		} else if !p.editing && p.field == i {
+			marker = p.st.Text.Subtle.Render("· ")
+		}
+		lines = append(lines, marker+label+" "+p.fields[i].View())
+	}
+	ctxLine := p.st.Text.Muted.Render("context: server_name=" + p.serverName())
+	if a := p.agentName(); a != "" {
+		ctxLine += p.st.Text.Muted.Render(" · agent_role=") + p.agentsFor(p.server)[p.agent].Role + p.st.Text.Subtle.Render(" (a: other agent)")
+	}
+	lines = append(lines, ctxLine)
+	switch {
+	case p.err != nil:
+		msg := p.err.Error()
+		var ce *filter.CompileError
+		if errors.As(p.err, &ce) {
+			msg = fmt.Sprintf("line %d, column %d: %s", ce.Line, ce.Column, ce.Message)
+		}
+		lines = append(lines, p.st.Text.Danger.Render("✕ expression does not compile: "+msg))
+	case len(p.hints) == 0:
+		lines = append(lines, p.st.Text.Success.Render(fmt.Sprintf("✓ %d kept, %d dropped", kept, total-kept)))
+	}
+	lines = append(lines, p.hintLines(iw)...)
+	return box(f, w, h, strings.Join(lines, "\n"))
+}
+
+func (p filterPane) listView(w, h int) string {
+	f := p.st.Pane.Blurred
+	iw, ih := inner(f, w, h)
+	if p.exportMode != 0 {
+		title := p.st.Pane.Title.Render("Export")
+		text := p.exportText
+		switch p.exportMode {
+		case 1:
+			title += p.st.Pane.TitleMuted.Render("  the agent's mcps entry (x: next format · w: write to the project · esc: back)")
+		case 2:
+			title += p.st.Pane.TitleMuted.Render("  crew.py snippet (x: next format · esc: back)")
+		case 3:
+			title += p.st.Pane.TitleMuted.Render("  mcpServers JSON (x: next format · esc: back)")
+		case exportPlan:
+			if p.plan != nil {
+				title += p.st.Pane.TitleMuted.Render("  write " + p.plan.File + " — y writes (backup kept), esc cancels")
+				text = colorDiff(p.st, p.plan.Diff)
+			}
+		}
+		return box(f, w, h, title+"\n"+wrapText(text, iw))
+	}
+	lines := []string{p.st.Row.Header.Render(pad("  "+pad("VERDICT", 10)+" "+pad("TOOL (filters compare the sanitized name)", iw/2)+" REASON", iw))}
+	for i := p.offset; i < min(len(p.tools), p.offset+ih-1); i++ {
+		t := p.tools[i]
+		glyph, word, style := "–", string(t.Status), p.st.Verdict.Skipped
+		reason := t.Reason
+		if v, ok := p.verdictFor(i); ok && t.Status != mcpconn.ToolDropped {
+			reason = v.Reason
+			if v.Kept {
+				glyph, word, style = "✓", "kept", p.st.Verdict.Kept
+			} else {
+				glyph, word, style = "✕", "dropped", p.st.Verdict.Filtered
+			}
+		}
+		name := t.Sanitized
+		if t.Sanitized != t.Name {
+			name += p.st.Text.Subtle.Render(" ← " + printable(t.Name))
+		}
+		cursor := "  "
+		if i == p.cursor {
+			cursor = p.st.Row.Cursor.Render("›") + " "
+		}
+		line := cursor + style.Render(pad(glyph+" "+word, 10)) + " " + pad(name, iw/2) + " " + p.st.Text.Muted.Render(reason)
+		lines = append(lines, fit(line, iw))
+	}
+	if len(p.tools) == 0 && p.server != "" {
+		lines = append(lines, p.st.Text.Muted.Render("this server lists no tools"))
+	}
+	return box(f, w, h, strings.Join(lines, "\n"))
+}
+
+// colorDiff styles a unified diff.
+func colorDiff(st *Styles, diff string) string {
+	lines := strings.Split(diff, "\n")
+	for i, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
+			lines[i] = st.Text.Bold.Render(l)
+		case strings.HasPrefix(l, "+"):
+			lines[i] = st.Text.Success.Render(l)
+		case strings.HasPrefix(l, "-"):
+			lines[i] = st.Text.Danger.Render(l)
+		case strings.HasPrefix(l, "@@"):
+			lines[i] = st.Text.Accent.Render(l)
+		}
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,160 @@
+package ui
+
+import (
+	"context"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"crewbench/crew"
+	"crewbench/crew/llm"
+	"crewbench/crew/pyjson"
+	"crewbench/session"
+)
+
+// goldenSizes are the two sizes every screen is checked at.
+var goldenSizes = []struct {
+	name string
+	w, h int
+}{{"80x24", 80, 24}, {"160x48", 160, 48}}
+
+// screens builds each screen of the workbench from the fake workspace, in
+// a state worth looking at.
+var screens = []struct {
+	name  string
+	build func(t *testing.T, w, h int) Model
+}{
+	{"servers", func(t *testing.T, w, h int) Model { return settled(t, goldenDeps(), w, h) }},
+	{"servers_env", func(t *testing.T, w, h int) Model {
+		m := settled(t, goldenDeps(), w, h)
+		return step(t, m, keyRunes("v"))
+	}},
+	{"tools", func(t *testing.T, w, h int) Model {
+		m := settled(t, goldenDeps(), w, h)
+		return step(t, m, keyRunes("2"))
+	}},
+	{"tools_search", func(t *testing.T, w, h int) Model {
+		m := settled(t, goldenDeps(), w, h)
+		m = step(t, m, keyRunes("2"))
+		m = step(t, m, keyRunes("/"))
+		return typeText(t, m, "getfore")
+	}},
+	{"tool_detail", func(t *testing.T, w, h int) Model {
+		m := settled(t, goldenDeps(), w, h)
+		m = step(t, m, keyRunes("2"))
+		m = step(t, m, keyRunes("j"))
+		return step(t, m, keyType(tea.KeyEnter))
+	}},
+	{"filter_keeps_nothing", func(t *testing.T, w, h int) Model {
+		m := settled(t, goldenDeps(), w, h)
+		m = stepRun(t, m, showFilterMsg{server: "weather"}, 3)
+		m = step(t, m, keyRunes("e"))
+		m = step(t, m, tea.KeyMsg{Type: tea.KeyCtrlU})
+		for _, r := range "getForecast" {
+			m = stepRun(t, m, keyRunes(string(r)), 3)
+		}
+		return step(t, m, keyType(tea.KeyEsc))
+	}},
+	{"try_result", func(t *testing.T, w, h int) Model {
+		m := settled(t, goldenDeps(), w, h)
+		m = step(t, m, showTryMsg{server: "weather", tool: "getForecast"})
+		m = step(t, m, keyType(tea.KeyEnter))
+		m = typeText(t, m, "Lisbon")
+		m = step(t, m, keyType(tea.KeyEnter))
+		return runTryCall(t, m)
+	}},
+	{"kickoff", func(t *testing.T, w, h int) Model {
+		m := settled(t, goldenDeps(), w, h)
+		return step(t, m, keyRunes("5"))
+	}},
+	{"trace_failure", func(t *testing.T, w, h int) Model {
+		m := settled(t, goldenDeps(), w, h)
+		f := &session.File{Events: traceEvents("run-1")}
+		return step(t, m, sessionOpenedMsg{path: "run-1.jsonl", file: f})
+	}},
+	{"trace_pause_tool", func(t *testing.T, w, h int) Model {
+		m := pausedAt(t, goldenDeps(), w, h, &crew.Pause{Kind: crew.PauseToolCall, TaskName: "forecast_task", AgentRole: "Weekend Forecaster",
+			RequestedName: "crewbench_fixture_weather_get_forecast", ToolName: "crewbench_fixture_weather_get_forecast",
+			OriginalName: "getForecast", Server: "weather", Args: pyjson.ObjectOf("city", "Lisbon", "days", pyjson.Int(2))})
+		return m
+	}},
+	{"trace_pause_llm", func(t *testing.T, w, h int) Model {
+		return pausedAt(t, goldenDeps(), w, h, &crew.Pause{Kind: crew.PauseLLMCall, TaskName: "forecast_task", AgentRole: "Weekend Forecaster",
+			Model: "demo-llm", Mode: "native", Tools: []llm.Tool{{Name: "crewbench_fixture_weather_get_forecast"}, {Name: "crewbench_fixture_slow_slow_report"}},
+			Messages: []llm.Message{{Role: "system", Content: "You are Weekend Forecaster. Give travellers to Lisbon an accurate weekend outlook"},
+				{Role: "user", Content: "Current Task: Collect the weekend forecast for Lisbon."}}})
+	}},
+	{"sessions", func(t *testing.T, w, h int) Model {
+		m := settled(t, goldenDeps(), w, h)
+		m = step(t, m, sessionsListedMsg{list: mustList(t)})
+		return step(t, m, keyRunes("7"))
+	}},
+	{"help", func(t *testing.T, w, h int) Model {
+		m := settled(t, goldenDeps(), w, h)
+		return step(t, m, keyRunes("?"))
+	}},
+}
+
+func goldenDeps() Deps {
+	d := testDeps()
+	d.Runner = &fakeRunner{events: traceEvents("run-1")}
+	d.Caller = fakeCaller{}
+	d.Sessions = fakeSessions{}
+	return d
+}
+
+func mustList(t *testing.T) []SessionInfo {
+	l, err := fakeSessions{}.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// pausedAt shows the trace with a pause pending (no engine involved).
+func pausedAt(t *testing.T, deps Deps, w, h int, pz *crew.Pause) Model {
+	m := settled(t, deps, w, h)
+	m = step(t, m, startRunMsg{req: KickoffRequest{Crew: "Weekend Weather Brief", Inputs: map[string]any{"city": "Lisbon"}}})
+	gen := m.trace.run.gen
+	evs := traceEvents("run-1")[:6]
+	m = step(t, m, runStartedMsg{gen: gen, handle: &RunHandle{ID: "run-1"}})
+	m = step(t, m, runEventsMsg{gen: gen, events: evs})
+	m = step(t, m, pauseMsg{gen: gen, req: testPauseRequest(pz)})
+	m.trace.Stop()
+	return m
+}
+
+// testPauseRequest builds a request the way ChanStepper does, through a
+// real stepper, so Reply works.
+func testPauseRequest(pz *crew.Pause) *crew.PauseRequest {
+	s := crew.NewChanStepper(crew.Breakpoints{Every: true})
+	go func() { _, _ = s.Before(canceledLater(), pz) }()
+	return <-s.C
+}
+
+// runTryCall runs the try pane's call synchronously through the fake
+// caller and feeds every message back.
+func runTryCall(t *testing.T, m Model) Model {
+	t.Helper()
+	nm, cmd := m.Update(keyRunes("r"))
+	m = nm.(Model)
+	msgs := collectCall(cmd)
+	for _, msg := range msgs {
+		m = step(t, m, msg)
+	}
+	return m
+}
+
+func TestGoldenScreens(t *testing.T) {
+	for _, sc := range screens {
+		for _, sz := range goldenSizes {
+			t.Run(sc.name+"/"+sz.name, func(t *testing.T) {
+				m := sc.build(t, sz.w, sz.h)
+				v := m.View()
+				requireBox(t, v, sz.w, sz.h)
+				golden.RequireEqual(t, []byte(v))
+			})
+		}
+	}
+}

@@ -1,0 +1,207 @@
+package ui
+
+import "github.com/charmbracelet/bubbles/key"
+
+// KeyMap is every key binding of the workbench, in groups: Global (always
+// live unless a text field captures input), List (shared by every list),
+// and one group per view. Bindings are matched with key.Matches only, so a
+// remap or a Bubble Tea v2 upgrade changes this file alone.
+type KeyMap struct {
+	Global GlobalKeys
+	List   ListKeys
+	Input  InputKeys
+
+	Servers  ServerKeys
+	Tools    ToolKeys
+	Filter   FilterKeys
+	Try      TryKeys
+	Kickoff  KickoffKeys
+	Trace    TraceKeys
+	Pause    PauseKeys
+	Sessions SessionKeys
+}
+
+// GlobalKeys work everywhere (q and the digits not while typing).
+type GlobalKeys struct {
+	Quit, ForceQuit, Help key.Binding
+	NextView, PrevView    key.Binding
+	Back                  key.Binding
+	Views                 [viewCount]key.Binding
+}
+
+// ListKeys move a cursor or scroll.
+type ListKeys struct {
+	Up, Down, PageUp, PageDown, Top, Bottom, Open key.Binding
+}
+
+// InputKeys apply while a text field has focus.
+type InputKeys struct {
+	NextField, PrevField, Done, Cancel key.Binding
+}
+
+// ServerKeys act on the selected server.
+type ServerKeys struct {
+	Reconnect, Probe, Section, Tools, Filter key.Binding
+}
+
+// ToolKeys act on the tool list and the tool detail.
+type ToolKeys struct {
+	Search, Sort, Scope, Try, Filter, Scheme key.Binding
+}
+
+// FilterKeys drive the filter playground.
+type FilterKeys struct {
+	Edit, Server, Agent, Fix, Export, Write, Confirm, Reset key.Binding
+}
+
+// TryKeys drive try-a-tool.
+type TryKeys struct {
+	Run, Edit, Toggle, Raw, Editor, Policy, Copy, Cancel key.Binding
+}
+
+// KickoffKeys drive the kickoff screen.
+type KickoffKeys struct {
+	Run, Step, Edit, Toggle, Crew key.Binding
+}
+
+// TraceKeys drive the trace tree.
+type TraceKeys struct {
+	Collapse, Expand, Toggle, Follow, Kind, Status, Stop key.Binding
+}
+
+// PauseKeys answer a pause.
+type PauseKeys struct {
+	Continue, Step, Skip, Edit, Abort, Editor, Submit key.Binding
+}
+
+// SessionKeys drive the sessions list.
+type SessionKeys struct {
+	Refresh key.Binding
+}
+
+func kb(keys []string, help, desc string) key.Binding {
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+}
+
+// DefaultKeyMap returns the default bindings: arrows and vim keys.
+func DefaultKeyMap() *KeyMap {
+	km := &KeyMap{}
+	km.Global = GlobalKeys{
+		Quit:      kb([]string{"q"}, "q", "quit"),
+		ForceQuit: kb([]string{"ctrl+c"}, "ctrl+c", "quit"),
+		Help:      kb([]string{"?"}, "?", "help"),
+		NextView:  kb([]string{"tab"}, "tab", "next view"),
+		PrevView:  kb([]string{"shift+tab"}, "shift+tab", "prev view"),
+		Back:      kb([]string{"esc"}, "esc", "back"),
+	}
+	for v := view(0); v < viewCount; v++ {
+		d := string(rune('1' + v))
+		km.Global.Views[v] = kb([]string{d}, d, viewTitles[v])
+	}
+	km.List = ListKeys{
+		Up:       kb([]string{"up", "k"}, "↑/k", "up"),
+		Down:     kb([]string{"down", "j"}, "↓/j", "down"),
+		PageUp:   kb([]string{"pgup", "ctrl+u"}, "pgup", "page up"),
+		PageDown: kb([]string{"pgdown", "ctrl+d"}, "pgdn", "page down"),
+		Top:      kb([]string{"home", "g"}, "g", "top"),
+		Bottom:   kb([]string{"end", "G"}, "G", "bottom"),
+		Open:     kb([]string{"enter"}, "enter", "open"),
+	}
+	km.Input = InputKeys{
+		NextField: kb([]string{"tab", "down"}, "tab/↓", "next field"),
+		PrevField: kb([]string{"shift+tab", "up"}, "shift+tab/↑", "prev field"),
+		Done:      kb([]string{"enter"}, "enter", "done"),
+		Cancel:    kb([]string{"esc"}, "esc", "stop editing"),
+	}
+	km.Servers = ServerKeys{
+		Reconnect: kb([]string{"r"}, "r", "reconnect"),
+		Probe:     kb([]string{"p"}, "p", "ping/health"),
+		Section:   kb([]string{"v"}, "v", "info/env/stderr/log"),
+		Tools:     kb([]string{"enter"}, "enter", "its tools"),
+		Filter:    kb([]string{"f"}, "f", "filter playground"),
+	}
+	km.Tools = ToolKeys{
+		Search: kb([]string{"/"}, "/", "search"),
+		Sort:   kb([]string{"o"}, "o", "sort"),
+		Scope:  kb([]string{"a"}, "a", "all/server/agent"),
+		Try:    kb([]string{"t"}, "t", "try it"),
+		Filter: kb([]string{"f"}, "f", "filter"),
+		Scheme: kb([]string{"n"}, "n", "naming scheme"),
+	}
+	km.Filter = FilterKeys{
+		Edit:    kb([]string{"e", "enter"}, "e", "edit"),
+		Server:  kb([]string{"s"}, "s", "next server"),
+		Agent:   kb([]string{"a"}, "a", "agent"),
+		Fix:     kb([]string{"F"}, "F", "apply suggestions"),
+		Export:  kb([]string{"x"}, "x", "export"),
+		Write:   kb([]string{"w"}, "w", "write to project"),
+		Confirm: kb([]string{"y"}, "y", "confirm write"),
+		Reset:   kb([]string{"R"}, "R", "reset"),
+	}
+	km.Try = TryKeys{
+		Run:    kb([]string{"ctrl+r", "r"}, "r", "run"),
+		Edit:   kb([]string{"enter", "e"}, "enter", "edit field"),
+		Toggle: kb([]string{" ", "left", "right"}, "space/←→", "toggle/choose"),
+		Raw:    kb([]string{"J"}, "J", "raw JSON"),
+		Editor: kb([]string{"E", "ctrl+e"}, "E", "$EDITOR"),
+		Policy: kb([]string{"p"}, "p", "policy"),
+		Copy:   kb([]string{"y"}, "y", "copy command"),
+		Cancel: kb([]string{"X"}, "X", "cancel call"),
+	}
+	km.Kickoff = KickoffKeys{
+		Run:    kb([]string{"r"}, "r", "run"),
+		Step:   kb([]string{"s"}, "s", "step"),
+		Edit:   kb([]string{"enter", "e"}, "enter", "edit"),
+		Toggle: kb([]string{" "}, "space", "toggle"),
+		Crew:   kb([]string{"c"}, "c", "crew"),
+	}
+	km.Trace = TraceKeys{
+		Collapse: kb([]string{"left", "h"}, "←/h", "collapse"),
+		Expand:   kb([]string{"right", "l"}, "→/l", "expand"),
+		Toggle:   kb([]string{" "}, "space", "fold"),
+		Follow:   kb([]string{"f"}, "f", "follow"),
+		Kind:     kb([]string{"t"}, "t", "kind filter"),
+		Status:   kb([]string{"S"}, "S", "status filter"),
+		Stop:     kb([]string{"X"}, "X", "stop run"),
+	}
+	km.Pause = PauseKeys{
+		Continue: kb([]string{"c"}, "c", "continue"),
+		Step:     kb([]string{"n"}, "n", "step"),
+		Skip:     kb([]string{"s"}, "s", "skip (canned)"),
+		Edit:     kb([]string{"e"}, "e", "edit"),
+		Abort:    kb([]string{"a"}, "a", "abort"),
+		Editor:   kb([]string{"ctrl+e"}, "ctrl+e", "$EDITOR"),
+		Submit:   kb([]string{"ctrl+s"}, "ctrl+s", "submit"),
+	}
+	km.Sessions = SessionKeys{
+		Refresh: kb([]string{"r"}, "r", "refresh"),
+	}
+	return km
+}
+
+// helpKeys merges the focused view's bindings with the global ones for
+// the footer and the full help.
+type helpKeys struct {
+	pane interface {
+		ShortHelp() []key.Binding
+		FullHelp() [][]key.Binding
+	}
+	km        *KeyMap
+	capturing bool
+}
+
+func (h helpKeys) ShortHelp() []key.Binding {
+	out := append([]key.Binding{}, h.pane.ShortHelp()...) // never append into a pane's slice
+	g := h.km.Global
+	if h.capturing {
+		return append(out, h.km.Input.Cancel)
+	}
+	return append(out, g.NextView, g.Help, g.Quit)
+}
+
+func (h helpKeys) FullHelp() [][]key.Binding {
+	out := append([][]key.Binding{}, h.pane.FullHelp()...)
+	g := h.km.Global
+	views := append([]key.Binding{}, g.Views[:]...)
+	return append(out, []key.Binding{g.NextView, g.PrevView, g.Back, g.Help, g.Quit, g.ForceQuit}, views)
+}

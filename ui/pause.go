@@ -1,0 +1,239 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"crewbench/crew"
+	"crewbench/crew/llm"
+	"crewbench/crew/pyjson"
+)
+
+// The pause panel: at a breakpoint the run waits for a decision. The panel
+// shows exactly what is about to happen — the full messages and the tools
+// offered (LLM names) for an LLM call; the requested name, the resolved
+// tool, its original name and the arguments for a tool call — and answers
+// continue, step, skip with a canned result, edit arguments or the reply,
+// or abort.
+
+// pauseWhat names what a pause is before, for the status bar.
+func pauseWhat(p *crew.Pause) string {
+	if p.Kind == crew.PauseLLMCall {
+		return "an LLM call (" + p.Model + ")"
+	}
+	name := p.ToolName
+	if name == "" {
+		name = p.RequestedName
+	}
+	return "tool call " + name
+}
+
+// decide handles the decision keys; ok is false for keys that are not a
+// decision (they move the tree cursor as usual).
+func (p tracePane) decide(k tea.KeyMsg) (tracePane, tea.Cmd, bool) {
+	pk := p.km.Pause
+	req := p.pause
+	switch {
+	case key.Matches(k, pk.Continue):
+		if p.run != nil && p.run.stepStart {
+			// "step" started the run pausing everywhere; continuing returns
+			// to the kickoff's own breakpoints.
+			p.run.stepper.SetBreakpoints(p.run.bp)
+			p.run.stepStart = false
+		}
+		return p.reply(crew.Decision{Action: crew.Continue}, "continued")
+	case key.Matches(k, pk.Step):
+		return p.reply(crew.Decision{Action: crew.Step}, "stepping")
+	case key.Matches(k, pk.Abort):
+		return p.reply(crew.Decision{Action: crew.Abort}, "aborted")
+	case key.Matches(k, pk.Skip) && req.Pause.Kind == crew.PauseToolCall:
+		p.editMode = 1
+		p.canned.SetValue("")
+		return p, p.canned.Focus(), true
+	case key.Matches(k, pk.Edit):
+		if req.Pause.Kind == crew.PauseToolCall {
+			p.editMode = 2
+			args := "{}"
+			if req.Pause.Args != nil {
+				args = pyjson.DumpsIndent(req.Pause.Args)
+			}
+			p.editor.SetValue(args)
+		} else {
+			p.editMode = 3
+			p.editor.SetValue("")
+			p.editor.Placeholder = "the reply the model gives instead of calling it"
+		}
+		p.editErr = ""
+		p.SetSize(p.width, p.height)
+		return p, p.editor.Focus(), true
+	}
+	return p, nil, false
+}
+
+func (p tracePane) reply(d crew.Decision, what string) (tracePane, tea.Cmd, bool) {
+	req := p.pause
+	req.Reply(d)
+	p.pause, p.editMode, p.editErr = nil, 0, ""
+	p.canned.Blur()
+	p.editor.Blur()
+	p.SetSize(p.width, p.height)
+	var next tea.Cmd
+	if p.run != nil && !p.run.done {
+		next = waitForPause(p.run.ctx, p.run.gen, p.run.stepper)
+	}
+	return p, tea.Batch(next, notice(noticeInfo, "%s", what)), true
+}
+
+// updateEdit handles typing a canned result or editing args / the reply.
+func (p tracePane) updateEdit(k tea.KeyMsg) (tracePane, tea.Cmd) {
+	in, pk := p.km.Input, p.km.Pause
+	switch {
+	case key.Matches(k, in.Cancel):
+		p.editMode, p.editErr = 0, ""
+		p.canned.Blur()
+		p.editor.Blur()
+		p.SetSize(p.width, p.height)
+		return p, nil
+	case p.editMode == 1 && key.Matches(k, in.Done):
+		d, cmd, _ := p.reply(crew.Decision{Action: crew.Skip, Result: p.canned.Value()}, "skipped with a canned result")
+		return d, cmd
+	case p.editMode > 1 && key.Matches(k, pk.Editor):
+		target := editPauseArgs
+		ext := ".json"
+		if p.editMode == 3 {
+			target, ext = editPauseReply, ".txt"
+		}
+		return p, prepareEditor(target, p.editor.Value(), ext)
+	case p.editMode == 2 && key.Matches(k, pk.Submit):
+		obj, err := pyjson.LoadsObject(p.editor.Value())
+		if err != nil {
+			p.editErr = "arguments: " + err.Error()
+			return p, nil
+		}
+		d, cmd, _ := p.reply(crew.Decision{Action: crew.EditArgs, Args: obj}, "running the tool with edited arguments")
+		return d, cmd
+	case p.editMode == 3 && key.Matches(k, pk.Submit):
+		d, cmd, _ := p.reply(crew.Decision{Action: crew.EditReply, Reply: &llm.Response{Content: p.editor.Value(), FinishReason: "stop"}},
+			"using the edited reply instead of calling the LLM")
+		return d, cmd
+	}
+	var cmd tea.Cmd
+	if p.editMode == 1 {
+		p.canned, cmd = p.canned.Update(k)
+	} else {
+		p.editor, cmd = p.editor.Update(k)
+	}
+	return p, cmd
+}
+
+// renderPause fills the pause viewport with the pause's full content.
+func (p *tracePane) renderPause() {
+	if p.pause == nil {
+		return
+	}
+	pz := p.pause.Pause
+	st := p.st.Text
+	var b []string
+	kv := func(k, v string) { b = append(b, st.Muted.Render(pad(k, 16))+" "+v) }
+	if pz.TaskName != "" {
+		kv("task", pz.TaskName)
+	}
+	if pz.AgentRole != "" {
+		kv("agent", pz.AgentRole)
+	}
+	if pz.AfterFailure {
+		kv("after", st.Danger.Render("the previous tool call failed"))
+	}
+	switch pz.Kind {
+	case crew.PauseToolCall:
+		kv("requested name", st.Bold.Render(pz.RequestedName))
+		resolved := pz.ToolName
+		if resolved == "" {
+			resolved = st.Danger.Render("no such tool: the model gets CrewAI's not-found text")
+		}
+		kv("resolved tool", resolved)
+		if pz.OriginalName != "" {
+			orig := pz.OriginalName
+			if pz.Server != "" {
+				orig += " @ " + pz.Server
+			}
+			kv("original name", orig)
+		}
+		b = append(b, "", st.Heading.Render("Arguments"))
+		if pz.Args != nil {
+			b = append(b, printable(p.red.RedactString(pyjson.DumpsIndent(pz.Args))))
+		} else {
+			b = append(b, st.Subtle.Render("(none)"))
+		}
+	case crew.PauseLLMCall:
+		model := pz.Model
+		if pz.Mode != "" {
+			model += " · " + pz.Mode
+		}
+		kv("model", model)
+		if len(pz.Tools) > 0 {
+			names := make([]string, len(pz.Tools))
+			for i, t := range pz.Tools {
+				names[i] = t.Name
+			}
+			b = append(b, "", st.Heading.Render(fmt.Sprintf("Tools offered (%d, LLM-visible names)", len(pz.Tools))))
+			for _, n := range names {
+				b = append(b, "  "+n)
+			}
+		} else {
+			b = append(b, "", st.Muted.Render("no tools offered"))
+		}
+		b = append(b, "", st.Heading.Render(fmt.Sprintf("Messages (%d)", len(pz.Messages))))
+		for _, m := range pz.Messages {
+			role := string(m.Role)
+			if m.Name != "" {
+				role += " " + m.Name
+			}
+			if m.ToolCallID != "" {
+				role += " ↩ " + m.ToolCallID
+			}
+			b = append(b, st.Info.Render("── "+role))
+			if m.Content != "" {
+				b = append(b, printable(p.red.RedactString(m.Content)))
+			}
+			for _, tc := range m.ToolCalls {
+				b = append(b, st.Accent.Render("→ "+tc.Name)+" "+printable(p.red.RedactString(tc.Arguments)))
+			}
+		}
+	}
+	p.pauseView.SetContent(wrapText(strings.Join(b, "\n"), p.pauseView.Width))
+}
+
+func (p tracePane) pauseBox(w, h int) string {
+	f := p.st.Pane.Focused
+	iw, _ := inner(f, w, h)
+	pz := p.pause.Pause
+	head := p.st.Banner.Pause.Render(fit("⏸ PAUSED before "+pauseWhat(pz), iw-2))
+	var body string
+	switch p.editMode {
+	case 1:
+		body = p.st.Text.Muted.Render("Skip the tool: type the result the model sees (enter submits, esc cancels)") + "\n" + p.canned.View()
+	case 2, 3:
+		what := "Edit the arguments (JSON)"
+		if p.editMode == 3 {
+			what = "Write the LLM's reply"
+		}
+		body = p.st.Text.Muted.Render(what+" — ctrl+s submits, ctrl+e opens $EDITOR, esc cancels") + "\n" + p.editor.View()
+		if p.editErr != "" {
+			body += "\n" + p.st.Form.Error.Render(p.editErr)
+		}
+	default:
+		keys := []string{"c continue", "n step"}
+		if pz.Kind == crew.PauseToolCall {
+			keys = append(keys, "s skip (canned result)", "e edit arguments")
+		} else {
+			keys = append(keys, "e edit the reply")
+		}
+		keys = append(keys, "a abort")
+		body = p.pauseView.View() + "\n" + p.st.Text.Key.Render(strings.Join(keys, " · "))
+	}
+	return box(f, w, h, head+"\n"+body)
+}

@@ -1,0 +1,618 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"crewbench/mcpconn"
+	"crewbench/session"
+)
+
+// serverData is what the workbench knows about every server: the
+// workspace's declaration, the pool's latest snapshot, and what the UI
+// collected from the pool's events (stderr, logging, progress, pings).
+// Only the root's Update mutates it; views read it in View.
+type serverData struct {
+	order   []string
+	entries map[string]ServerEntry
+	status  map[string]mcpconn.ServerStatus
+	stderr  map[string]*ring
+	logs    map[string]*ring
+	pings   map[string]pingInfo
+	health  map[string]*mcpconn.HealthResult
+}
+
+type pingInfo struct {
+	rtt time.Duration
+	err string
+}
+
+const (
+	stderrLines = 500
+	logLines    = 500
+)
+
+func newServerData(entries []ServerEntry) *serverData {
+	d := &serverData{
+		entries: map[string]ServerEntry{}, status: map[string]mcpconn.ServerStatus{},
+		stderr: map[string]*ring{}, logs: map[string]*ring{}, pings: map[string]pingInfo{},
+		health: map[string]*mcpconn.HealthResult{},
+	}
+	for _, e := range entries {
+		name := mcpconn.Handle(e.Spec)
+		if _, dup := d.entries[name]; dup {
+			continue
+		}
+		d.order = append(d.order, name)
+		d.entries[name] = e
+	}
+	return d
+}
+
+func (d *serverData) ensure(name string) {
+	if _, ok := d.entries[name]; ok {
+		return
+	}
+	d.order = append(d.order, name)
+	d.entries[name] = ServerEntry{Spec: mcpconn.ServerSpec{Name: name}}
+}
+
+// spec returns the server's spec.
+func (d *serverData) spec(name string) (mcpconn.ServerSpec, bool) {
+	e, ok := d.entries[name]
+	return e.Spec, ok
+}
+
+// discovery returns the server's latest tool listing, or nil.
+func (d *serverData) discovery(name string) *mcpconn.Discovery {
+	return d.status[name].Discovery
+}
+
+// setStatus takes a pool snapshot. Servers the workspace did not declare
+// (added by an adapter-policy call, say) are listed after the others.
+func (d *serverData) setStatus(st []mcpconn.ServerStatus) {
+	for _, s := range st {
+		d.ensure(s.Name)
+		d.status[s.Name] = s
+	}
+}
+
+func (d *serverData) counts() (ready, connecting, failed int) {
+	for _, n := range d.order {
+		s, ok := d.status[n]
+		switch {
+		case !ok || s.State == mcpconn.StateConnecting:
+			connecting++
+		case s.State == mcpconn.StateReady:
+			ready++
+		case s.State == mcpconn.StateFailed:
+			failed++
+		}
+	}
+	return
+}
+
+func (d *serverData) setPing(name string, rtt time.Duration, err error) {
+	p := pingInfo{rtt: rtt}
+	if err != nil {
+		p.err = err.Error()
+	}
+	d.pings[name] = p
+}
+
+func (d *serverData) log(name string) *ring {
+	r := d.logs[name]
+	if r == nil {
+		r = newRing(logLines)
+		d.logs[name] = r
+	}
+	return r
+}
+
+// absorb files a batch of pool events and reports whether a server's
+// state or tool list changed (the root then reloads the snapshot once).
+func (d *serverData) absorb(events []session.Event) (changed bool) {
+	for _, ev := range events {
+		name := ev.Server
+		if name == "" {
+			continue
+		}
+		switch ev.Kind {
+		case session.MCPServerState, session.MCPToolsListed:
+			changed = true
+			if ev.Kind == session.MCPServerState {
+				line := "state " + ev.Str(session.KeyState)
+				if ev.Error != "" {
+					line += ": " + ev.Error
+				}
+				d.log(name).add(stamp(ev) + line)
+			}
+		case session.MCPStderr:
+			r := d.stderr[name]
+			if r == nil {
+				r = newRing(stderrLines)
+				d.stderr[name] = r
+			}
+			r.add(ev.Str(session.KeyLine))
+		case session.MCPNotification:
+			d.log(name).add(stamp(ev) + notificationLine(ev))
+		case session.MCPProcessSpawned:
+			d.log(name).add(stamp(ev) + fmt.Sprintf("spawned pid %d", ev.Int("pid")))
+		case session.MCPProcessExited:
+			line := fmt.Sprintf("pid %d exited", ev.Int("pid"))
+			if c, ok := ev.Data["exit_code"]; ok {
+				line += fmt.Sprintf(" (code %v)", c)
+			}
+			d.log(name).add(stamp(ev) + line)
+		case session.Warning:
+			d.log(name).add(stamp(ev) + "warning: " + ev.Str(session.KeyMessage))
+		}
+	}
+	return changed
+}
+
+func stamp(ev session.Event) string {
+	if ev.Time.IsZero() {
+		return ""
+	}
+	return ev.Time.Format("15:04:05") + " "
+}
+
+// notificationLine renders logging and progress notifications.
+func notificationLine(ev session.Event) string {
+	switch ev.Str("kind") {
+	case "logging":
+		data := ev.Data["data"]
+		s, ok := data.(string)
+		if !ok {
+			s = compactJSON(data)
+		}
+		lvl := ev.Str("level")
+		if lg := ev.Str("logger"); lg != "" {
+			lvl += " " + lg
+		}
+		return fmt.Sprintf("log [%s] %s", lvl, s)
+	case "progress":
+		line := fmt.Sprintf("progress %v", ev.Data["progress"])
+		if t, ok := ev.Data["total"]; ok {
+			line += fmt.Sprintf("/%v", t)
+		}
+		if msg := ev.Str("message"); msg != "" {
+			line += " " + msg
+		}
+		return line
+	case "tools_list_changed":
+		return "tools/list_changed: listing again"
+	}
+	return "notification " + ev.Str("method")
+}
+
+// serverSection is what the lower half of the servers view shows.
+type serverSection int
+
+const (
+	sectionInfo serverSection = iota
+	sectionEnv
+	sectionStderr
+	sectionLog
+	sectionCount
+)
+
+var sectionTitles = [sectionCount]string{"info", "environment", "stderr", "log"}
+
+// serversPane lists servers with their state and shows one in detail.
+type serversPane struct {
+	st      *Styles
+	km      *KeyMap
+	d       *serverData
+	deps    Deps
+	cursor  int
+	offset  int
+	section serverSection
+	width   int
+	height  int
+	focused bool
+}
+
+func newServersPane(st *Styles, km *KeyMap, d *serverData, deps Deps) serversPane {
+	return serversPane{st: st, km: km, d: d, deps: deps}
+}
+
+func (p *serversPane) SetSize(w, h int) { p.width, p.height = w, h; p.clampCursor() }
+func (p *serversPane) Focus()           { p.focused = true }
+func (p *serversPane) Blur()            { p.focused = false }
+func (p serversPane) CapturesInput() bool {
+	return false
+}
+
+// refresh re-reads the shared server data (new servers, new lines).
+func (p *serversPane) refresh() { p.clampCursor() }
+
+func (p *serversPane) clampCursor() {
+	p.cursor = clamp(p.cursor, 0, len(p.d.order)-1)
+	p.offset = window(p.cursor, p.offset, p.listRows(), len(p.d.order))
+}
+
+func (p serversPane) selected() string {
+	if p.cursor < 0 || p.cursor >= len(p.d.order) {
+		return ""
+	}
+	return p.d.order[p.cursor]
+}
+
+func (p serversPane) Update(msg tea.Msg) (serversPane, tea.Cmd) {
+	k, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return p, nil
+	}
+	l, s := p.km.List, p.km.Servers
+	name := p.selected()
+	switch {
+	case key.Matches(k, l.Up):
+		p.cursor--
+	case key.Matches(k, l.Down):
+		p.cursor++
+	case key.Matches(k, l.PageUp):
+		p.cursor -= max(1, p.listRows())
+	case key.Matches(k, l.PageDown):
+		p.cursor += max(1, p.listRows())
+	case key.Matches(k, l.Top):
+		p.cursor = 0
+	case key.Matches(k, l.Bottom):
+		p.cursor = len(p.d.order) - 1
+	case key.Matches(k, s.Section):
+		p.section = (p.section + 1) % sectionCount
+	case name == "":
+		return p, nil
+	case key.Matches(k, s.Tools):
+		return p, emit(showToolsMsg{server: name})
+	case key.Matches(k, s.Filter):
+		return p, emit(showFilterMsg{server: name})
+	case key.Matches(k, s.Reconnect):
+		if p.deps.Pool == nil {
+			return p, notice(noticeWarn, "no pool: nothing to reconnect")
+		}
+		return p, tea.Batch(notice(noticeInfo, "reconnecting %s…", name), reconnect(p.deps.Ctx, p.deps.Pool, name))
+	case key.Matches(k, s.Probe):
+		return p, p.probe(name)
+	}
+	p.clampCursor()
+	return p, nil
+}
+
+// probe pings a ready server, and also sends the HTTP health check (a bare
+// GET, like curl) to HTTP servers.
+func (p serversPane) probe(name string) tea.Cmd {
+	spec, _ := p.d.spec(name)
+	var cmds []tea.Cmd
+	if p.deps.Pool != nil && p.d.status[name].State == mcpconn.StateReady {
+		cmds = append(cmds, ping(p.deps.Ctx, p.deps.Pool, name))
+	}
+	if spec.Transport != mcpconn.TransportStdio && spec.URL != "" && p.deps.Prober != nil {
+		cmds = append(cmds, probe(p.deps.Ctx, p.deps.Prober, name, spec.URL, spec.Headers))
+	}
+	if len(cmds) == 0 {
+		return notice(noticeWarn, "%s is not ready: nothing to ping", name)
+	}
+	return tea.Batch(append(cmds, notice(noticeInfo, "probing %s…", name))...)
+}
+
+func (p serversPane) ShortHelp() []key.Binding {
+	s := p.km.Servers
+	return []key.Binding{p.km.List.Up, p.km.List.Down, s.Tools, s.Filter, s.Reconnect, s.Probe, s.Section}
+}
+
+func (p serversPane) FullHelp() [][]key.Binding {
+	l, s := p.km.List, p.km.Servers
+	return [][]key.Binding{{l.Up, l.Down, l.PageUp, l.PageDown, l.Top, l.Bottom}, {s.Tools, s.Filter, s.Reconnect, s.Probe, s.Section}}
+}
+
+// listHeight is the outer height of the server list box.
+func (p serversPane) listHeight() int {
+	want := len(p.d.order) + 4 // border 2 + title + column header
+	top, _ := splitV(p.height, 0.45, min(want, 6), 7)
+	return min(want, top)
+}
+
+func (p serversPane) listRows() int { return max(1, p.listHeight()-4) }
+
+func (p serversPane) View() string {
+	if p.width == 0 || p.height == 0 {
+		return ""
+	}
+	lh := p.listHeight()
+	list := p.listView(p.width, lh)
+	detail := p.detailView(p.width, p.height-lh)
+	return lipgloss.JoinVertical(lipgloss.Left, list, detail)
+}
+
+func (p serversPane) frame() lipgloss.Style {
+	if p.focused {
+		return p.st.Pane.Focused
+	}
+	return p.st.Pane.Blurred
+}
+
+// server glyph and state text, by state.
+func (p serversPane) stateOf(name string) (glyph, text string, style lipgloss.Style) {
+	s, ok := p.d.status[name]
+	st := p.st.State
+	switch {
+	case !ok || s.State == mcpconn.StateConnecting:
+		return "◌", "connecting", st.Connecting
+	case s.State == mcpconn.StateReady:
+		return "●", "ready", st.Ready
+	case s.State == mcpconn.StateFailed:
+		t := "failed"
+		if s.Class != "" {
+			t += " (" + s.Class + ")"
+		}
+		return "✕", t, st.Failed
+	}
+	return "○", string(s.State), st.Closed
+}
+
+func (p serversPane) listView(w, h int) string {
+	f := p.frame()
+	iw, _ := inner(f, w, h)
+	ready, conn, failed := p.d.counts()
+	title := p.st.Pane.Title.Render("Servers") + p.st.Pane.TitleMuted.Render(fmt.Sprintf("  %d ready · %d connecting · %d failed", ready, conn, failed))
+	// Columns: the name fits the longest name (within reason), the state
+	// takes what is left, the rest is fixed.
+	const transW, toolsW, keptW, latW = 9, 5, 9, 7
+	nameW := 8
+	for _, n := range p.d.order {
+		nameW = max(nameW, ansi.StringWidth(n)+3)
+	}
+	nameW = min(nameW, max(12, iw/3))
+	stateW := max(8, iw-2-nameW-transW-toolsW-keptW-latW-5)
+	head := p.st.Row.Header.Render(pad("  "+pad("SERVER", nameW)+" "+pad("STATE", stateW)+" "+pad("TRANSPORT", transW)+" "+
+		padLeft("TOOLS", toolsW)+" "+padLeft("KEPT/FILT", keptW)+" "+padLeft("LATENCY", latW), iw))
+	lines := []string{title, head}
+	if len(p.d.order) == 0 {
+		lines = append(lines, p.st.Text.Muted.Render("no MCP servers in this workspace"))
+	}
+	rows := p.listRows()
+	for i := p.offset; i < min(len(p.d.order), p.offset+rows); i++ {
+		name := p.d.order[i]
+		glyph, state, sst := p.stateOf(name)
+		e := p.d.entries[name]
+		tools, kept := "", ""
+		if d := p.d.discovery(name); d != nil {
+			k, f, _ := toolCounts(d)
+			tools = fmt.Sprint(len(d.Tools))
+			kept = fmt.Sprintf("%d/%d", k, f)
+		}
+		lat := ""
+		if pi, ok := p.d.pings[name]; ok && pi.err == "" {
+			lat = fmtDur(pi.rtt)
+		} else if d := p.d.discovery(name); d != nil && d.Duration > 0 {
+			lat = fmtDur(d.Duration)
+		}
+		cursor := "  "
+		if i == p.cursor {
+			cursor = p.st.Row.Cursor.Render("› ")
+		}
+		row := cursor + sst.Render(glyph) + " " + pad(name, nameW-2) + " " + sst.Render(pad(state, stateW)) + " " +
+			pad(transportLabel(e.Spec), transW) + " " + padLeft(tools, toolsW) + " " + padLeft(kept, keptW) + " " + padLeft(lat, latW)
+		if i == p.cursor && p.focused {
+			row = p.st.Row.Selected.Render(pad(ansi.Strip(row), iw))
+		}
+		lines = append(lines, pad(row, iw))
+	}
+	return box(f, w, h, strings.Join(lines, "\n"))
+}
+
+func transportLabel(s mcpconn.ServerSpec) string {
+	switch s.Transport {
+	case mcpconn.TransportStdio:
+		return "stdio"
+	case mcpconn.TransportSSE:
+		return "sse"
+	case mcpconn.TransportHTTP:
+		if s.Ref == mcpconn.RefHTTPS {
+			return "https-ref"
+		}
+		if s.Ref == mcpconn.RefAMP {
+			return "amp"
+		}
+		return "http"
+	}
+	return string(s.Transport)
+}
+
+// toolCounts counts kept, filtered (by the tool_filter) and other (skipped,
+// dropped, not selected, overwritten) tools.
+func toolCounts(d *mcpconn.Discovery) (kept, filtered, other int) {
+	for _, t := range d.Tools {
+		switch t.Status {
+		case mcpconn.ToolKept:
+			kept++
+		case mcpconn.ToolFiltered:
+			filtered++
+		default:
+			other++
+		}
+	}
+	return
+}
+
+func (p serversPane) detailView(w, h int) string {
+	f := p.st.Pane.Blurred
+	iw, ih := inner(f, w, h)
+	name := p.selected()
+	var tabs []string
+	for s := serverSection(0); s < sectionCount; s++ {
+		if s == p.section {
+			tabs = append(tabs, p.st.Header.TabActive.Render(sectionTitles[s]))
+		} else {
+			tabs = append(tabs, p.st.Header.Tab.Render(sectionTitles[s]))
+		}
+	}
+	title := p.st.Pane.Title.Render(name) + "  " + strings.Join(tabs, p.st.Text.Subtle.Render(" · ")) + p.st.Text.Subtle.Render("  (v)")
+	if name == "" {
+		return box(f, w, h, p.st.Pane.Title.Render("Server"))
+	}
+	var body []string
+	switch p.section {
+	case sectionInfo:
+		body = p.infoLines(name, iw)
+	case sectionEnv:
+		body = p.envLines(name)
+	case sectionStderr:
+		body = p.d.stderr[name].last(ih - 1)
+		for i, l := range body {
+			body[i] = printable(l)
+		}
+		if len(body) == 0 {
+			body = []string{p.st.Text.Muted.Render("no stderr output")}
+		} else if r := p.d.stderr[name]; r.total > len(body) {
+			body[0] = p.st.Text.Subtle.Render(fmt.Sprintf("… %d earlier lines", r.total-len(body)+1))
+		}
+	case sectionLog:
+		body = p.d.logs[name].last(ih - 1)
+		for i, l := range body {
+			body[i] = printable(l)
+		}
+		if len(body) == 0 {
+			body = []string{p.st.Text.Muted.Render("no logging, progress or process events yet")}
+		}
+	}
+	if len(body) > ih-1 && p.section != sectionStderr && p.section != sectionLog {
+		body = append(body[:ih-2], p.st.Text.Subtle.Render("…"))
+	}
+	return box(f, w, h, title+"\n"+strings.Join(body, "\n"))
+}
+
+func (p serversPane) kv(k, v string) string {
+	return p.st.Text.Muted.Render(pad(k, 12)) + " " + v
+}
+
+func (p serversPane) infoLines(name string, w int) []string {
+	e := p.d.entries[name]
+	spec := e.Spec
+	red := p.deps.Redactor
+	var out []string
+	_, state, sst := p.stateOf(name)
+	st := p.d.status[name]
+	line := sst.Render(state)
+	if st.Pid != 0 {
+		line += p.st.Text.Muted.Render(fmt.Sprintf("  pid %d", st.Pid))
+	}
+	out = append(out, p.kv("state", line))
+	if st.State == mcpconn.StateFailed && st.Error != "" {
+		out = append(out, p.kv("error", p.st.Text.Danger.Render(printable(red.RedactString(oneLine(st.Error))))))
+	}
+	switch spec.Transport {
+	case mcpconn.TransportStdio:
+		words := append([]string{spec.Command}, spec.Args...)
+		out = append(out, p.kv("command", printable(red.RedactString(shellJoin(words)))))
+	default:
+		out = append(out, p.kv("url", printable(red.RedactURL(spec.URL))))
+		if len(spec.Headers) > 0 {
+			h := red.RedactHeaders(spec.Headers)
+			var hs []string
+			for _, k := range sortedKeys(h) {
+				hs = append(hs, k+": "+h[k])
+			}
+			out = append(out, p.kv("headers", strings.Join(hs, "; ")))
+		}
+	}
+	if sn, err := mcpconn.CrewAIServerName(spec); err == nil && sn != "" {
+		out = append(out, p.kv("server_name", sn+p.st.Text.Subtle.Render("  (CrewAI's tool prefix)")))
+	}
+	pol := mcpconn.EffectivePolicy(spec)
+	lim := mcpconn.CallLimits(spec, pol)
+	out = append(out, p.kv("call policy", fmt.Sprintf("%s · call %s × %d attempts, backoff %s · connect %s",
+		pol, durOrNone(lim.Call), lim.Attempts, fmtDur(lim.Backoff), fmtDur(lim.Connect))))
+	if e.Source != "" || len(e.Agents) > 0 {
+		src := e.Source
+		if len(e.Agents) > 0 {
+			src += p.st.Text.Muted.Render("  used by " + strings.Join(e.Agents, ", "))
+		}
+		out = append(out, p.kv("declared", src))
+	}
+	if d := st.Discovery; d != nil {
+		k, f, o := toolCounts(d)
+		out = append(out, p.kv("tools", fmt.Sprintf("%d listed · %s · %s · %d other · listed in %s",
+			len(d.Tools), p.st.Verdict.Kept.Render(fmt.Sprintf("%d kept", k)), p.st.Verdict.Filtered.Render(fmt.Sprintf("%d filtered", f)), o, fmtDur(d.Duration))))
+		info := d.Info
+		if info.Name != "" {
+			caps := []string{}
+			if info.ToolsListChange {
+				caps = append(caps, "tools.listChanged")
+			}
+			if info.Logging {
+				caps = append(caps, "logging")
+			}
+			out = append(out, p.kv("server", fmt.Sprintf("%s %s · protocol %s %s", info.Name, info.Version, info.ProtocolVersion, strings.Join(caps, " "))))
+		}
+		for _, wn := range d.Warnings {
+			out = append(out, p.kv("warning", p.st.Text.Warning.Render(wn)))
+		}
+		for _, h := range d.Hints {
+			out = append(out, p.kv("hint", p.st.Text.Warning.Render(h.Message)))
+		}
+	}
+	if pi, ok := p.d.pings[name]; ok {
+		if pi.err != "" {
+			out = append(out, p.kv("ping", p.st.Text.Danger.Render(red.RedactString(pi.err))))
+		} else {
+			out = append(out, p.kv("ping", fmtDur(pi.rtt)))
+		}
+	}
+	if h := p.d.health[name]; h != nil {
+		out = append(out, p.kv("health", fmt.Sprintf("%s (HTTP %d) %s · %s", h.Health, h.Status, h.Detail, fmtDur(h.Duration))))
+	} else if spec.Transport != mcpconn.TransportStdio {
+		out = append(out, p.kv("health", p.st.Text.Subtle.Render("press p to probe the endpoint")))
+	}
+	return out
+}
+
+func durOrNone(d time.Duration) string {
+	if d == 0 {
+		return "no timeout"
+	}
+	return fmtDur(d)
+}
+
+// envLines shows exactly the environment a stdio server gets (CrewAI's
+// six inherited variables plus the spec's env), secrets redacted.
+func (p serversPane) envLines(name string) []string {
+	spec, _ := p.d.spec(name)
+	if spec.Transport != mcpconn.TransportStdio {
+		if len(spec.Headers) == 0 {
+			return []string{p.st.Text.Muted.Render("an HTTP server gets no environment; it is sent no headers")}
+		}
+		h := p.deps.Redactor.RedactHeaders(spec.Headers)
+		out := []string{p.st.Text.Muted.Render("headers sent with every request:")}
+		for _, k := range sortedKeys(h) {
+			out = append(out, k+": "+h[k])
+		}
+		return out
+	}
+	env := mcpconn.RedactEnv(mcpconn.StdioEnvironment(spec, p.deps.Environ))
+	out := []string{p.st.Text.Muted.Render(fmt.Sprintf("%d variables — exactly what the server process receives:", len(env)))}
+	marked := map[string]string{}
+	for _, v := range env {
+		marked[v.Name] = v.Value
+	}
+	red := p.deps.Redactor.RedactEnv(marked)
+	for _, v := range env {
+		src := p.st.Text.Subtle.Render("  (" + string(v.Source) + ")")
+		if v.Source == mcpconn.EnvInheritAll {
+			src = p.st.Text.Warning.Render("  (" + string(v.Source) + ")")
+		}
+		out = append(out, v.Name+"="+red[v.Name]+src)
+	}
+	if spec.InheritEnv {
+		out = append(out, p.st.Text.Warning.Render("inherit_env is set: NOT what CrewAI does"))
+	}
+	return out
+}

@@ -1,0 +1,924 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textarea"
+	"github.com/charmbracelet/bubbles/textinput"
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"crewbench/mcpconn"
+	"crewbench/session"
+)
+
+// Call settings rows after the argument fields.
+const (
+	setPolicy = iota
+	setCall
+	setAttempts
+	setBackoff
+	setConnect
+	setCount
+)
+
+var setLabels = [setCount]string{"policy", "call timeout", "attempts", "backoff", "connect timeout"}
+
+// policies the user can pick; "" is CrewAI's for the server's ref kind.
+var policyChoices = []mcpconn.Policy{"", mcpconn.PolicyNative, mcpconn.PolicyHTTPSString, mcpconn.PolicyAdapter, mcpconn.PolicySession}
+
+// tryPane calls one tool with a form generated from its schema, under a
+// chosen call policy, and shows every attempt as it happens.
+type tryPane struct {
+	st   *Styles
+	km   *KeyMap
+	deps Deps
+	d    *serverData
+
+	server   string
+	toolName string
+	tool     *mcpconn.Tool
+	spec     mcpconn.ServerSpec
+	formErr  string
+
+	fields   []formField
+	settings [setCount]textinput.Model
+	policy   int // index into policyChoices
+	cursor   int // row: fields…, settings…
+	editing  bool
+	raw      bool
+	rawText  textarea.Model
+	rawErr   string
+
+	// the call in flight or last made
+	callID   int
+	eventsCh <-chan session.Event
+	running  bool
+	cancel   context.CancelFunc
+	started  time.Time
+	timeline []string
+	attempt  int // attempt in progress (0 none)
+	// maxAttempts is the call's attempt limit under its policy.
+	maxAttempts int
+	attStart    time.Time
+	result      *mcpconn.CallResult
+	command     string
+	// outcomeLine is the first line of the result in out.
+	outcomeLine int
+	out         viewport.Model
+
+	width, height int
+	focused       bool
+}
+
+func newTryPane(st *Styles, km *KeyMap, deps Deps) tryPane {
+	p := tryPane{st: st, km: km, deps: deps, out: viewport.New(0, 0)}
+	for i := range p.settings {
+		ti := textinput.New()
+		ti.Prompt = ""
+		ti.TextStyle = st.Text.Normal
+		ti.PlaceholderStyle = st.Text.Subtle
+		p.settings[i] = ti
+	}
+	ta := textarea.New()
+	ta.ShowLineNumbers = false
+	ta.Prompt = ""
+	ta.CharLimit = 0
+	p.rawText = ta
+	return p
+}
+
+func (p *tryPane) SetSize(w, h int) {
+	p.width, p.height = w, h
+	fw, fh, rw, rh := p.split()
+	iw, ih := inner(p.st.Pane.Focused, fw, fh)
+	for i := range p.fields {
+		p.fields[i].input.Width = max(1, iw-24)
+	}
+	for i := range p.settings {
+		p.settings[i].Width = max(1, iw-24)
+	}
+	p.rawText.SetWidth(max(1, iw))
+	p.rawText.SetHeight(max(1, ih-3))
+	riw, rih := inner(p.st.Pane.Blurred, rw, rh)
+	p.out.Width, p.out.Height = riw, max(1, rih-1)
+	p.renderOut()
+}
+
+// split returns the form box and the result box sizes: side by side on
+// wide screens, stacked otherwise.
+func (p tryPane) split() (fw, fh, rw, rh int) {
+	if p.width >= 120 {
+		l, r := splitH(p.width, 0.5, 50, 50)
+		return l, p.height, r, p.height
+	}
+	t, b := splitV(p.height, 0.5, 8, 6)
+	return p.width, t, p.width, b
+}
+
+func (p *tryPane) Focus() { p.focused = true }
+func (p *tryPane) Blur() {
+	p.focused = false
+	p.stopEditing()
+}
+func (p tryPane) CapturesInput() bool { return p.editing }
+
+func (p *tryPane) stopEditing() {
+	p.editing = false
+	for i := range p.fields {
+		p.fields[i].input.Blur()
+	}
+	for i := range p.settings {
+		p.settings[i].Blur()
+	}
+	p.rawText.Blur()
+}
+
+// SetServers keeps the open tool current when its server lists again.
+func (p *tryPane) SetServers(d *serverData) {
+	p.d = d
+	if p.server == "" {
+		return
+	}
+	if disc := d.discovery(p.server); disc != nil {
+		if t, ok := disc.Tool(p.toolName); ok && p.tool == nil {
+			p.open(t)
+		}
+	}
+}
+
+// Open prepares a call of server's tool.
+func (p *tryPane) Open(d *serverData, server, tool string) {
+	p.d = d
+	if p.running && p.cancel != nil {
+		p.cancel()
+	}
+	p.server, p.toolName, p.tool = server, tool, nil
+	p.spec, _ = d.spec(server)
+	p.result, p.timeline, p.command, p.running = nil, nil, "", false
+	p.raw, p.rawErr = false, ""
+	if disc := d.discovery(server); disc != nil {
+		if t, ok := disc.Tool(tool); ok {
+			p.open(t)
+		}
+	}
+	p.renderOut()
+}
+
+func (p *tryPane) open(t mcpconn.Tool) {
+	tt := t
+	p.tool = &tt
+	p.fields, p.formErr = nil, ""
+	fs, err := buildForm(t.InputSchema, p.st)
+	if err != nil {
+		p.formErr = err.Error()
+		p.raw = true
+	}
+	p.fields = fs
+	p.cursor = 0
+	p.policy = 0
+	for i := range p.settings {
+		p.settings[i].SetValue("")
+	}
+	p.refreshPlaceholders()
+	if args, err := formArgs(p.fields); err == nil || len(args) > 0 {
+		p.rawText.SetValue(indentJSON(args))
+	}
+	p.SetSize(p.width, p.height)
+}
+
+func (p tryPane) chosenPolicy() mcpconn.Policy {
+	if pol := policyChoices[p.policy]; pol != "" {
+		return pol
+	}
+	return mcpconn.EffectivePolicy(p.spec)
+}
+
+// refreshPlaceholders shows the numbers that apply when a field is left
+// empty: the project's where it overrides CrewAI, else CrewAI's.
+func (p *tryPane) refreshPlaceholders() {
+	pol := p.chosenPolicy()
+	l := mcpconn.CallLimits(p.spec, pol)
+	bare := p.spec
+	bare.Timeouts = mcpconn.Timeouts{}
+	c := mcpconn.CallLimits(bare, pol)
+	src := func(changed bool) string {
+		if changed {
+			return "project: "
+		}
+		return "CrewAI: "
+	}
+	p.settings[setCall].Placeholder = src(l.Call != c.Call) + durOrNone(l.Call)
+	p.settings[setAttempts].Placeholder = src(l.Attempts != c.Attempts) + strconv.Itoa(l.Attempts)
+	p.settings[setBackoff].Placeholder = src(l.Backoff != c.Backoff) + fmtDur(l.Backoff) + ", doubling"
+	p.settings[setConnect].Placeholder = src(l.Connect != c.Connect) + fmtDur(l.Connect)
+}
+
+func (p tryPane) rows() int { return len(p.fields) + setCount }
+
+// callSpec is the server spec with the chosen policy and timeouts.
+func (p tryPane) callSpec() (mcpconn.ServerSpec, error) {
+	s := p.spec
+	s.Policy = policyChoices[p.policy]
+	dur := func(i int, dst *time.Duration) error {
+		v := strings.TrimSpace(p.settings[i].Value())
+		if v == "" {
+			return nil
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return fmt.Errorf("%s: %q is not a duration like 1s or 500ms", setLabels[i], v)
+		}
+		*dst = d
+		return nil
+	}
+	if err := dur(setCall, &s.Timeouts.Call); err != nil {
+		return s, err
+	}
+	if err := dur(setBackoff, &s.Timeouts.Backoff); err != nil {
+		return s, err
+	}
+	if err := dur(setConnect, &s.Timeouts.Connect); err != nil {
+		return s, err
+	}
+	if v := strings.TrimSpace(p.settings[setAttempts].Value()); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return s, fmt.Errorf("attempts: %q is not a positive number", v)
+		}
+		s.Timeouts.Attempts = n
+	}
+	if s.Policy == mcpconn.PolicyHTTPSString && s.Transport == mcpconn.TransportStdio {
+		return s, fmt.Errorf("the https-string policy needs an HTTP server")
+	}
+	return s, nil
+}
+
+// args returns the arguments from the form or the raw JSON.
+func (p tryPane) args() (map[string]any, error) {
+	if p.raw {
+		v, ok, err := decodeJSONValue(p.rawText.Value())
+		if err != nil {
+			return nil, err
+		}
+		m, isObj := v.(map[string]any)
+		if !ok || !isObj {
+			return nil, fmt.Errorf("arguments must be a JSON object")
+		}
+		return m, nil
+	}
+	return formArgs(p.fields)
+}
+
+func (p tryPane) Update(msg tea.Msg) (tryPane, tea.Cmd) {
+	switch msg := msg.(type) {
+	case callEventsMsg:
+		if msg.id != p.callID {
+			return p, nil
+		}
+		for _, ev := range msg.events {
+			p.absorb(ev)
+		}
+		p.renderOut()
+		p.out.GotoBottom()
+		return p, waitForCallEvents(msg.id, p.eventsCh)
+	case callEventsClosedMsg:
+		return p, nil
+	case callTickMsg:
+		if msg.id != p.callID || !p.running {
+			return p, nil
+		}
+		p.renderOut()
+		p.out.GotoBottom()
+		return p, tickCall(msg.id)
+	case callDoneMsg:
+		if msg.id != p.callID {
+			return p, nil
+		}
+		p.running, p.attempt = false, 0
+		p.result = msg.res
+		p.renderOut()
+		p.out.SetYOffset(p.outcomeLine)
+		return p, nil
+	case copiedMsg:
+		if msg.err != nil {
+			return p, notice(noticeWarn, "copy: %v", msg.err)
+		}
+		return p, notice(noticeInfo, "copied the crewbench call command")
+	case editorDoneMsg:
+		p.raw = true
+		p.rawText.SetValue(msg.text)
+		p.syncFromRaw()
+		return p, nil
+	case tea.KeyMsg:
+		if p.editing {
+			return p.updateEditing(msg)
+		}
+		return p.updateKeys(msg)
+	}
+	if p.editing {
+		return p.updateInput(msg)
+	}
+	return p, nil
+}
+
+func (p tryPane) updateInput(msg tea.Msg) (tryPane, tea.Cmd) {
+	var cmd tea.Cmd
+	switch {
+	case p.raw:
+		p.rawText, cmd = p.rawText.Update(msg)
+	case p.cursor < len(p.fields):
+		p.fields[p.cursor].input, cmd = p.fields[p.cursor].input.Update(msg)
+	default:
+		i := p.cursor - len(p.fields)
+		p.settings[i], cmd = p.settings[i].Update(msg)
+	}
+	return p, cmd
+}
+
+func (p tryPane) updateEditing(k tea.KeyMsg) (tryPane, tea.Cmd) {
+	in := p.km.Input
+	switch {
+	case key.Matches(k, in.Cancel):
+		p.stopEditing()
+		if p.raw {
+			p.syncFromRaw()
+		}
+		return p, nil
+	case p.raw && key.Matches(k, p.km.Try.Editor):
+		return p, p.openEditor()
+	case !p.raw && (key.Matches(k, in.Done) || k.Type == tea.KeyTab || k.Type == tea.KeyDown):
+		p.stopEditing()
+		if key.Matches(k, in.Done) {
+			return p, nil
+		}
+		p.cursor = min(p.cursor+1, p.rows()-1)
+		return p, p.startEditing()
+	case !p.raw && (k.Type == tea.KeyShiftTab || k.Type == tea.KeyUp):
+		p.stopEditing()
+		p.cursor = max(p.cursor-1, 0)
+		return p, p.startEditing()
+	}
+	return p.updateInput(k)
+}
+
+// startEditing focuses the row's text input; bools and enums do not edit.
+func (p *tryPane) startEditing() tea.Cmd {
+	if p.raw {
+		p.editing = true
+		return p.rawText.Focus()
+	}
+	switch {
+	case p.cursor < len(p.fields):
+		f := &p.fields[p.cursor]
+		if f.kind == kindBool || f.kind == kindEnum {
+			return nil
+		}
+		p.editing = true
+		return f.input.Focus()
+	case p.cursor-len(p.fields) == setPolicy:
+		return nil
+	default:
+		p.editing = true
+		return p.settings[p.cursor-len(p.fields)].Focus()
+	}
+}
+
+func (p *tryPane) syncFromRaw() {
+	v, _, err := decodeJSONValue(p.rawText.Value())
+	if err != nil {
+		p.rawErr = err.Error()
+		return
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		p.rawErr = "arguments must be a JSON object"
+		return
+	}
+	p.rawErr = ""
+	fillForm(p.fields, m)
+}
+
+func (p tryPane) updateKeys(k tea.KeyMsg) (tryPane, tea.Cmd) {
+	t, l := p.km.Try, p.km.List
+	if p.tool == nil {
+		return p, nil
+	}
+	switch {
+	case key.Matches(k, t.Run):
+		return p.run()
+	case key.Matches(k, t.Cancel):
+		if p.running && p.cancel != nil {
+			p.cancel()
+			return p, notice(noticeWarn, "cancelling the call…")
+		}
+	case key.Matches(k, t.Raw):
+		if p.raw {
+			p.syncFromRaw()
+			if p.rawErr != "" {
+				return p, notice(noticeError, "raw JSON: %s", p.rawErr)
+			}
+			if p.formErr == "" {
+				p.raw = false
+			}
+			return p, nil
+		}
+		args, _ := formArgs(p.fields)
+		p.rawText.SetValue(indentJSON(args))
+		p.raw = true
+		return p, nil
+	case key.Matches(k, t.Editor):
+		if !p.raw {
+			args, _ := formArgs(p.fields)
+			p.rawText.SetValue(indentJSON(args))
+		}
+		return p, p.openEditor()
+	case key.Matches(k, t.Copy):
+		cmd := p.callCommand()
+		p.command = cmd
+		p.renderOut()
+		return p, copyText(p.deps.Clipboard, cmd)
+	case key.Matches(k, t.Policy):
+		p.policy = (p.policy + 1) % len(policyChoices)
+		p.refreshPlaceholders()
+	case p.raw && key.Matches(k, t.Edit):
+		return p, p.startEditing()
+	case p.raw:
+	case key.Matches(k, l.Up):
+		p.cursor = max(0, p.cursor-1)
+	case key.Matches(k, l.Down):
+		p.cursor = min(p.rows()-1, p.cursor+1)
+	case key.Matches(k, l.PageUp):
+		p.out.PageUp()
+	case key.Matches(k, l.PageDown):
+		p.out.PageDown()
+	case key.Matches(k, t.Toggle):
+		p.toggle(k.Type == tea.KeyLeft)
+	case key.Matches(k, t.Edit):
+		if p.cursor < len(p.fields) && (p.fields[p.cursor].kind == kindBool || p.fields[p.cursor].kind == kindEnum) ||
+			p.cursor-len(p.fields) == setPolicy {
+			p.toggle(false)
+			return p, nil
+		}
+		return p, p.startEditing()
+	}
+	return p, nil
+}
+
+// toggle cycles a boolean (unset → true → false), an enum or the policy.
+func (p *tryPane) toggle(back bool) {
+	step := 1
+	if back {
+		step = -1
+	}
+	if p.cursor >= len(p.fields) {
+		if p.cursor-len(p.fields) == setPolicy {
+			p.policy = (p.policy + step + len(policyChoices)) % len(policyChoices)
+			p.refreshPlaceholders()
+		}
+		return
+	}
+	f := &p.fields[p.cursor]
+	switch f.kind {
+	case kindBool:
+		f.boolVal = (f.boolVal + step + 3) % 3
+	case kindEnum:
+		n := len(f.enum) + 1 // plus "unset"
+		f.choice = (f.choice+1+step+n)%n - 1
+	}
+}
+
+func (p *tryPane) openEditor() tea.Cmd {
+	if p.deps.Editor == "" {
+		return notice(noticeWarn, "set $EDITOR to edit the arguments in your editor")
+	}
+	return prepareEditor(editTryArgs, p.rawText.Value(), ".json")
+}
+
+// run starts the call in the background.
+func (p tryPane) run() (tryPane, tea.Cmd) {
+	if p.running {
+		return p, notice(noticeWarn, "a call is already running (X cancels it)")
+	}
+	if p.deps.Caller == nil {
+		return p, notice(noticeError, "no tool caller configured")
+	}
+	args, err := p.args()
+	if err != nil {
+		return p, notice(noticeError, "arguments: %s", strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
+	spec, err := p.callSpec()
+	if err != nil {
+		return p, notice(noticeError, "%v", err)
+	}
+	p.stopEditing()
+	p.callID++
+	ctx, cancel := context.WithCancel(p.deps.Ctx)
+	p.cancel = cancel
+	p.running, p.result, p.timeline, p.attempt = true, nil, nil, 0
+	p.started = p.deps.Now()
+	p.command = p.callCommand()
+	l := mcpconn.CallLimits(spec, mcpconn.EffectivePolicy(spec))
+	p.maxAttempts = l.Attempts
+	p.timeline = append(p.timeline, p.st.Text.Muted.Render(fmt.Sprintf("%s · call %s × %d attempts · backoff %s · connect %s",
+		mcpconn.EffectivePolicy(spec), durOrNone(l.Call), l.Attempts, fmtDur(l.Backoff), fmtDur(l.Connect))))
+	ch := make(chan session.Event, 256)
+	p.eventsCh = ch
+	p.renderOut()
+	return p, tea.Batch(
+		startCall(ctx, p.deps.Caller, p.callID, spec, p.toolName, args, ch),
+		waitForCallEvents(p.callID, ch),
+		tickCall(p.callID),
+	)
+}
+
+// retryBackoff reads a retry's sleep: Event.Duration, session.KeyBackoff
+// (ns), or the "backoff_ms" mcpconn emits today.
+func retryBackoff(ev session.Event) time.Duration {
+	switch {
+	case ev.Duration > 0:
+		return ev.Duration
+	case ev.Int(session.KeyBackoff) > 0:
+		return time.Duration(ev.Int(session.KeyBackoff))
+	}
+	return time.Duration(ev.Int("backoff_ms")) * time.Millisecond
+}
+
+func tickCall(id int) tea.Cmd {
+	return tea.Tick(200*time.Millisecond, func(time.Time) tea.Msg { return callTickMsg{id: id} })
+}
+
+// absorb turns one call event into a timeline line.
+func (p *tryPane) absorb(ev session.Event) {
+	st := p.st.Text
+	red := p.deps.Redactor
+	switch ev.Kind {
+	case session.MCPProcessSpawned:
+		p.timeline = append(p.timeline, st.Muted.Render(fmt.Sprintf("  spawned pid %d", ev.Int("pid"))))
+	case session.MCPProcessExited:
+		p.timeline = append(p.timeline, st.Subtle.Render(fmt.Sprintf("  pid %d exited", ev.Int("pid"))))
+	case session.MCPConnectionCompleted:
+		p.timeline = append(p.timeline, st.Success.Render("  connected")+st.Muted.Render(" in "+fmtDur(ev.Duration)))
+	case session.MCPConnectionFailed:
+		p.timeline = append(p.timeline, st.Danger.Render("  connect failed ("+ev.Outcome+"): ")+red.RedactString(oneLine(ev.Error)))
+	case session.MCPAttemptStarted:
+		p.attempt, p.attStart = max(ev.Attempt, 1), ev.Time
+		if p.attStart.IsZero() {
+			p.attStart = p.deps.Now()
+		}
+	case session.MCPAttemptFinished:
+		p.attempt = 0
+		limit := ev.Int(session.KeyMaxAttempts)
+		if limit == 0 {
+			limit = int64(p.maxAttempts) // mcpconn does not say; the policy does
+		}
+		n := fmt.Sprintf("attempt %d", ev.Attempt)
+		if limit > 0 {
+			n += fmt.Sprintf("/%d", limit)
+		}
+		if ev.Outcome == session.OutcomeOK {
+			p.timeline = append(p.timeline, st.Success.Render("✓ "+n+" ok")+st.Muted.Render(" in "+fmtDur(ev.Duration)))
+		} else {
+			line := st.Danger.Render("✕ "+n+" "+ev.Outcome) + st.Muted.Render(" after "+fmtDur(ev.Duration))
+			if ev.Error != "" {
+				line += " " + red.RedactString(oneLine(ev.Error))
+			}
+			p.timeline = append(p.timeline, line)
+		}
+	case session.MCPRetryScheduled:
+		d := retryBackoff(ev)
+		p.timeline = append(p.timeline, st.Warning.Render("↻ retrying in "+fmtDur(d)))
+	case session.MCPNotification:
+		p.timeline = append(p.timeline, st.Info.Render("  "+notificationLine(ev)))
+	case session.MCPStderr:
+		p.timeline = append(p.timeline, st.Subtle.Render("  stderr: "+oneLine(ev.Str(session.KeyLine))))
+	case session.Warning:
+		p.timeline = append(p.timeline, st.Warning.Render("  warning: "+ev.Str(session.KeyMessage)))
+	}
+	const maxTimeline = 400
+	if len(p.timeline) > maxTimeline {
+		p.timeline = append(p.timeline[:1], p.timeline[len(p.timeline)-maxTimeline+1:]...)
+	}
+}
+
+// callCommand is the call as a `crewbench call` command line. Secret env
+// values are referenced as shell variables and secret headers redacted, so
+// the command is safe to paste anywhere.
+func (p tryPane) callCommand() string {
+	spec, _ := p.callSpec()
+	args, _ := p.args()
+	words := []string{p.deps.SelfCommand, "call"}
+	switch spec.Transport {
+	case mcpconn.TransportStdio:
+		words = append(words, "--stdio", shellQuote(p.deps.Redactor.RedactString(shellJoin(append([]string{spec.Command}, spec.Args...)))))
+		for _, k := range sortedKeys(spec.Env) {
+			if session.IsSecretName(k) {
+				words = append(words, "--env", fmt.Sprintf(`"%s=$%s"`, k, k))
+			} else {
+				words = append(words, "--env", shellQuote(k+"="+p.deps.Redactor.RedactString(spec.Env[k])))
+			}
+		}
+	default:
+		words = append(words, "--url", shellQuote(p.deps.Redactor.RedactURL(spec.URL)))
+		if spec.Transport == mcpconn.TransportSSE {
+			words = append(words, "--sse")
+		}
+		h := p.deps.Redactor.RedactHeaders(spec.Headers)
+		for _, k := range sortedKeys(h) {
+			words = append(words, "--header", shellQuote(k+"="+h[k]))
+		}
+	}
+	words = append(words, shellQuote(p.toolName))
+	if args == nil {
+		args = map[string]any{}
+	}
+	words = append(words, "--args", shellQuote(p.deps.Redactor.RedactString(compactJSON(args))))
+	if spec.Policy != "" {
+		words = append(words, "--policy", string(spec.Policy))
+	}
+	t := spec.Timeouts
+	if t.Call > 0 {
+		words = append(words, "--timeout", t.Call.String())
+	}
+	if t.Attempts > 0 {
+		words = append(words, "--attempts", strconv.Itoa(t.Attempts))
+	}
+	if t.Backoff > 0 {
+		words = append(words, "--backoff", t.Backoff.String())
+	}
+	if t.Connect > 0 {
+		words = append(words, "--connect-timeout", t.Connect.String())
+	}
+	return strings.Join(words, " ")
+}
+
+// renderOut rebuilds the result text (on events, ticks and resizes only).
+func (p *tryPane) renderOut() {
+	if p.out.Width <= 0 {
+		return
+	}
+	st := p.st.Text
+	var b []string
+	b = append(b, p.timeline...)
+	if p.running {
+		line := st.Warning.Render("◌ running ") + st.Muted.Render(fmtDur(p.deps.Now().Sub(p.started)))
+		if p.attempt > 0 {
+			line += st.Muted.Render(fmt.Sprintf(" · attempt %d for %s", p.attempt, fmtDur(p.deps.Now().Sub(p.attStart))))
+		}
+		b = append(b, line)
+	}
+	p.outcomeLine = 0
+	if r := p.result; r != nil {
+		b = append(b, "")
+		// The wrapped line where the verdict starts, so a finished call
+		// opens on its outcome (the attempts are one page up).
+		p.outcomeLine = lipgloss.Height(wrapText(strings.Join(b, "\n"), p.out.Width)) - 1
+		b = append(b, p.outcomeLines(r)...)
+	}
+	if p.command != "" {
+		b = append(b, "", st.Heading.Render("As a command")+st.Subtle.Render("  (y copies)"), "$ "+p.command)
+	}
+	if len(b) == 0 {
+		b = append(b, st.Muted.Render("r runs the call; the attempts appear here as they happen."))
+	}
+	p.out.SetContent(wrapText(strings.Join(b, "\n"), p.out.Width))
+}
+
+// maxShownResult caps the result text kept for display.
+const maxShownResult = 64 << 10
+
+func (p tryPane) outcomeLines(r *mcpconn.CallResult) []string {
+	st := p.st.Text
+	red := p.deps.Redactor
+	var b []string
+	head := fmt.Sprintf("%s in %s after %s", r.Outcome, fmtDur(r.Duration), plural(len(r.Attempts), "attempt"))
+	switch {
+	case r.Outcome == session.OutcomeOK:
+		b = append(b, p.st.Banner.OK.Render("✓ "+head))
+	default:
+		b = append(b, p.st.Banner.Failure.Render("✕ "+head))
+	}
+	switch {
+	case r.Failed && r.Raised:
+		b = append(b, st.Danger.Render("the agent sees an exception ("+r.FailureReason+")"))
+	case r.Failed:
+		b = append(b, st.Danger.Render("the agent sees a tool failure ("+r.FailureReason+")"))
+	case r.Outcome != session.OutcomeOK:
+		b = append(b, st.Warning.Render("the agent sees this as an ordinary result (this policy returns errors as text)"))
+	}
+	if r.Error != "" {
+		b = append(b, st.Muted.Render("why: ")+red.RedactString(r.Error))
+	}
+	b = append(b, "", st.Heading.Render("What CrewAI's tool returns to the agent"))
+	b = append(b, clipText(printable(red.RedactString(r.Text)), maxShownResult))
+	if len(r.Content) > 0 {
+		b = append(b, "", st.Heading.Render(fmt.Sprintf("Content (%s)", plural(len(r.Content), "item"))))
+		for _, c := range r.Content {
+			switch c.Type {
+			case "text":
+				text := c.Text
+				if v, ok, err := decodeJSONValue(text); err == nil && ok {
+					if _, isObj := v.(map[string]any); isObj {
+						text = prettyJSON([]byte(text))
+					} else if _, isArr := v.([]any); isArr {
+						text = prettyJSON([]byte(text))
+					}
+				}
+				b = append(b, clipText(printable(red.RedactString(text)), maxShownResult))
+			case "image", "audio":
+				b = append(b, st.Info.Render(fmt.Sprintf("[%s %s, %s — not shown]", c.Type, c.MIMEType, fmtBytes(int64(c.Bytes)))))
+			default:
+				line := "[" + c.Type
+				if c.URI != "" {
+					line += " " + red.RedactURL(c.URI)
+				}
+				b = append(b, st.Info.Render(line+"]"))
+			}
+		}
+	}
+	if len(r.Structured) > 0 {
+		b = append(b, "", st.Heading.Render("Structured content"), clipText(prettyJSON(r.Structured), maxShownResult))
+	}
+	return b
+}
+
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + fmt.Sprintf("\n… %s more not shown", fmtBytes(int64(len(s)-n)))
+}
+
+func (p tryPane) ShortHelp() []key.Binding {
+	t, l := p.km.Try, p.km.List
+	switch {
+	case p.tool == nil:
+		return nil
+	case p.editing && p.raw:
+		return []key.Binding{t.Editor, p.km.Input.Cancel}
+	case p.editing:
+		return []key.Binding{p.km.Input.NextField, p.km.Input.Done}
+	case p.running:
+		return []key.Binding{t.Cancel, l.PageDown}
+	}
+	return []key.Binding{t.Run, l.Up, l.Down, t.Edit, t.Toggle, t.Policy, t.Raw, t.Editor, t.Copy}
+}
+
+func (p tryPane) FullHelp() [][]key.Binding {
+	t, l := p.km.Try, p.km.List
+	return [][]key.Binding{{t.Run, t.Cancel, t.Copy}, {l.Up, l.Down, t.Edit, t.Toggle, t.Policy}, {t.Raw, t.Editor, l.PageUp, l.PageDown}}
+}
+
+func (p tryPane) View() string {
+	if p.width == 0 || p.height == 0 {
+		return ""
+	}
+	fw, fh, rw, rh := p.split()
+	f := p.st.Pane.Blurred
+	if p.focused {
+		f = p.st.Pane.Focused
+	}
+	form := p.formView(f, fw, fh)
+	res := box(p.st.Pane.Blurred, rw, rh, p.st.Pane.Title.Render("Attempts & result")+"\n"+p.out.View())
+	if p.width >= 120 {
+		return lipgloss.JoinHorizontal(lipgloss.Top, form, res)
+	}
+	return form + "\n" + res
+}
+
+func (p tryPane) formView(f lipgloss.Style, w, h int) string {
+	iw, ih := inner(f, w, h)
+	if p.tool == nil {
+		msg := "Pick a tool in 2 Tools and press t to try it here."
+		return box(f, w, h, p.st.Pane.Title.Render("Try a tool")+"\n"+p.st.Text.Muted.Render(msg))
+	}
+	title := p.st.Pane.Title.Render("Try ") + p.st.Text.Bold.Render(printable(p.tool.Name)) + p.st.Text.Muted.Render(" @ "+p.server)
+	lines := []string{title, p.st.Text.Muted.Render("the LLM calls it ") + fitMiddle(p.tool.LLMName, max(1, iw-17))}
+	if p.raw {
+		lines = append(lines, p.st.Text.Muted.Render("raw JSON arguments (J: back to the form, E: $EDITOR)"))
+		if p.formErr != "" {
+			lines[2] = p.st.Text.Warning.Render("the schema cannot be shown as a form: " + p.formErr)
+		}
+		lines = append(lines, p.rawText.View())
+		if p.rawErr != "" {
+			lines = append(lines, p.st.Form.Error.Render(p.rawErr))
+		}
+		return box(f, w, h, strings.Join(lines, "\n"))
+	}
+	var rows []string
+	if len(p.fields) == 0 {
+		rows = append(rows, p.st.Text.Muted.Render("  this tool takes no arguments"))
+	}
+	for i, fl := range p.fields {
+		rows = append(rows, p.fieldRow(i, fl, iw))
+	}
+	rows = append(rows, p.st.Text.Subtle.Render(strings.Repeat("─", max(0, iw))))
+	for i := 0; i < setCount; i++ {
+		rows = append(rows, p.settingRow(i, iw))
+	}
+	// Keep the cursor row visible (the form may be taller than the box).
+	avail := max(1, ih-2)
+	cur := p.cursor
+	if cur >= len(p.fields) {
+		cur++ // the rule line
+	}
+	if len(p.fields) == 0 {
+		cur++
+	}
+	if hint := p.cursorHint(); hint != "" {
+		avail-- // the last line explains the field under the cursor
+		off := window(cur, 0, max(1, avail), len(rows))
+		lines = append(lines, rows[off:min(len(rows), off+max(1, avail))]...)
+		lines = append(lines, p.st.Text.Subtle.Render(fit(hint, iw)))
+		return box(f, w, h, strings.Join(lines, "\n"))
+	}
+	off := window(cur, 0, avail, len(rows))
+	lines = append(lines, rows[off:min(len(rows), off+avail)]...)
+	return box(f, w, h, strings.Join(lines, "\n"))
+}
+
+// cursorHint explains the row under the cursor: its type and description.
+func (p tryPane) cursorHint() string {
+	if p.cursor < len(p.fields) {
+		f := p.fields[p.cursor]
+		h := kindNames[f.kind]
+		if f.kind == kindArray {
+			h = "array of " + kindNames[f.itemKind]
+		}
+		if f.required {
+			h += ", required"
+		}
+		if f.desc != "" {
+			h += ": " + oneLine(f.desc)
+		}
+		return h
+	}
+	switch p.cursor - len(p.fields) {
+	case setPolicy:
+		return "how the call runs: CrewAI's timeouts, retries and sessions for that policy (←/→)"
+	case setCall:
+		return "per-attempt timeout, e.g. 1s or 500ms (empty: the number shown)"
+	case setAttempts:
+		return "tries per call; CrewAI retries timeouts only"
+	case setBackoff:
+		return "first sleep between attempts; it doubles each time"
+	case setConnect:
+		return "connect (and initialize) timeout"
+	}
+	return ""
+}
+
+func (p tryPane) label(i int, text string, required bool) string {
+	l := pad(text, 18)
+	style := p.st.Form.Label
+	marker := "  "
+	if i == p.cursor {
+		style = p.st.Form.LabelFocused
+		marker = p.st.Row.Cursor.Render("› ")
+	}
+	out := marker + style.Render(l)
+	if required {
+		out += p.st.Form.Required.Render("*")
+	} else {
+		out += " "
+	}
+	return out + " "
+}
+
+func (p tryPane) fieldRow(i int, f formField, iw int) string {
+	row := p.label(i, f.label, f.required)
+	switch f.kind {
+	case kindBool:
+		v := []string{"unset", "true", "false"}[f.boolVal]
+		row += p.st.Text.Accent.Render("◂ " + v + " ▸")
+	case kindEnum:
+		v := "unset"
+		if f.choice >= 0 {
+			v = fmt.Sprint(f.enum[f.choice])
+		}
+		row += p.st.Text.Accent.Render("◂ "+v+" ▸") + p.st.Text.Subtle.Render(fmt.Sprintf(" (%d choices)", len(f.enum)))
+	default:
+		row += f.input.View()
+	}
+	return fit(row, iw)
+}
+
+func (p tryPane) settingRow(i, iw int) string {
+	row := p.label(len(p.fields)+i, setLabels[i], false)
+	if i == setPolicy {
+		name := string(policyChoices[p.policy])
+		if name == "" {
+			name = "CrewAI's (" + string(mcpconn.EffectivePolicy(p.spec)) + ")"
+		}
+		row += p.st.Text.Accent.Render("◂ " + name + " ▸")
+	} else {
+		row += p.settings[i].View()
+	}
+	return fit(row, iw)
+}
