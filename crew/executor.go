@@ -3,6 +3,7 @@ package crew
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -43,7 +44,6 @@ type agentRun struct {
 
 	mu         sync.Mutex
 	usage      map[Tool]int
-	usedTools  int
 	last       *lastCall
 	failures   []ToolFailureRecord
 	lastFailed bool
@@ -95,21 +95,44 @@ func (rs *runState) runAgent(ctx context.Context, a *Agent, tr *taskRun, context
 		"messages": ar.wireView(),
 	}
 	rs.emit(ev)
+	ar.agentLogs(KindAgentLogsStarted, map[string]any{"agent_role": p.role, "task_description": tr.text.description, "verbose": false})
 	start := rs.em.Now()
 
 	out, err := ar.loop(ctx)
 	ev = ar.base
 	ev.Span, ev.Parent, ev.Duration = ar.span, parent, rs.em.Now().Sub(start)
+	var timeout *taskTimeoutError
+	if err != nil && ctx.Err() != nil && errors.As(context.Cause(ctx), &timeout) {
+		err = timeout // max_execution_time expired: the error is CrewAI's TimeoutError
+	}
 	if err != nil {
 		ev.Kind, ev.Outcome, ev.Error = session.AgentExecutionError, "failed", err.Error()
 		ev.Data = map[string]any{"agent": p.role, "task": taskData(tr), "error": err.Error()}
 		rs.emit(ev)
 		return "", ar, err
 	}
+	ar.agentLogs(KindAgentLogsExecution, map[string]any{"agent_role": p.role, "formatted_answer": out, "verbose": false})
+	ev = ar.base
+	ev.Span, ev.Parent, ev.Duration = ar.span, parent, rs.em.Now().Sub(start)
 	ev.Kind, ev.Outcome = session.AgentExecutionCompleted, "ok"
 	ev.Data = map[string]any{"agent": p.role, "task": taskData(tr), "output": out, "iterations": ar.iterations}
 	rs.emit(ev)
 	return out, ar, nil
+}
+
+// CrewAI's agent log events (crewai-formats.md §6.2, §6.3):
+// agent_logs_started follows agent_execution_started, and
+// agent_logs_execution (the final answer) precedes
+// agent_execution_completed. They are point events under the agent scope.
+const (
+	KindAgentLogsStarted   = session.AgentLogsStarted
+	KindAgentLogsExecution = session.AgentLogsExecution
+)
+
+func (ar *agentRun) agentLogs(kind session.Kind, data map[string]any) {
+	ev := ar.base
+	ev.Kind, ev.Parent, ev.Data = kind, ar.span, data
+	ar.rs.emit(ev)
 }
 
 func modelName(a *Agent) string {

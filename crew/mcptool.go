@@ -75,6 +75,19 @@ func (m *MCP) fix(spec mcpconn.ServerSpec) mcpconn.ServerSpec {
 func (m *MCP) Resolve(ctx context.Context, agent *Agent, ref MCPRef, rc RunContext) ([]Tool, error) {
 	spec := m.fix(ref.Spec)
 	server := mcpconn.Handle(spec)
+	if spec.Ref == mcpconn.RefAMP && spec.URL == "" {
+		// An AMP slug with no config (crewbench maps slugs to URLs; an
+		// unmapped slug is one the account has not connected): CrewAI emits
+		// MCPConfigFetchFailedEvent with error_type "not_connected" and goes
+		// on without the server (crewai-semantics.md §2.4).
+		text := "Config for '" + spec.AMPSlug + "' not found. Make sure it is connected in your account."
+		ev := rc.Base
+		ev.Kind, ev.Parent, ev.Server = session.MCPConfigFetchFailed, rc.Span, server
+		ev.Outcome, ev.Error, ev.ErrorType = "failed", text, "not_connected"
+		ev.Data = map[string]any{"slug": spec.AMPSlug, "error": text, "error_type": "not_connected"}
+		rc.Emitter.Emit(ev)
+		return nil, nil
+	}
 	opts := mcpconn.Options{Emitter: rc.Emitter, Parent: rc.Span, AgentRole: rc.Base.AgentRole, Cache: m.Cache, Pool: m.Pool, Faults: m.faultState(server)}
 	d, err := mcpconn.Discover(ctx, spec, opts)
 	if err != nil {

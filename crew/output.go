@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"crewbench/crew/llm"
+	"crewbench/crew/prompt"
 	"crewbench/crew/pyjson"
 )
 
@@ -106,6 +107,19 @@ func (c *CrewOutput) String() string {
 		return pyjson.Str(c.JSONDict)
 	}
 	return c.Raw
+}
+
+// ErrNoJSONOutput is the error of CrewOutput.json when the last task has no
+// output_json (crewai-formats.md §4.4).
+const ErrNoJSONOutput = prompt.TextError("No JSON output found in the final task. Please make sure to set the output_json property in the final task in your crew.")
+
+// JSON is CrewOutput.json: json.dumps(json_dict) when the last task's
+// output format is JSON, else ErrNoJSONOutput.
+func (c *CrewOutput) JSON() (string, error) {
+	if n := len(c.TasksOutput); n == 0 || c.TasksOutput[n-1].OutputFormat != FormatJSON {
+		return "", ErrNoJSONOutput
+	}
+	return pyjson.Dumps(c.JSONDict), nil
 }
 
 // FailureSummary is a loud, human-readable account of the tool failures of

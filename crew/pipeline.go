@@ -136,9 +136,15 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 		}
 		a, err := react.ParseToolInput(act.Input)
 		if err != nil {
-			lastErr = err
+			// Conformance (crewai-semantics.md §5.1 step 3, summary #22): an
+			// Action Input that is not a dict, for a tool that was found, is
+			// not retried and does not get the "I encountered an error: …
+			// Moving on then." wrapper; CrewAI returns the
+			// tool_arguments_error text as the observation.
 			ar.pointEvent(session.ToolValidateInputError, step, ar.reactNames[idx], map[string]any{"error": err.Error(), "tool_input": act.Input, "attempt": attempt})
-			continue
+			spec := ar.tools[idx].Spec()
+			f := &ToolFailure{Message: prompt.ToolInputNotDict, Reason: ReasonInvalidInput}
+			return prompt.ToolInputNotDict, false, ar.recordFailure(step, spec.llmName(), spec, f, nil)
 		}
 		tool, args = ar.tools[idx], a
 		break
@@ -175,7 +181,9 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 		ar.started(cs)
 		ar.point(session.CacheHit, cs, map[string]any{"cache_key": key})
 		ar.finished(cs, cached, true, nil, nil)
-		return ar.formatResult(cached), false, nil
+		// result_as_answer applies to any call that did not fail
+		// (crewai-semantics.md §5.1 step 13); a cached result is one.
+		return ar.formatResult(cached), ar.reactResultAsAnswer(name), nil
 	}
 
 	cs := ar.newCall(step, tool, name, act.Tool, args, 1)
@@ -215,6 +223,15 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 	case res.Failure != nil:
 		text := res.Failure.Render()
 		ar.finished(cs, text, false, res.Failure, nil)
+		// A returned ToolFailure goes down CrewAI's non-exception branch
+		// (crewai-semantics.md §5.1 step 10 "On success", §5.6 "the LLM
+		// sees the same text it would have seen before"): the use is
+		// counted and last_used_tool is set; only the cache write and
+		// result_as_answer are skipped.
+		ar.mu.Lock()
+		ar.last = &lastCall{name: name, args: canonicalArgs(cs.args)}
+		ar.usage[tool]++
+		ar.mu.Unlock()
 		if err := ar.recordFailure(cs.span, name, spec, res.Failure, cs.args); err != nil {
 			return "", false, err
 		}
@@ -229,7 +246,19 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 	ar.usage[tool]++
 	ar.mu.Unlock()
 	obs = ar.formatResult(res.Text)
-	return obs, spec.ResultAsAnswer, nil
+	return obs, ar.reactResultAsAnswer(name), nil
+}
+
+// reactResultAsAnswer is result_as_answer as the ReAct executor reads it:
+// from its name→tool map, which keeps the last tool of a name, although
+// _select_tool runs the first exact match (crewai-semantics.md §2.6).
+func (ar *agentRun) reactResultAsAnswer(name string) bool {
+	for i := len(ar.tools) - 1; i >= 0; i-- {
+		if s := ar.tools[i].Spec(); s.llmName() == name {
+			return s.ResultAsAnswer
+		}
+	}
+	return false
 }
 
 // canonicalArgs renders arguments with keys sorted at every level, so two
@@ -291,12 +320,11 @@ func filterArgs(args *pyjson.Object, schema *pyjson.Object) *pyjson.Object {
 }
 
 // formatResult is ToolUsage._format_result: count the use for the task and
-// append the tools block every third time.
+// append the tools block every third time. The counter is task.used_tools,
+// so it lives on the taskRun and survives a max_retry_limit re-run of the
+// same task (crewai-semantics.md §5.1 step 11).
 func (ar *agentRun) formatResult(s string) string {
-	ar.mu.Lock()
-	ar.usedTools++
-	n := ar.usedTools
-	ar.mu.Unlock()
+	n := ar.tr.usedTools.Add(1)
 	if n%rememberFormatEvery == 0 {
 		s += "\n\n" + prompt.ToolsReminder(ar.toolText)
 	}
@@ -387,7 +415,8 @@ func (ar *agentRun) nativeCall(ctx context.Context, step string, call llm.ToolCa
 		ar.started(cs)
 		ar.point(session.CacheHit, cs, map[string]any{"cache_key": key})
 		ar.finished(cs, cached, true, nil, nil)
-		return nativeResult{content: cached, done: true}
+		// A cached result is a success: result_as_answer applies (§5.2).
+		return nativeResult{content: cached, done: true, asAnswer: spec.ResultAsAnswer}
 	}
 	d, err := ar.pauseTool(ctx, cs)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"crewbench/crew/llm"
@@ -304,6 +305,9 @@ type taskRun struct {
 	name string // TaskOutput.name / event task_name
 	text taskText
 	span string
+	// usedTools is CrewAI's task.used_tools (the every-third-use tools
+	// reminder): per task, shared by every execution attempt of it.
+	usedTools atomic.Int64
 }
 
 // runTask resolves the task's agent and tools, builds its context, runs it
@@ -575,14 +579,17 @@ func (rs *runState) executeOnce(ctx context.Context, a *Agent, tr *taskRun, cont
 	if a.MaxExecutionTime <= 0 {
 		return rs.runAgent(ctx, a, tr, contextText, tools, parent)
 	}
-	tctx, cancel := context.WithTimeout(ctx, a.MaxExecutionTime)
+	// The TimeoutError is the deadline's cause, so runAgent's
+	// agent_execution_error event already carries its text (formats §5).
+	timeout := &taskTimeoutError{msg: fmt.Sprintf("Task '%s' execution timed out after %s seconds. Consider increasing max_execution_time or optimizing the task.", tr.text.description, trimSeconds(a.MaxExecutionTime))}
+	tctx, cancel := context.WithTimeoutCause(ctx, a.MaxExecutionTime, timeout)
 	defer cancel()
 	out, ar, err := rs.runAgent(tctx, a, tr, contextText, tools, parent)
 	if err == nil {
 		return out, ar, nil
 	}
 	if ctx.Err() == nil && errors.Is(tctx.Err(), context.DeadlineExceeded) {
-		return "", ar, &taskTimeoutError{msg: fmt.Sprintf("Task '%s' execution timed out after %s seconds. Consider increasing max_execution_time or optimizing the task.", tr.text.description, trimSeconds(a.MaxExecutionTime))}
+		return "", ar, timeout
 	}
 	var tf *ToolExecutionFailedError
 	if errors.As(err, &tf) || errors.Is(err, ErrAborted) {

@@ -143,6 +143,9 @@ type caller struct {
 	r     *CallResult
 	span  string
 	start time.Time
+	// dialFailure is the last failed connect, classified, before CrewAI's
+	// connect wording was applied to it.
+	dialFailure failureInfo
 }
 
 // ---- native ------------------------------------------------------------------
@@ -240,8 +243,17 @@ func (c *caller) httpsString(ctx context.Context) {
 			res, f, err = c.attempt(actx, s, n, 0, c.r.CallName)
 			c.closeSession(s)
 		} else {
+			// The wrapper talks to the SDK directly, not through MCPClient,
+			// so its messages carry the SDK's error text without
+			// MCPClient.connect's "Failed to connect to MCP server: " prefix
+			// (crewai-semantics.md §4.3).
 			last := c.r.Connects[len(c.r.Connects)-1]
-			f = failureInfo{Class: last.Outcome, Text: last.Error, Detail: last.Error, Timeout: last.Outcome == session.OutcomeTimeout}
+			f = c.dialFailure
+			f.Detail = last.Error
+			if f.Class == "" {
+				f = failureInfo{Class: last.Outcome, Text: last.Error, Detail: last.Error}
+			}
+			f.Timeout = f.Timeout || last.Outcome == session.OutcomeTimeout
 			if actx.Err() != nil && ctx.Err() == nil {
 				f.Class, f.Timeout = session.OutcomeTimeout, true
 			}
@@ -283,14 +295,21 @@ func (c *caller) httpsString(ctx context.Context) {
 // Python as exception groups or chained errors, which the wrapper turns
 // into timeouts.
 func httpsCallDecision(f failureInfo, callName string, l Limits) (string, bool) {
-	if f.Timeout || f.Class == session.OutcomeTransportClosed {
+	low := strings.ToLower(f.Text)
+	// MCPToolWrapper turns any exception whose message mentions "TaskGroup"
+	// or "unhandled errors" (anyio exception groups) into a timeout before
+	// classifying by message (crewai-semantics.md §4.3), so a server error
+	// text containing them reads as a timeout and is retried.
+	if f.Timeout || f.Class == session.OutcomeTransportClosed ||
+		strings.Contains(f.Text, "TaskGroup") || strings.Contains(low, "unhandled errors") {
 		return "Connection timed out after " + seconds(l.Call) + " seconds", true
 	}
-	low := strings.ToLower(f.Text)
 	switch {
 	case strings.Contains(low, "authentication") || strings.Contains(low, "unauthorized"):
 		return "Authentication failed for MCP server: " + f.Text, false
-	case strings.Contains(low, "not found") || f.Class == session.OutcomeNotFound:
+	case strings.Contains(low, "not found"):
+		// By message only, as MCPToolWrapper does: a JSON-RPC "Unknown
+		// tool: x" (no "not found") is an "MCP execution error" (§4.3).
 		return "Tool '" + callName + "' not found on MCP server", false
 	case strings.Contains(low, "connection") || strings.Contains(low, "network"):
 		return "Network connection failed: " + f.Text, true
@@ -438,6 +457,7 @@ func (c *caller) connect(ctx context.Context, spec ServerSpec, limit time.Durati
 	ph := Phase{Duration: time.Since(start)}
 	if err != nil {
 		f := classifyDial(cctx, spec, err)
+		c.dialFailure = f
 		ph.Outcome, ph.Error = f.Class, f.Detail
 		c.r.Connects = append(c.r.Connects, ph)
 		text := connectText(spec, c.r.Limits, f)

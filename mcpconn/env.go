@@ -2,13 +2,29 @@ package mcpconn
 
 import (
 	"os"
+	"runtime"
 	"sort"
 	"strings"
 )
 
 // DefaultInheritedEnv lists the only parent variables a CrewAI stdio server
-// receives on POSIX (MCP SDK get_default_environment, crewai-semantics.md §6).
-var DefaultInheritedEnv = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"}
+// receives (MCP SDK get_default_environment, crewai-semantics.md §6): the
+// POSIX list, or the Windows list when running on Windows.
+var DefaultInheritedEnv = defaultInheritedEnvFor(runtime.GOOS)
+
+// PosixInheritedEnv and WindowsInheritedEnv are the SDK's two lists.
+var (
+	PosixInheritedEnv   = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"}
+	WindowsInheritedEnv = []string{"APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PATHEXT",
+		"PROCESSOR_ARCHITECTURE", "SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "USERNAME", "USERPROFILE"}
+)
+
+func defaultInheritedEnvFor(goos string) []string {
+	if goos == "windows" {
+		return WindowsInheritedEnv
+	}
+	return PosixInheritedEnv
+}
 
 // EnvSource says where one variable of a stdio server's environment came from.
 type EnvSource string

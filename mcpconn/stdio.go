@@ -100,7 +100,9 @@ func (t *stdioTransport) Start(context.Context) error {
 	// No shell, inherited cwd, exact environment (crewai-semantics.md §6).
 	cmd := exec.Command(t.command, t.args...)
 	cmd.Env = t.env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A new session, as the MCP SDK's start_new_session=True (§6); the
+	// child also leads a new process group (pgid = pid), which Close signals.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return fmt.Errorf("stdin pipe: %w", err)

@@ -34,6 +34,9 @@ const (
 	AgentExecutionCompleted Kind = "agent_execution_completed"
 	AgentExecutionError     Kind = "agent_execution_error"
 
+	AgentLogsStarted   Kind = "agent_logs_started"
+	AgentLogsExecution Kind = "agent_logs_execution"
+
 	LLMCallStarted   Kind = "llm_call_started"
 	LLMCallCompleted Kind = "llm_call_completed"
 	LLMCallFailed    Kind = "llm_call_failed"
