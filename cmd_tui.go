@@ -119,6 +119,9 @@ func openWorkbench(cmd *cobra.Command, o workbenchOptions) error {
 	}
 	if w.runner != nil {
 		deps.Runner = w.runner
+		// Re-runs (7 Sessions) run the workspace's project again, opened
+		// afresh, with every LLM reply taken from the recording.
+		deps.Replayer = ui.ProjectReplayer{Dir: w.project.Dir, SelfCommand: w.mcp.SelfCommand, Demo: w.ws.Name == "demo"}
 	}
 	if w.project != nil {
 		deps.Exporter = ui.ProjectExporter{Project: w.project}
@@ -204,6 +207,10 @@ func loadWorkspace(o workbenchOptions) (*workspace, error) {
 	}
 	if p.Crew != nil {
 		w.runner = &ui.ProjectRunner{Project: p, MCP: w.mcp, Version: buildVersion()}
+		if name == "demo" {
+			// `crewbench replay FILE --rerun` then re-runs the embedded demo.
+			w.runner.Meta = map[string]any{"demo": true}
+		}
 	}
 	return w, nil
 }

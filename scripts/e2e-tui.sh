@@ -9,8 +9,12 @@
 #   3. in the filter playground, see a camelCase filter keep nothing, and fix
 #      it with the suggestion
 #   4. try the slow tool and watch its attempts time out and retry
-#   5. kick off the crew in step mode, answer the pauses, run to the end
-#   6. quit: the program exits 0 and every server process it started is gone
+#   5. kick off the crew in step mode (read the messages about to be sent,
+#      then the tools offered), answer the pauses, run to the end
+#   6. in the sessions view, compare the run's recording with the run, then
+#      re-run it offline with a filter that hides the weather tool: see the
+#      first divergence and the changes, and open the re-run in the trace
+#   7. quit: the program exits 0 and every server process it started is gone
 #
 # Needs go and tmux. Exit status 0 when every check passes. It cleans up its
 # tmux session, the processes it started and its temporary directory.
@@ -163,7 +167,9 @@ step "kick off the crew and step"
 keys 5
 wait_for 10 "Kickoff" "Weekend Weather Brief" "city"
 keys s
-wait_for 30 "PAUSED before an LLM call" "Tools offered"
+wait_for 30 "PAUSED before an LLM call" "Messages about to be sent" "#0 system"
+keys v
+wait_for 10 "Tools offered" "crewbench_fixture_weather_get_forecast"
 keys n
 wait_for 30 "PAUSED before tool call"
 finished=""
@@ -180,6 +186,20 @@ for _ in $(seq 10); do
 done
 [ -n "$finished" ] || fail "the run never finished (expected the slow tool's failure banner)"
 wait_for 5 "slow_report"
+
+step "compare the recording with the run, then re-run it with another filter"
+keys 7
+wait_for 10 "● this run"
+keys c
+wait_for 15 "Changes from the recording to this run" "no differences"
+keys Escape R
+wait_for 10 "Re-run" "keep going past the first divergence"
+keys Enter C-u
+type_text "get_alerts"
+keys Enter r
+wait_for 60 "DIVERGED AT LLM CALL 2 OF 5" "message 3 (tool) differs in content" "+ crewbench_fixture_weather_get_alerts"
+keys o
+wait_for 10 "re-run of" "Tool not found"
 
 step "quit"
 children=$(descendants "$cb_pid" | tr '\n' ' ')

@@ -12,6 +12,8 @@
 //	tea.MouseMsg (wheel)            the current view, as up/down
 //	pool events / status            root → serverData, then views' setters
 //	call / run / pause / sessions   root → the owning view's methods
+//	re-run / compare                root (hands over the playground's filters
+//	                                and the last run) → sessions
 //	pane intents (show*Msg, …)      root only
 //	bubbles internals (blink)       the focused text input's owner
 package ui
@@ -127,7 +129,7 @@ func New(deps Deps) Model {
 	m.try = newTryPane(st, km, deps)
 	m.kickoff = newKickoffPane(st, km, deps.Runner)
 	m.trace = newTracePane(st, km, deps.Now, deps.Redactor)
-	m.sessions = newSessionsPane(st, km, deps.Sessions != nil)
+	m.sessions = newSessionsPane(st, km, deps)
 	if deps.OpenSession != "" {
 		m.view = viewTrace
 	}
@@ -287,6 +289,9 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case runDoneMsg:
 		var cmd tea.Cmd
 		m.trace, cmd = m.trace.Update(msg)
+		if r := m.trace.run; r != nil && r.gen == msg.gen {
+			m.sessions.SetCurrent(msg.outcome.Recorded)
+		}
 		// The run was recorded: the sessions view lists it.
 		return m, tea.Batch(cmd, listSessions(m.ctx, m.deps.Sessions))
 	case runStartedMsg, runEventsMsg, runEventsClosedMsg, pauseMsg:
@@ -311,6 +316,25 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.trace.Load(msg.path, msg.file)
 		m.setView(viewTrace)
 		return m, notice(noticeInfo, "opened %s (%s)", msg.path, plural(len(msg.file.Events), "event"))
+	case rerunSetupMsg:
+		return m, m.sessions.OpenSetup(msg.path, m.deps.Workspace.Servers, m.filter.Tried())
+	case compareRunMsg:
+		label, events, done, ok := m.trace.LastRun()
+		if !ok {
+			return m, notice(noticeWarn, "no run yet in this workbench: kick one off in 5 Kickoff, then compare")
+		}
+		return m, m.sessions.StartCompare(msg.path, label, events, done)
+	case rerunEventsMsg, rerunEventsClosedMsg, rerunDoneMsg, compareDoneMsg:
+		var cmd tea.Cmd
+		m.sessions, cmd = m.sessions.Update(msg)
+		return m, cmd
+	case showEventsMsg:
+		if r := m.trace.run; r != nil && !r.done {
+			return m, notice(noticeWarn, "a run is in progress: stop it (X in 6 Trace) before opening another trace")
+		}
+		m.trace.LoadEvents(msg.source, msg.events)
+		m.setView(viewTrace)
+		return m, notice(noticeInfo, "6 Trace shows the %s (%s)", msg.source, plural(len(msg.events), "event"))
 	}
 	// Anything else (cursor blink, …) belongs to the current view.
 	return m.updateCurrent(msg)
@@ -425,6 +449,7 @@ func (m Model) quit() (tea.Model, tea.Cmd) {
 	m.quitting = true
 	m.notice = noticeMsg{level: noticeInfo, text: "stopping servers…"}
 	m.trace.Stop()
+	m.sessions.Stop()
 	return m, closePool(m.deps.Pool)
 }
 
@@ -647,6 +672,7 @@ func Run(deps Deps, opts ...tea.ProgramOption) error {
 	if fm, ok := final.(Model); ok {
 		// A run cancelled by quitting still closes its recording.
 		fm.trace.waitFinished(runShutdownGrace)
+		fm.sessions.waitFinished(runShutdownGrace)
 	}
 	if deps.Pool != nil {
 		_ = deps.Pool.Close()

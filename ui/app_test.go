@@ -161,7 +161,10 @@ func TestFlow_StepThroughAKickoffToABreakpointAndContinue(t *testing.T) {
 	send(tm, "5")
 	screenHas(t, tm, "Kickoff", "Weekend Weather Brief", "city")
 	send(tm, "s")
-	screenHas(t, tm, "PAUSED before an LLM call", "Tools offered", "crewbench_fixture_weather_get_forecast")
+	screenHas(t, tm, "PAUSED before an LLM call", "Messages about to be sent", "#0 system", "#1 user")
+	// v shows the tools offered with the call, by their LLM-visible names.
+	send(tm, "v")
+	screenHas(t, tm, "Tools offered", "crewbench_fixture_weather_get_forecast")
 	send(tm, "n")
 	screenHas(t, tm, "PAUSED before tool call")
 	// Continue: back to the kickoff's breakpoints (after a tool failure).
@@ -243,5 +246,69 @@ func TestNoSecretOnAnyScreen(t *testing.T) {
 				t.Errorf("%s at %s shows a secret: %q", sc.name, sz.name, m.View()[loc[0]:loc[1]])
 			}
 		}
+	}
+}
+
+// Flow: open a recorded demo session, re-run it offline with a filter that
+// hides the weather tool the recorded reply calls, see where it diverges
+// and what changed, and open the re-run in the trace. Real engine, real
+// fixture servers; the LLM replies come from the recording.
+func TestFlow_RerunARecordedSessionWithAChangedFilter(t *testing.T) {
+	dir := t.TempDir()
+	path, err := demo.Materialize(filepath.Join(dir, "project"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := project.Open(path, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := filepath.Abs(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessions := filepath.Join(dir, "sessions")
+	runner := &ProjectRunner{Project: p, MCP: &crew.MCP{SelfCommand: exe, SelfEnv: map[string]string{"TMPDIR": t.TempDir()}},
+		SessionsDir: sessions, Version: "test", Meta: map[string]any{"demo": true}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h, err := runner.Start(ctx, KickoffRequest{Crew: "Weekend Weather Brief", Inputs: map[string]any{"city": "Lisbon"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range h.Events {
+	}
+	if o := <-h.Done; o.Recorded == "" || o.Err != nil {
+		t.Fatalf("recording the demo: %+v", o)
+	}
+
+	deps := Deps{Ctx: ctx, Workspace: WorkspaceOf(p, "demo"), Runner: runner, Sessions: DirSessions{Dir: sessions},
+		Replayer: ProjectReplayer{Dir: p.Dir, SelfCommand: exe, Demo: true}, Palette: testDeps().Palette}
+	tm := teatest.NewTestModel(t, New(deps), teatest.WithInitialTermSize(120, 40))
+	send(tm, "7")
+	screenHas(t, tm, "Sessions  1 recorded")
+	send(tm, "enter")
+	screenHas(t, tm, "FINISHED WITH 1 TOOL FAILURE")
+	send(tm, "7", "R")
+	screenHas(t, tm, "Re-run", "keep going past the first divergence")
+	send(tm, "enter", "ctrl+u", "get_alerts", "enter", "r")
+	screenHas(t, tm, "DIVERGED AT LLM CALL 2 OF 5", "message 3 (tool) differs in content", "Tool not found",
+		"+ crewbench_fixture_weather_get_alerts ← getAlerts @ weather")
+	send(tm, "o")
+	screenHas(t, tm, "re-run of", "SESSION FAILED")
+	send(tm, "q")
+	fm := finalModel(t, tm)
+	j := fm.sessions.job
+	if j == nil || j.res == nil || j.res.First == nil || j.res.First.LLMCall != 2 || j.res.Recorded != 5 {
+		t.Fatalf("job %+v", j)
+	}
+	if f := j.filters["weather"]; strings.Join(f.Allowed, ",") != "get_alerts" || len(j.filters) != 1 {
+		t.Errorf("filters %+v", j.filters)
+	}
+	if !strings.HasPrefix(fm.trace.source, "re-run of ") || fm.trace.summary.ToolFailures == 0 {
+		t.Errorf("trace source %q failures %d", fm.trace.source, fm.trace.summary.ToolFailures)
+	}
+	if len(j.res.Notes) != 0 {
+		t.Errorf("a demo session re-run in the demo needs no note: %v", j.res.Notes)
 	}
 }

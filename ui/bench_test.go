@@ -162,3 +162,18 @@ func BenchmarkAppView(b *testing.B) {
 	}
 	reportRatio(b, base)
 }
+
+// BenchmarkToolsRescope is what a fresh listing costs the tools pane
+// (rebuilding the scope and measuring the columns) with 10,000 tools,
+// against 100: linear by design, and it runs on a listing, not per frame.
+func BenchmarkToolsRescope(b *testing.B) {
+	small := manyTools(b, 100)
+	big := manyTools(b, 10_000)
+	base := perOp(func() { _ = small.tools.rescope() })
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_ = big.tools.rescope()
+	}
+	reportRatio(b, base)
+}

@@ -258,6 +258,55 @@ func openSession(ctx context.Context, s SessionStore, path string) tea.Cmd {
 	}
 }
 
+// rerunSession opens the recorded session and re-runs it; its events go
+// to sink (closed when the re-run returns), then the re-run is compared
+// with the recording. finished is closed last, so quitting can wait for
+// the re-run to clean up after itself.
+func rerunSession(ctx context.Context, store SessionStore, r Replayer, gen int, req RerunRequest,
+	sink *closingSink, finished chan struct{}) tea.Cmd {
+	return func() tea.Msg {
+		defer close(finished)
+		defer sink.Close()
+		f, err := store.Open(ctx, req.Path)
+		if err != nil {
+			return rerunDoneMsg{gen: gen, err: fmt.Errorf("open %s: %w", req.Path, err)}
+		}
+		req.File, req.Sink = f, sink
+		res, err := r.Rerun(ctx, req)
+		if err != nil {
+			return rerunDoneMsg{gen: gen, err: err}
+		}
+		red := session.RedactorFor(f.Events, res.Events)
+		d := session.Diff(f.Events, res.Events, session.DiffOptions{Redactor: red})
+		d.A.Label, d.B.Label = "recorded", "re-run"
+		return rerunDoneMsg{gen: gen, res: res, diff: d, red: red}
+	}
+}
+
+func waitForRerunEvents(gen int, ch <-chan session.Event) tea.Cmd {
+	return func() tea.Msg {
+		batch, ok := drain(ch, maxEventBatch)
+		if !ok {
+			return rerunEventsClosedMsg{gen: gen}
+		}
+		return rerunEventsMsg{gen: gen, events: batch}
+	}
+}
+
+// compareWithRun opens the recorded session and compares it (A) with the
+// events of the workbench's last run (B, a snapshot taken in Update).
+func compareWithRun(ctx context.Context, store SessionStore, gen int, path string, run []session.Event) tea.Cmd {
+	return func() tea.Msg {
+		f, err := store.Open(ctx, path)
+		if err != nil {
+			return compareDoneMsg{gen: gen, err: fmt.Errorf("open %s: %w", path, err)}
+		}
+		d := session.Diff(f.Events, run, session.DiffOptions{})
+		d.A.Label, d.B.Label = "recorded", "this run"
+		return compareDoneMsg{gen: gen, diff: d}
+	}
+}
+
 // $EDITOR: write a temp file (a command), run the editor with
 // tea.ExecProcess (the terminal is handed over), then read the file back
 // (another command). No file I/O happens in Update.

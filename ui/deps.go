@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"crewbench/crew"
+	"crewbench/crew/rerun"
 	"crewbench/mcpconn"
 	"crewbench/session"
 	"crewbench/themes"
@@ -37,6 +38,9 @@ type Deps struct {
 	Runner Runner
 	// Sessions lists and opens recorded sessions.
 	Sessions SessionStore
+	// Replayer re-runs a recorded session offline with the filters being
+	// tried (the sessions view); nil switches re-runs off.
+	Replayer Replayer
 	// Exporter writes filters back to the project (crew/project's
 	// export-config); nil until it exists: the playground then shows the
 	// filter fragment only.
@@ -178,6 +182,28 @@ type SessionInfo struct {
 type SessionStore interface {
 	List(ctx context.Context) ([]SessionInfo, error)
 	Open(ctx context.Context, path string) (*session.File, error)
+}
+
+// RerunRequest asks for one offline re-run of a recorded session.
+type RerunRequest struct {
+	// Path is the session's file; File is it loaded.
+	Path string
+	File *session.File
+	// Filters replace servers' tool filters for this re-run only (keys:
+	// server names as the servers view shows them).
+	Filters map[string]mcpconn.FilterSpec
+	// KeepGoing serves the recorded replies past a divergence instead of
+	// stopping the run at the first one.
+	KeepGoing bool
+	// Sink receives the re-run's events as they happen (progress).
+	Sink session.Sink
+}
+
+// Replayer re-runs a recorded kickoff with every LLM call answered from
+// the recording (crew/rerun): no API key, no LLM cost. The tools are
+// called for real, so a changed filter or a fixed server shows its effect.
+type Replayer interface {
+	Rerun(ctx context.Context, req RerunRequest) (*rerun.Result, error)
 }
 
 // ExportFormat is a config shape a filter can be exported as.

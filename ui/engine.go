@@ -13,6 +13,7 @@ import (
 	"crewbench/crew"
 	"crewbench/crew/export"
 	"crewbench/crew/project"
+	"crewbench/crew/rerun"
 	"crewbench/mcpconn"
 	"crewbench/session"
 )
@@ -141,6 +142,9 @@ type ProjectRunner struct {
 	SessionsDir string
 	// Version goes into recorded session headers.
 	Version string
+	// Meta is added to recorded session headers ({"demo": true} for the
+	// embedded demo, so `crewbench replay FILE --rerun` finds it again).
+	Meta map[string]any
 }
 
 // Crews implements Runner.
@@ -195,9 +199,12 @@ func (r *ProjectRunner) Start(ctx context.Context, req KickoffRequest) (*RunHand
 	var rec *session.Recorder
 	if r.SessionsDir != "" {
 		if err := os.MkdirAll(r.SessionsDir, 0o755); err == nil {
+			meta := map[string]any{"crew": c.Name, "inputs": req.Inputs}
+			for k, v := range r.Meta {
+				meta[k] = v
+			}
 			rec, err = session.CreateInDir(r.SessionsDir, session.RecorderOptions{Header: session.Header{
-				Version: r.Version, Project: r.Project.Dir, RunID: runID, Command: "tui",
-				Meta: map[string]any{"crew": c.Name, "inputs": req.Inputs},
+				Version: r.Version, Project: r.Project.Dir, RunID: runID, Command: "tui", Meta: meta,
 			}})
 			if err == nil {
 				sinks = append(sinks, rec)
@@ -228,6 +235,65 @@ func (r *ProjectRunner) Start(ctx context.Context, req KickoffRequest) (*RunHand
 		close(done)
 	}()
 	return &RunHandle{ID: runID, Events: events, Done: done, Finished: finished}, nil
+}
+
+// ProjectReplayer re-runs recorded sessions with crew/rerun against the
+// workspace's project. The project is opened afresh from Dir for every
+// re-run: it sees the files as they are now, and the filters tried in a
+// re-run never leak into the workbench's own project.
+type ProjectReplayer struct {
+	Dir, Overlay string
+	// SelfCommand starts stdio servers declared as `crewbench …` (the
+	// demo's fixtures); each re-run gives them a private TMPDIR, so the
+	// flaky fixture's call counter starts afresh as in the recorded run.
+	SelfCommand string
+	// Demo says the workspace is the embedded demo (a demo session then
+	// needs no note about running another project).
+	Demo bool
+}
+
+// Rerun implements Replayer.
+func (r ProjectReplayer) Rerun(ctx context.Context, req RerunRequest) (*rerun.Result, error) {
+	p, err := project.Open(r.Dir, r.Overlay)
+	if p == nil {
+		return nil, fmt.Errorf("open project: %w", err)
+	}
+	var notes []string
+	if err != nil {
+		notes = append(notes, "the project has problems: "+strings.SplitN(err.Error(), "\n", 2)[0])
+	}
+	if req.File != nil {
+		recorded := req.File.Header.Project
+		switch {
+		case r.Demo && rerun.IsDemo(req.File):
+		case r.Demo != rerun.IsDemo(req.File) || (recorded != "" && filepath.Clean(recorded) != filepath.Clean(p.Dir)):
+			what := "the embedded demo"
+			if !rerun.IsDemo(req.File) {
+				what = session.RedactString(recorded)
+			}
+			if what == "" {
+				what = "another project"
+			}
+			notes = append(notes, fmt.Sprintf("the session recorded %s; this re-run runs the workspace's project", what))
+		}
+	}
+	tmp, err := os.MkdirTemp("", "crewbench-rerun-")
+	if err != nil {
+		return nil, fmt.Errorf("rerun: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	// A fresh tools cache: the re-run lists tools as the recorded run did,
+	// not from the workbench's earlier runs.
+	mcp := &crew.MCP{Cache: &mcpconn.ToolsCache{}, SelfCommand: r.SelfCommand}
+	if r.SelfCommand != "" {
+		mcp.SelfEnv = map[string]string{"TMPDIR": tmp}
+	}
+	res, err := rerun.Run(ctx, rerun.Options{File: req.File, Path: req.Path, Project: p,
+		Changes: rerun.Changes{Filters: req.Filters}, KeepGoing: req.KeepGoing, MCP: mcp, Sink: req.Sink})
+	if res != nil {
+		res.Notes = append(notes, res.Notes...)
+	}
+	return res, err
 }
 
 // NewEventChannel returns a sink that feeds a channel the workbench drains

@@ -29,7 +29,10 @@ type filterPane struct {
 	chosen  bool // the user picked the server (f, s); tab keeps it
 	d       *serverData
 
-	fields  [3]textinput.Model // allowed, blocked, expression
+	fields [3]textinput.Model // allowed, blocked, expression
+	// tried remembers the filter tried on each server, so switching
+	// servers keeps the edits, and a re-run (7 Sessions) can use them.
+	tried   map[string]mcpconn.FilterSpec
 	field   int
 	editing bool
 	agent   int // index into agentsFor(server); -1: no agent role
@@ -70,7 +73,7 @@ const (
 var fieldLabels = [3]string{"allowed_tool_names", "blocked_tool_names", "CEL expression"}
 
 func newFilterPane(st *Styles, km *KeyMap, deps Deps) filterPane {
-	p := filterPane{st: st, km: km, deps: deps, agent: -1}
+	p := filterPane{st: st, km: km, deps: deps, agent: -1, tried: map[string]mcpconn.FilterSpec{}}
 	placeholders := [3]string{"comma-separated; empty allows all", "comma-separated", `e.g. !tool.name.startsWith("write_")`}
 	for i := range p.fields {
 		ti := textinput.New()
@@ -143,9 +146,13 @@ func (p *filterPane) load(server string, resetFields bool) {
 	}
 	spec, _ := p.d.spec(server)
 	if resetFields {
-		p.fields[fieldAllowed].SetValue(strings.Join(spec.Filter.Allowed, ", "))
-		p.fields[fieldBlocked].SetValue(strings.Join(spec.Filter.Blocked, ", "))
-		p.fields[fieldExpr].SetValue(spec.Filter.Expr)
+		fs := spec.Filter
+		if t, ok := p.tried[server]; ok {
+			fs = t
+		}
+		p.fields[fieldAllowed].SetValue(strings.Join(fs.Allowed, ", "))
+		p.fields[fieldBlocked].SetValue(strings.Join(fs.Blocked, ", "))
+		p.fields[fieldExpr].SetValue(fs.Expr)
 		p.agent = -1
 		if a := p.agentsFor(server); len(a) > 0 {
 			p.agent = 0
@@ -203,6 +210,39 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// remember keeps the filter now in the fields as the one tried on the
+// server.
+func (p *filterPane) remember() {
+	if p.server != "" {
+		p.tried[p.server] = p.spec()
+	}
+}
+
+// Tried returns the filters tried in the playground that differ from what
+// the servers declare, by server name.
+func (p filterPane) Tried() map[string]mcpconn.FilterSpec {
+	out := map[string]mcpconn.FilterSpec{}
+	for server, fs := range p.tried {
+		var declared mcpconn.FilterSpec
+		if p.d != nil {
+			spec, _ := p.d.spec(server)
+			declared = spec.Filter
+		}
+		if !sameFilter(fs, declared) {
+			out[server] = fs
+		}
+	}
+	return out
+}
+
+// sameFilter reports whether two filters keep the same tools by
+// construction (same lists in the same order, same expression).
+func sameFilter(a, b mcpconn.FilterSpec) bool {
+	return strings.Join(a.Allowed, "\x00") == strings.Join(b.Allowed, "\x00") &&
+		strings.Join(a.Blocked, "\x00") == strings.Join(b.Blocked, "\x00") &&
+		strings.TrimSpace(a.Expr) == strings.TrimSpace(b.Expr)
 }
 
 func (p filterPane) spec() mcpconn.FilterSpec {
@@ -304,6 +344,7 @@ func (p filterPane) updateEditing(k tea.KeyMsg) (filterPane, tea.Cmd) {
 	p.fields[p.field], cmd = p.fields[p.field].Update(k)
 	if p.fields[p.field].Value() != before {
 		p.chosen = true // the user's edits survive switching views
+		p.remember()
 		p.exportText, p.plan = "", nil
 		if p.exportMode != 0 {
 			p.exportMode = 0
@@ -350,6 +391,7 @@ func (p filterPane) updateKeys(k tea.KeyMsg) (filterPane, tea.Cmd) {
 	case key.Matches(k, f.Fix):
 		return p.applySuggestions()
 	case key.Matches(k, f.Reset):
+		delete(p.tried, p.server)
 		p.load(p.server, true)
 		return p, p.recompute()
 	case key.Matches(k, f.Export):
@@ -411,6 +453,7 @@ func (p filterPane) applySuggestions() (filterPane, tea.Cmd) {
 	if fixed == 0 {
 		return p, notice(noticeInfo, "no suggestion to apply")
 	}
+	p.remember()
 	return p, tea.Batch(p.recompute(), notice(noticeInfo, "applied %d suggestion(s)", fixed))
 }
 

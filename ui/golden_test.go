@@ -90,6 +90,48 @@ var screens = []struct {
 		m = step(t, m, sessionsListedMsg{list: mustList(t)})
 		return step(t, m, keyRunes("7"))
 	}},
+	{"sessions_rerun_setup", func(t *testing.T, w, h int) Model {
+		deps, _ := rerunDeps()
+		m := settled(t, deps, w, h)
+		m = tryFilter(t, m, "weather", "get_alerts")
+		m = step(t, m, sessionsListedMsg{list: mustList(t)})
+		m = step(t, m, keyRunes("7"))
+		return stepRun(t, m, keyRunes("R"), 2)
+	}},
+	{"sessions_rerun_running", func(t *testing.T, w, h int) Model {
+		deps, _ := rerunDeps()
+		m := sessionsAt(t, deps, w, h)
+		m = stepRun(t, m, keyRunes("R"), 2)
+		m = step(t, m, keyRunes("r")) // the re-run's commands are not run
+		m = step(t, m, rerunEventsMsg{gen: m.sessions.job.gen, events: rerunEvents()[:12]})
+		m.sessions.Stop()
+		return m
+	}},
+	{"sessions_rerun", func(t *testing.T, w, h int) Model {
+		deps, _ := rerunDeps()
+		m := settled(t, deps, w, h)
+		m = tryFilter(t, m, "weather", "get_alerts")
+		m = step(t, m, sessionsListedMsg{list: mustList(t)})
+		m = step(t, m, keyRunes("7"))
+		m = stepRun(t, m, keyRunes("R"), 2)
+		return stepRun(t, m, keyRunes("r"), 3)
+	}},
+	{"sessions_compare", func(t *testing.T, w, h int) Model {
+		deps, _ := rerunDeps()
+		m := settled(t, deps, w, h)
+		m = runToEnd(t, m, rerunEvents(), "/state/sessions/20261129T120000Z-a1b2c3.jsonl")
+		m = step(t, m, sessionsListedMsg{list: mustList(t)})
+		m = step(t, m, keyRunes("7"))
+		m = step(t, m, keyRunes("j"))
+		return stepRun(t, m, keyRunes("c"), 2)
+	}},
+	{"trace_pause_llm_tools", func(t *testing.T, w, h int) Model {
+		m := pausedAt(t, goldenDeps(), w, h, &crew.Pause{Kind: crew.PauseLLMCall, TaskName: "forecast_task", AgentRole: "Weekend Forecaster",
+			Model: "demo-llm", Mode: "native", Tools: []llm.Tool{{Name: "crewbench_fixture_weather_get_forecast", Description: "Forecast for a city."},
+				{Name: "crewbench_fixture_slow_slow_report", Description: "A slow report."}},
+			Messages: []llm.Message{{Role: "system", Content: "You are Weekend Forecaster."}, {Role: "user", Content: "Current Task: Collect the weekend forecast for Lisbon."}}})
+		return step(t, m, keyRunes("v"))
+	}},
 	{"help", func(t *testing.T, w, h int) Model {
 		m := settled(t, goldenDeps(), w, h)
 		return step(t, m, keyRunes("?"))

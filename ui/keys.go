@@ -72,11 +72,15 @@ type TraceKeys struct {
 // PauseKeys answer a pause.
 type PauseKeys struct {
 	Continue, Step, Skip, Edit, Abort, Editor, Submit key.Binding
+	// View switches an LLM-call pause between its messages and its tools.
+	View key.Binding
 }
 
-// SessionKeys drive the sessions list.
+// SessionKeys drive the sessions list, the re-run form and the result.
 type SessionKeys struct {
-	Refresh key.Binding
+	Refresh, Rerun, Compare, Result, OpenTrace, Cancel key.Binding
+	// The re-run form.
+	Run, Edit, Toggle, Declared key.Binding
 }
 
 func kb(keys []string, help, desc string) key.Binding {
@@ -172,9 +176,19 @@ func DefaultKeyMap() *KeyMap {
 		Abort:    kb([]string{"a"}, "a", "abort"),
 		Editor:   kb([]string{"ctrl+e"}, "ctrl+e", "$EDITOR"),
 		Submit:   kb([]string{"ctrl+s"}, "ctrl+s", "submit"),
+		View:     kb([]string{"v"}, "v", "messages/tools"),
 	}
 	km.Sessions = SessionKeys{
-		Refresh: kb([]string{"r"}, "r", "refresh"),
+		Refresh:   kb([]string{"r"}, "r", "refresh"),
+		Rerun:     kb([]string{"R"}, "R", "re-run offline"),
+		Compare:   kb([]string{"c"}, "c", "compare with run"),
+		Result:    kb([]string{"right", "l"}, "→/l", "to the result"),
+		OpenTrace: kb([]string{"o"}, "o", "re-run in 6 Trace"),
+		Cancel:    kb([]string{"X"}, "X", "cancel re-run"),
+		Run:       kb([]string{"r", "ctrl+r"}, "r", "run it"),
+		Edit:      kb([]string{"enter", "e"}, "enter", "edit filter"),
+		Toggle:    kb([]string{" "}, "space", "toggle"),
+		Declared:  kb([]string{"d"}, "d", "declared filter"),
 	}
 	return km
 }

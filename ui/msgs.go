@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"crewbench/crew"
+	"crewbench/crew/rerun"
 	"crewbench/mcpconn"
 	"crewbench/mcpconn/filter"
 	"crewbench/session"
@@ -168,4 +169,36 @@ type (
 		err  error
 	}
 	openSessionMsg struct{ path string }
+
+	// rerunSetupMsg asks the root to open the re-run form for a session
+	// with the filters the playground is trying.
+	rerunSetupMsg struct{ path string }
+	// compareRunMsg asks the root to compare a session with the last run
+	// made in this workbench.
+	compareRunMsg struct{ path string }
+	// compareDoneMsg is a finished comparison.
+	compareDoneMsg struct {
+		gen  int
+		diff *session.SessionDiff
+		err  error
+	}
+	// rerunEventsMsg / rerunEventsClosedMsg stream a re-run's events
+	// (progress); rerunDoneMsg is its result, compared with the recording.
+	rerunEventsMsg struct {
+		gen    int
+		events []session.Event
+	}
+	rerunEventsClosedMsg struct{ gen int }
+	rerunDoneMsg         struct {
+		gen  int
+		res  *rerun.Result
+		diff *session.SessionDiff
+		red  *session.Redactor
+		err  error
+	}
+	// showEventsMsg asks the root to show events in the trace (a re-run's).
+	showEventsMsg struct {
+		source string
+		events []session.Event
+	}
 )

@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"crewbench/crew"
 	"crewbench/crew/llm"
@@ -129,7 +130,18 @@ func (p tracePane) updateEdit(k tea.KeyMsg) (tracePane, tea.Cmd) {
 	return p, cmd
 }
 
-// renderPause fills the pause viewport with the pause's full content.
+// Sections of an LLM-call pause: the messages about to be sent, or the
+// tools offered with them (v switches).
+const (
+	pauseMessages = iota
+	pauseTools
+)
+
+// renderPause fills the pause viewport with the pause's full content: for
+// an LLM call the section chosen (every message with its role and full
+// content, or every tool offered under its LLM-visible name); for a tool
+// call the requested name, the resolved tool, its original name and
+// server, and the arguments pretty-printed.
 func (p *tracePane) renderPause() {
 	if p.pause == nil {
 		return
@@ -149,20 +161,19 @@ func (p *tracePane) renderPause() {
 	}
 	switch pz.Kind {
 	case crew.PauseToolCall:
-		kv("requested name", st.Bold.Render(pz.RequestedName))
-		resolved := pz.ToolName
-		if resolved == "" {
+		kv("requested name", st.Bold.Render(printable(pz.RequestedName)))
+		resolved := printable(pz.ToolName)
+		if pz.ToolName == "" {
 			resolved = st.Danger.Render("no such tool: the model gets CrewAI's not-found text")
 		}
 		kv("resolved tool", resolved)
 		if pz.OriginalName != "" {
-			orig := pz.OriginalName
-			if pz.Server != "" {
-				orig += " @ " + pz.Server
-			}
-			kv("original name", orig)
+			kv("original name", printable(pz.OriginalName))
 		}
-		b = append(b, "", st.Heading.Render("Arguments"))
+		if pz.Server != "" {
+			kv("server", printable(pz.Server))
+		}
+		b = append(b, st.Heading.Render("Arguments"))
 		if pz.Args != nil {
 			b = append(b, printable(p.red.RedactString(pyjson.DumpsIndent(pz.Args))))
 		} else {
@@ -174,44 +185,112 @@ func (p *tracePane) renderPause() {
 			model += " · " + pz.Mode
 		}
 		kv("model", model)
-		if len(pz.Tools) > 0 {
-			names := make([]string, len(pz.Tools))
-			for i, t := range pz.Tools {
-				names[i] = t.Name
-			}
-			b = append(b, "", st.Heading.Render(fmt.Sprintf("Tools offered (%d, LLM-visible names)", len(pz.Tools))))
-			for _, n := range names {
-				b = append(b, "  "+n)
-			}
+		b = append(b, "")
+		if p.pauseTab == pauseTools {
+			b = append(b, p.pauseToolLines(pz)...)
 		} else {
-			b = append(b, "", st.Muted.Render("no tools offered"))
-		}
-		b = append(b, "", st.Heading.Render(fmt.Sprintf("Messages (%d)", len(pz.Messages))))
-		for _, m := range pz.Messages {
-			role := string(m.Role)
-			if m.Name != "" {
-				role += " " + m.Name
-			}
-			if m.ToolCallID != "" {
-				role += " ↩ " + m.ToolCallID
-			}
-			b = append(b, st.Info.Render("── "+role))
-			if m.Content != "" {
-				b = append(b, printable(p.red.RedactString(m.Content)))
-			}
-			for _, tc := range m.ToolCalls {
-				b = append(b, st.Accent.Render("→ "+tc.Name)+" "+printable(p.red.RedactString(tc.Arguments)))
-			}
+			b = append(b, p.pauseMessageLines(pz)...)
 		}
 	}
 	p.pauseView.SetContent(wrapText(strings.Join(b, "\n"), p.pauseView.Width))
+}
+
+// pauseMessageLines are the messages about to be sent, numbered from 0 as
+// a re-run's divergence report numbers them.
+func (p *tracePane) pauseMessageLines(pz *crew.Pause) []string {
+	st := p.st.Text
+	b := []string{st.Heading.Render(fmt.Sprintf("Messages about to be sent (%d)", len(pz.Messages)))}
+	for i, m := range pz.Messages {
+		role := fmt.Sprintf("── #%d %s", i, m.Role)
+		if m.Name != "" {
+			role += " " + m.Name
+		}
+		if m.ToolCallID != "" {
+			role += " ↩ " + m.ToolCallID
+		}
+		b = append(b, st.Info.Render(printable(role)))
+		if m.Content != "" {
+			b = append(b, printable(p.red.RedactString(m.Content)))
+		} else if len(m.ToolCalls) == 0 {
+			b = append(b, st.Subtle.Render("(empty)"))
+		}
+		for _, tc := range m.ToolCalls {
+			b = append(b, st.Accent.Render("→ "+printable(tc.Name))+" "+printable(p.red.RedactString(tc.Arguments)))
+		}
+	}
+	return b
+}
+
+// pauseToolLines are the tools offered with the call, by LLM-visible name.
+func (p *tracePane) pauseToolLines(pz *crew.Pause) []string {
+	st := p.st.Text
+	if len(pz.Tools) == 0 {
+		if pz.Mode == "react" {
+			return []string{st.Muted.Render("no tools offered as functions: in ReAct mode the tools are described in the system message (v: messages)")}
+		}
+		return []string{st.Muted.Render("no tools offered")}
+	}
+	b := []string{st.Heading.Render(fmt.Sprintf("Tools offered (%d, LLM-visible names)", len(pz.Tools)))}
+	nameW := 0
+	for _, t := range pz.Tools {
+		nameW = max(nameW, ansi.StringWidth(printable(t.Name)))
+	}
+	nameW = min(nameW, 64) // the longest name CrewAI gives a tool
+	// Descriptions in a column of their own, continuing under themselves;
+	// when the names leave them too little room, under the name instead.
+	descAt := 2 + nameW + 2
+	if p.pauseView.Width-descAt < 24 {
+		descAt = 6
+	}
+	descW := max(1, p.pauseView.Width-descAt)
+	hang := "\n" + strings.Repeat(" ", descAt)
+	for _, t := range pz.Tools {
+		d := oneLine(t.Description)
+		if d == "" {
+			b = append(b, "  "+printable(t.Name))
+			continue
+		}
+		desc := st.Subtle.Render(strings.ReplaceAll(wrapText(printable(d), descW), "\n", hang))
+		if descAt == 6 {
+			b = append(b, "  "+printable(t.Name), strings.Repeat(" ", descAt)+desc)
+		} else {
+			b = append(b, "  "+pad(printable(t.Name), nameW)+"  "+desc)
+		}
+	}
+	return b
+}
+
+// pauseTabs is the section switch of an LLM-call pause.
+func (p tracePane) pauseTabs() string {
+	pz := p.pause.Pause
+	if pz.Kind != crew.PauseLLMCall {
+		return ""
+	}
+	labels := [2]string{fmt.Sprintf("Messages (%d)", len(pz.Messages)), fmt.Sprintf("Tools (%d)", len(pz.Tools))}
+	var parts []string
+	for i, l := range labels {
+		if i == p.pauseTab {
+			parts = append(parts, p.st.Header.TabActive.Render(l))
+		} else {
+			parts = append(parts, p.st.Header.Tab.Render(l))
+		}
+	}
+	return strings.Join(parts, p.st.Text.Subtle.Render(" │ ")) + p.st.Text.Subtle.Render("  (v)")
 }
 
 func (p tracePane) pauseBox(w, h int) string {
 	f := p.st.Pane.Focused
 	iw, _ := inner(f, w, h)
 	pz := p.pause.Pause
-	head := p.st.Banner.Pause.Render(fit("⏸ PAUSED before "+pauseWhat(pz), iw-2))
+	tabs := p.pauseTabs()
+	tw := ansi.StringWidth(tabs)
+	if tw > 0 {
+		tw += 2
+	}
+	head := p.st.Banner.Pause.Render(fit("⏸ PAUSED before "+pauseWhat(pz), max(1, iw-2-tw)))
+	if tabs != "" {
+		head = pad(head, iw-tw+2) + tabs
+	}
 	var body string
 	switch p.editMode {
 	case 1:
@@ -228,12 +307,31 @@ func (p tracePane) pauseBox(w, h int) string {
 	default:
 		keys := []string{"c continue", "n step"}
 		if pz.Kind == crew.PauseToolCall {
-			keys = append(keys, "s skip (canned result)", "e edit arguments")
+			keys = append(keys, "s skip", "e edit arguments")
 		} else {
-			keys = append(keys, "e edit the reply")
+			keys = append(keys, "e edit reply")
 		}
 		keys = append(keys, "a abort")
-		body = p.pauseView.View() + "\n" + p.st.Text.Key.Render(strings.Join(keys, " · "))
+		if pz.Kind == crew.PauseLLMCall {
+			if p.pauseTab == pauseTools {
+				keys = append(keys, "v messages")
+			} else {
+				keys = append(keys, "v tools")
+			}
+		}
+		keyLine := p.st.Text.Key.Render(strings.Join(keys, " · "))
+		if total := p.pauseView.TotalLineCount(); total > p.pauseView.Height {
+			// Say there is more, and where the view is.
+			first := p.pauseView.YOffset + 1
+			last := min(total, p.pauseView.YOffset+p.pauseView.Height)
+			pos := fmt.Sprintf("%d–%d of %d · pgdn", first, last, total)
+			if last == total {
+				pos = fmt.Sprintf("%d–%d of %d · pgup", first, last, total)
+			}
+			pw := ansi.StringWidth(pos)
+			keyLine = pad(fit(keyLine, max(0, iw-pw-2)), max(0, iw-pw)) + p.st.Text.Subtle.Render(pos)
+		}
+		body = p.pauseView.View() + "\n" + keyLine
 	}
 	return box(f, w, h, head+"\n"+body)
 }

@@ -363,18 +363,32 @@ func (p serversPane) listView(w, h int) string {
 	iw, _ := inner(f, w, h)
 	ready, conn, failed := p.d.counts()
 	title := p.st.Pane.Title.Render("Servers") + p.st.Pane.TitleMuted.Render(fmt.Sprintf("  %d ready · %d connecting · %d failed", ready, conn, failed))
-	// Columns: the name fits the longest name (within reason), the state
-	// takes what is left, the rest is fixed.
-	const transW, toolsW, keptW, latW = 9, 5, 9, 7
-	nameW := 8
+	// Columns: the name and the state fit their longest text (within
+	// reason), the numbers are fixed, and the detail column (a failed
+	// server's error, a ready server's name and version) takes the rest.
+	const transW, toolsW, keptW, latW, gap = 9, 5, 9, 7, 2
+	nameW, stateW := len("SERVER")+2, len("STATE")
 	for _, n := range p.d.order {
-		nameW = max(nameW, ansi.StringWidth(n)+3)
+		nameW = max(nameW, ansi.StringWidth(n)+2)
+		_, state, _ := p.stateOf(n)
+		stateW = max(stateW, ansi.StringWidth(state))
 	}
-	nameW = min(nameW, max(12, iw/3))
-	stateW := max(8, iw-2-nameW-transW-toolsW-keptW-latW-5)
-	head := p.st.Row.Header.Render(pad("  "+pad("SERVER", nameW)+" "+pad("STATE", stateW)+" "+pad("TRANSPORT", transW)+" "+
-		padLeft("TOOLS", toolsW)+" "+padLeft("KEPT/FILT", keptW)+" "+padLeft("LATENCY", latW), iw))
-	lines := []string{title, head}
+	nameW = min(nameW, max(12, iw/4))
+	stateW = min(stateW, max(12, iw/4))
+	fixed := 2 + nameW + gap + stateW + gap + transW + 1 + toolsW + 1 + keptW + 1 + latW
+	detailW := iw - fixed - gap
+	if detailW < 10 {
+		// No room for details: the state gets the slack.
+		stateW += max(0, iw-fixed)
+		detailW = 0
+	}
+	sp := strings.Repeat(" ", gap)
+	head := "  " + pad("SERVER", nameW) + sp + pad("STATE", stateW) + sp + pad("TRANSPORT", transW) + " " +
+		padLeft("TOOLS", toolsW) + " " + padLeft("KEPT/FILT", keptW) + " " + padLeft("LATENCY", latW)
+	if detailW > 0 {
+		head += sp + "DETAIL"
+	}
+	lines := []string{title, p.st.Row.Header.Render(pad(head, iw))}
 	if len(p.d.order) == 0 {
 		lines = append(lines, p.st.Text.Muted.Render("no MCP servers in this workspace"))
 	}
@@ -399,14 +413,36 @@ func (p serversPane) listView(w, h int) string {
 		if i == p.cursor {
 			cursor = p.st.Row.Cursor.Render("› ")
 		}
-		row := cursor + sst.Render(glyph) + " " + pad(name, nameW-2) + " " + sst.Render(pad(state, stateW)) + " " +
+		row := cursor + sst.Render(glyph) + " " + pad(name, nameW-2) + sp + sst.Render(pad(state, stateW)) + sp +
 			pad(transportLabel(e.Spec), transW) + " " + padLeft(tools, toolsW) + " " + padLeft(kept, keptW) + " " + padLeft(lat, latW)
+		if detailW > 0 {
+			row += sp + p.detailCell(name, detailW)
+		}
 		if i == p.cursor && p.focused {
 			row = p.st.Row.Selected.Render(pad(ansi.Strip(row), iw))
 		}
 		lines = append(lines, pad(row, iw))
 	}
 	return box(f, w, h, strings.Join(lines, "\n"))
+}
+
+// detailCell is a server's one-line detail in the list: a failed server's
+// error (redacted), else the name and version the server reported.
+func (p serversPane) detailCell(name string, w int) string {
+	st, ok := p.d.status[name]
+	switch {
+	case !ok:
+		return ""
+	case st.Error != "":
+		return p.st.Text.Danger.Render(fit(printable(p.deps.Redactor.RedactString(oneLine(st.Error))), w))
+	case st.Discovery != nil && st.Discovery.Info.Name != "":
+		info := st.Discovery.Info.Name
+		if v := st.Discovery.Info.Version; v != "" {
+			info += " " + v
+		}
+		return p.st.Text.Muted.Render(fit(printable(info), w))
+	}
+	return ""
 }
 
 func transportLabel(s mcpconn.ServerSpec) string {

@@ -78,6 +78,12 @@ type toolsPane struct {
 	searchGen int  // the search whose result is current
 	searching bool // a background search is running
 
+	// content holds the widest cell of each column over the tools shown
+	// (original name with its glyph, LLM name, server, warnings), measured
+	// when the set of tools shown changes (a listing, the scope, a search),
+	// never per frame or per cursor move: View never walks every tool.
+	content colWidths
+
 	detailOpen bool
 	detail     viewport.Model
 	detailKey  string // server+tool the detail shows
@@ -224,12 +230,14 @@ func (p *toolsPane) refilter() tea.Cmd {
 			p.visible = append(p.visible, match{row: i})
 		}
 		p.sortVisible()
+		p.content = p.measure()
 		p.clampCursor()
 		return nil
 	}
 	if len(p.scoped) <= syncSearchLimit {
 		p.searchGen++
 		p.visible = fuzzyMatch(p.query, p.scoped, p.orig, p.llm)
+		p.content = p.measure()
 		p.clampCursor()
 		return nil
 	}
@@ -331,6 +339,7 @@ func (p toolsPane) Update(msg tea.Msg) (toolsPane, tea.Cmd) {
 		if r.gen == p.searchGen {
 			p.searching = false
 			p.visible = r.visible
+			p.content = p.measure()
 			p.clampCursor()
 		}
 		return p, nil
@@ -528,11 +537,11 @@ func (p toolsPane) View() string {
 	// server column goes first.
 	showServer := p.sc.kind != 1 && iw >= 100
 	origW, llmW, srvW, warnW := p.columns(iw, showServer)
-	head := "  " + pad("ORIGINAL NAME", origW) + " " + pad("LLM-VISIBLE NAME", llmW) + " "
+	head := "  " + pad(headOrig, origW) + colGap + pad(headLLM, llmW) + colGap
 	if showServer {
-		head += pad("SERVER", srvW) + " "
+		head += pad(headSrv, srvW) + colGap
 	}
-	head += pad("WARNINGS", warnW)
+	head += pad(headWarn, warnW)
 	lines := []string{title, searchLine, p.st.Row.Header.Render(pad(head, iw))}
 	if len(p.rows) == 0 {
 		lines = append(lines, p.st.Text.Muted.Render("no tools yet: servers are still connecting, or none is ready (see 1 Servers)"))
@@ -546,17 +555,108 @@ func (p toolsPane) View() string {
 
 func strconvQuote(s string) string { return fmt.Sprintf("%q", s) }
 
-func (p toolsPane) columns(iw int, showServer bool) (origW, llmW, srvW, warnW int) {
-	warnW = clamp(iw/6, 10, 24)
-	sep := 2
-	if showServer {
-		srvW = clamp(iw/8, 8, 18)
-		sep = 3
+// colWidths are the four columns' widths, in cells; origMost is the
+// original-name width that nine tools in ten fit in (one very long name
+// should not starve the other columns).
+type colWidths struct{ orig, llm, srv, warn, origMost int }
+
+// Column headings, and the widths below which a column is not squeezed
+// while another can still give way.
+const (
+	headOrig, headLLM, headSrv, headWarn = "ORIGINAL NAME", "LLM-VISIBLE NAME", "SERVER", "WARNINGS"
+	minOrig, minLLM, minSrv, minWarn     = 20, 24, 8, 10
+	// comfyOrig is where the original name stops growing until the
+	// server and warnings are whole.
+	comfyOrig = 40
+	// colGap separates the columns.
+	colGap = "  "
+)
+
+// measure finds the widest cell of each column among the tools shown.
+func (p toolsPane) measure() colWidths {
+	c := colWidths{orig: len(headOrig), llm: len(headLLM), srv: len(headSrv), warn: len(headWarn)}
+	var hist [129]int // original-name widths, the last bucket for 128 and more
+	lastServer := ""
+	for _, m := range p.visible {
+		r := &p.rows[m.row]
+		t := r.tool
+		ow := 2 + cellWidth(t.Name) // "✓ " glyph first
+		c.orig = max(c.orig, ow)
+		hist[min(ow, len(hist)-1)]++
+		// LLM names are ASCII by construction (CrewAI's sanitizer): their
+		// length is their width, and their bytes need not be read.
+		c.llm = max(c.llm, len(p.llmCell(t)))
+		if r.server != lastServer {
+			c.srv = max(c.srv, cellWidth(r.server))
+			lastServer = r.server
+		}
+		if len(t.Diagnostics) > 0 || (t.Status != mcpconn.ToolKept && t.Status != mcpconn.ToolFiltered) {
+			w, _ := p.warningText(t)
+			c.warn = max(c.warn, ansi.StringWidth(w))
+		}
 	}
-	rest := iw - 2 - warnW - srvW - sep
-	origW = rest * 3 / 8
-	llmW = rest - origW
-	return
+	c.origMost = len(headOrig)
+	for w, seen := 0, 0; w < len(hist); w++ {
+		if seen += hist[w]; seen*10 >= len(p.visible)*9 {
+			c.origMost = max(c.origMost, w)
+			break
+		}
+	}
+	return c
+}
+
+// cellWidth is the width of s as printable shows it; plain ASCII (nearly
+// every tool name) is measured without allocating.
+func cellWidth(s string) int {
+	for i := 0; i < len(s); i++ {
+		if b := s[i]; b < 0x20 || b >= 0x7f {
+			return ansi.StringWidth(printable(s))
+		}
+	}
+	return len(s)
+}
+
+// columns shares iw cells between the columns from their content: every
+// column first gets its minimum (or its content, if smaller); then the
+// LLM-visible name grows to its full width (at most 64 cells: the names
+// the model sees deserve to be read whole), the original name to the width
+// most names fit in, the server and the warnings to theirs, the original
+// name to its full width, and what is left pads the warnings.
+func (p toolsPane) columns(iw int, showServer bool) (origW, llmW, srvW, warnW int) {
+	c := p.content
+	if c == (colWidths{}) {
+		c = colWidths{orig: len(headOrig), llm: len(headLLM), srv: len(headSrv), warn: len(headWarn)}
+	}
+	if !showServer {
+		c.srv = 0
+	}
+	w := colWidths{orig: min(c.orig, minOrig), llm: min(c.llm, minLLM), srv: min(c.srv, minSrv), warn: min(c.warn, minWarn)}
+	seps := 2 + 2*len(colGap) // the cursor, and the gaps between three columns
+	if showServer {
+		seps += len(colGap)
+	}
+	avail := iw - seps - w.orig - w.llm - w.srv - w.warn
+	if avail < 0 {
+		// Narrower than every minimum: shrink the columns in proportion.
+		total := w.orig + w.llm + w.srv + w.warn
+		room := max(0, iw-seps)
+		w.orig, w.llm, w.srv = w.orig*room/total, w.llm*room/total, w.srv*room/total
+		w.warn = room - w.orig - w.llm - w.srv
+		return w.orig, w.llm, w.srv, w.warn
+	}
+	grow := func(col *int, upTo int) {
+		if add := min(avail, upTo-*col); add > 0 {
+			*col += add
+			avail -= add
+		}
+	}
+	grow(&w.llm, c.llm)
+	grow(&w.orig, min(c.origMost, comfyOrig))
+	grow(&w.srv, c.srv)
+	grow(&w.warn, c.warn)
+	grow(&w.orig, c.orig)
+	w.warn += avail
+	return w.orig, w.llm, w.srv, w.warn
 }
 
 // verdictGlyph shows a tool's status without colour.
@@ -587,11 +687,11 @@ func (p toolsPane) rowView(i, iw, origW, llmW, srvW, warnW int, showServer bool)
 	orig := highlight(printable(t.Name), m.origIdx, base, hi)
 	llm := highlight(t.LLMName, m.llmIdx, base, hi)
 	if t.LLMName == "" {
-		llm = p.st.Text.Subtle.Render("(" + string(t.Status) + ")")
+		llm = p.st.Text.Subtle.Render(p.llmCell(t))
 	}
-	line := cursor + gst.Render(glyph) + " " + pad(fitMiddle(orig, origW-2), origW-2) + " " + pad(fitMiddle(llm, llmW), llmW) + " "
+	line := cursor + gst.Render(glyph) + " " + pad(fitMiddle(orig, origW-2), origW-2) + colGap + pad(fitMiddle(llm, llmW), llmW) + colGap
 	if showServer {
-		line += pad(p.st.Text.Muted.Render(r.server), srvW) + " "
+		line += pad(p.st.Text.Muted.Render(r.server), srvW) + colGap
 	}
 	line += pad(p.warnings(t), warnW)
 	if sel && p.focused {
@@ -600,13 +700,30 @@ func (p toolsPane) rowView(i, iw, origW, llmW, srvW, warnW int, showServer bool)
 	return pad(line, iw)
 }
 
+// llmCell is the LLM-visible name column's text (unstyled).
+func (p toolsPane) llmCell(t *mcpconn.Tool) string {
+	if t.LLMName == "" {
+		return "(" + string(t.Status) + ")"
+	}
+	return t.LLMName
+}
+
 // warnings summarises a tool's diagnostics in a few cells.
 func (p toolsPane) warnings(t *mcpconn.Tool) string {
+	s, style := p.warningText(t)
+	if s == "" {
+		return ""
+	}
+	return style.Render(s)
+}
+
+// warningText is the warnings cell unstyled, and the style it takes.
+func (p toolsPane) warningText(t *mcpconn.Tool) (string, lipgloss.Style) {
 	if len(t.Diagnostics) == 0 {
 		if t.Status != mcpconn.ToolKept && t.Status != mcpconn.ToolFiltered {
-			return p.st.Text.Warning.Render(string(t.Status))
+			return string(t.Status), p.st.Text.Warning
 		}
-		return ""
+		return "", p.st.Text.Warning
 	}
 	d := t.Diagnostics[0]
 	s := "⚠ " + string(d.Code)
@@ -617,9 +734,9 @@ func (p toolsPane) warnings(t *mcpconn.Tool) string {
 		s = fmt.Sprintf("%s +%d", s, len(t.Diagnostics)-1)
 	}
 	if d.Severity == names.SeverityError {
-		return p.st.Text.Danger.Render(s)
+		return s, p.st.Text.Danger
 	}
-	return p.st.Text.Warning.Render(s)
+	return s, p.st.Text.Warning
 }
 
 // renderDetail builds the detail text for the selected tool at the current
@@ -705,13 +822,28 @@ func toolDetail(st *Styles, spec mcpconn.ServerSpec, server string, t *mcpconn.T
 	if x, err := names.Explain(in); err != nil {
 		b.WriteString(st.Text.Danger.Render(err.Error()) + "\n")
 	} else {
+		// One value column for every sanitizer stage of every step: the
+		// widest stage name sets it, unless that leaves the values too
+		// little room (then long stage names are cut). A value longer than
+		// its room continues under itself.
+		stageW := 0
+		for _, s := range x.Steps {
+			for _, sg := range s.Stages {
+				stageW = max(stageW, ansi.StringWidth(sg.Name))
+			}
+		}
+		const indent, minValue = 3, 24
+		stageW = max(1, min(stageW, w-indent-1-minValue))
+		valueW := max(1, w-indent-stageW-1)
+		hang := strings.Repeat(" ", indent+stageW+1)
 		for i, s := range x.Steps {
 			b.WriteString(fmt.Sprintf("%s %s %s\n", st.Text.Accent.Render(fmt.Sprintf("%d.", i+1)), st.Text.Bold.Render(s.Title), printable(s.Value)))
 			if s.Rule != "" {
 				b.WriteString(wrapText(st.Text.Muted.Render("   "+s.Rule), w) + "\n")
 			}
 			for _, sg := range s.Stages {
-				b.WriteString(st.Text.Subtle.Render(fmt.Sprintf("   %-22s", sg.Name)) + " " + printable(sg.Output) + "\n")
+				value := strings.ReplaceAll(wrapText(printable(sg.Output), valueW), "\n", "\n"+hang)
+				b.WriteString(st.Text.Subtle.Render(strings.Repeat(" ", indent)+pad(sg.Name, stageW)) + " " + value + "\n")
 			}
 			if s.Hash != nil {
 				b.WriteString(st.Text.Warning.Render(fmt.Sprintf("   %d chars > 64: %s + _ + sha256[:8] %s", len(s.Hash.Full), s.Hash.Prefix, s.Hash.Hash)) + "\n")

@@ -63,6 +63,16 @@ type activeRun struct {
 	events    bool // the event stream is still open
 }
 
+// runRecord keeps the events of the latest kickoff made in this
+// workbench, so 7 Sessions can compare a recording with "this run" even
+// after the trace shows something else.
+type runRecord struct {
+	gen    int
+	label  string
+	events []session.Event
+	done   bool
+}
+
 // tracePane is the live trace: the session tree crew ▸ task ▸ agent ▸ step
 // ▸ LLM call ▸ tool call ▸ MCP call ▸ attempt, windowed so only the visible
 // rows render, plus the pause panel while a run waits for a decision.
@@ -86,11 +96,13 @@ type tracePane struct {
 	payload     viewport.Model
 	payloadNode *session.Node
 
-	gen int
-	run *activeRun
+	gen  int
+	run  *activeRun
+	last *runRecord
 
 	pause     *crew.PauseRequest
 	pauseView viewport.Model
+	pauseTab  int // pauseMessages or pauseTools
 	editMode  int // 0 none, 1 canned result, 2 args, 3 reply
 	canned    textinput.Model
 	editor    textarea.Model
@@ -165,10 +177,24 @@ func (p *tracePane) reset(source string) {
 
 // Load shows a recorded session.
 func (p *tracePane) Load(path string, f *session.File) {
+	p.LoadEvents(path, f.Events)
+}
+
+// LoadEvents shows finished events (a session, a re-run) under source.
+func (p *tracePane) LoadEvents(source string, events []session.Event) {
 	p.Stop()
 	p.run = nil
-	p.reset(path)
-	p.Append(f.Events...)
+	p.reset(source)
+	p.Append(events...)
+}
+
+// LastRun is a snapshot of the latest kickoff's events and its label; ok
+// is false when no run was made in this workbench.
+func (p tracePane) LastRun() (label string, events []session.Event, done, ok bool) {
+	if p.last == nil {
+		return "", nil, false, false
+	}
+	return p.last.label, append([]session.Event(nil), p.last.events...), p.last.done, true
 }
 
 // Append adds events to the tree and refreshes the visible rows. Cost:
@@ -292,6 +318,7 @@ func (p *tracePane) StartRun(ctx context.Context, r Runner, msg startRunMsg) tea
 	rctx, cancel := context.WithCancel(ctx)
 	p.run = &activeRun{gen: p.gen, stepper: stepper, bp: msg.bp, stepStart: msg.step, ctx: rctx, cancel: cancel,
 		crew: msg.req.Crew, started: p.now(), events: true}
+	p.last = &runRecord{gen: p.gen, label: "the run of " + msg.req.Crew}
 	p.reset("run of " + msg.req.Crew)
 	req := msg.req
 	req.Stepper = stepper
@@ -350,6 +377,9 @@ func (p tracePane) Update(msg tea.Msg) (tracePane, tea.Cmd) {
 		p.run.handle = msg.handle
 		if msg.handle.ID != "" {
 			p.source = "run " + msg.handle.ID + " of " + p.run.crew
+			if p.last != nil && p.last.gen == msg.gen {
+				p.last.label = p.source
+			}
 		}
 		return p, tea.Batch(waitForRunEvents(msg.gen, msg.handle.Events), waitForRunDone(msg.gen, msg.handle.Done))
 	case runEventsMsg:
@@ -357,6 +387,9 @@ func (p tracePane) Update(msg tea.Msg) (tracePane, tea.Cmd) {
 			return p, nil
 		}
 		p.Append(msg.events...)
+		if p.last != nil && p.last.gen == msg.gen {
+			p.last.events = append(p.last.events, msg.events...)
+		}
 		return p, waitForRunEvents(msg.gen, p.run.handle.Events)
 	case runEventsClosedMsg:
 		if p.run != nil && msg.gen == p.run.gen {
@@ -370,6 +403,9 @@ func (p tracePane) Update(msg tea.Msg) (tracePane, tea.Cmd) {
 		p.run.done = true
 		o := msg.outcome
 		p.run.outcome = &o
+		if p.last != nil && p.last.gen == msg.gen {
+			p.last.done = true
+		}
 		p.run.cancel() // releases the pause reader
 		p.pause, p.editMode = nil, 0
 		p.SetSize(p.width, p.height)
@@ -386,11 +422,12 @@ func (p tracePane) Update(msg tea.Msg) (tracePane, tea.Cmd) {
 		}
 		p.pause = msg.req
 		p.editMode = 0
+		p.pauseTab = pauseMessages
 		p.follow = true
 		p.SetSize(p.width, p.height)
 		p.renderPause()
 		p.pauseView.GotoTop()
-		keys := "c continue · n step · e edit the reply · a abort"
+		keys := "c continue · n step · e edit the reply · a abort · v messages/tools"
 		if msg.req.Pause.Kind == crew.PauseToolCall {
 			keys = "c continue · n step · s skip · e edit arguments · a abort"
 		}
@@ -420,6 +457,11 @@ func (p tracePane) Update(msg tea.Msg) (tracePane, tea.Cmd) {
 				return p, nil
 			case key.Matches(msg, p.km.List.PageDown):
 				p.pauseView.PageDown()
+				return p, nil
+			case key.Matches(msg, p.km.Pause.View) && p.pause.Pause.Kind == crew.PauseLLMCall:
+				p.pauseTab = (p.pauseTab + 1) % 2
+				p.renderPause()
+				p.pauseView.GotoTop()
 				return p, nil
 			}
 		}
@@ -553,7 +595,11 @@ func (p tracePane) ShortHelp() []key.Binding {
 		if p.pause.Pause.Kind == crew.PauseToolCall {
 			out = append(out, pk.Skip)
 		}
-		return append(out, pk.Edit, pk.Abort, l.PageDown)
+		out = append(out, pk.Edit, pk.Abort)
+		if p.pause.Pause.Kind == crew.PauseLLMCall {
+			out = append(out, pk.View)
+		}
+		return append(out, l.PageDown)
 	case p.payloadOpen:
 		return []key.Binding{l.Up, l.Down, l.PageDown, p.km.Global.Back}
 	}
@@ -568,7 +614,7 @@ func (p tracePane) FullHelp() [][]key.Binding {
 	l, t, pk := p.km.List, p.km.Trace, p.km.Pause
 	return [][]key.Binding{{l.Up, l.Down, l.PageUp, l.PageDown, l.Top, l.Bottom, l.Open},
 		{t.Collapse, t.Expand, t.Toggle, t.Follow, t.Kind, t.Status, t.Stop},
-		{pk.Continue, pk.Step, pk.Skip, pk.Edit, pk.Abort, pk.Submit, pk.Editor}}
+		{pk.Continue, pk.Step, pk.Skip, pk.Edit, pk.Abort, pk.View, pk.Submit, pk.Editor}}
 }
 
 // banner is the one-line verdict of a finished run: a run that finished
@@ -587,7 +633,12 @@ func (p tracePane) banner() string {
 			}
 			names = append(names, label)
 		}
-		return fmt.Sprintf("✕ FINISHED WITH %d TOOL FAILURE%s: %s", s.ToolFailures, map[bool]string{true: "S", false: ""}[s.ToolFailures != 1], strings.Join(names, "; "))
+		how := "FINISHED WITH"
+		if p.run == nil && s.Status == session.StatusFailed {
+			// A recorded run (or a re-run) that failed outright says so first.
+			how = "SESSION FAILED, WITH"
+		}
+		return fmt.Sprintf("✕ %s %d TOOL FAILURE%s: %s", how, s.ToolFailures, map[bool]string{true: "S", false: ""}[s.ToolFailures != 1], strings.Join(names, "; "))
 	case s.ToolFailures > 0:
 		return fmt.Sprintf("⚠ %s so far", plural(s.ToolFailures, "tool failure"))
 	case p.run != nil && p.run.done:

@@ -1,0 +1,284 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+
+	"crewbench/crew/rerun"
+	"crewbench/session"
+)
+
+// The sessions view's result panel: a re-run against its recording (the
+// first divergence, then what changed) and a recording against this
+// workbench's last run (what changed). Both are rendered from the
+// structured session.SessionDiff, section by section, in the workbench's
+// styles; lines are cut to the panel's width when drawn, never wrapped.
+
+// rerunLines renders a re-run: progress while it runs, else its verdict,
+// its first divergence and the changes against the recording. w is the
+// panel's inner width (for the banner).
+func rerunLines(st *Styles, j *rerunJob, now func() time.Time, w int) []string {
+	if j == nil {
+		return nil
+	}
+	t := st.Text
+	if j.running {
+		took := now().Sub(j.started)
+		progress := fmt.Sprintf("◌ re-running… %s · %s · %s", plural(j.events, "event"), plural(j.llmCalls, "LLM call"), plural(j.toolCalls, "tool call"))
+		if j.toolFailures > 0 {
+			progress += t.Danger.Render(fmt.Sprintf(" (%d failed)", j.toolFailures))
+		}
+		if took > 0 {
+			progress += " · " + fmtDur(took)
+		}
+		return []string{st.Trace.Running.Render(progress),
+			t.Muted.Render("the LLM replies come from the recording; the tools are called for real"),
+			t.Subtle.Render("X cancels")}
+	}
+	red := j.red
+	if red == nil {
+		red = session.DefaultRedactor
+	}
+	if j.err != nil {
+		return []string{st.Banner.Failure.Render(fit("✕ THE RE-RUN COULD NOT RUN", max(1, w-2))),
+			t.Danger.Render(printable(oneLine(red.RedactString(j.err.Error()))))}
+	}
+	res := j.res
+	kv := func(k string, v string) string { return "  " + t.Muted.Render(pad(k, 10)) + v }
+	var out []string
+	switch d := res.First; {
+	case d == nil:
+		out = append(out, st.Banner.OK.Render(fit(fmt.Sprintf("✓ FOLLOWED THE RECORDING: all %d recorded LLM calls were served, no divergence", res.Recorded), max(1, w-2))))
+	case d.Kind == rerun.KindRequest:
+		out = append(out, st.Banner.Failure.Render(fit(fmt.Sprintf("✕ DIVERGED AT LLM CALL %d OF %d", d.LLMCall, d.Recorded), max(1, w-2))))
+		out = append(out, kv("call", fmt.Sprintf("LLM call %d · agent %s · task %s", d.LLMCall, printable(d.Agent), printable(d.Task))))
+		out = append(out, kv("where", t.Bold.Render(d.Detail())))
+		out = append(out, kv("recorded", printable(red.RedactString(d.WasText))))
+		out = append(out, kv("now", t.Danger.Render(printable(red.RedactString(d.NowText)))))
+		switch {
+		case j.keepGoing && len(res.All) > 1:
+			out = append(out, kv("all", fmt.Sprintf("%d divergences (keep going):", len(res.All))))
+			for _, x := range res.All {
+				out = append(out, "            "+t.Muted.Render(fmt.Sprintf("LLM call %d (agent %s, task %s): %s", x.LLMCall, x.Agent, x.Task, x.Detail())))
+			}
+		case !j.keepGoing:
+			out = append(out, kv("then", t.Muted.Render("the run stopped there (keep going, in the re-run form, serves the rest)")))
+		}
+	default:
+		out = append(out, st.Banner.Failure.Render(fit("✕ "+capitalize(d.Statement), max(1, w-2))))
+	}
+	out = append(out, kv("served", fmt.Sprintf("%d of %d recorded LLM calls", res.Served, res.Recorded)))
+	verdict := printable(oneLine(red.RedactString(res.Verdict())))
+	switch {
+	case res.RunErr != nil:
+		verdict = t.Danger.Render(verdict)
+	case res.Output != nil && res.Output.HasToolFailures():
+		verdict = t.Warning.Render(verdict)
+	}
+	out = append(out, kv("the run", verdict))
+	for _, n := range res.Notes {
+		out = append(out, kv("note", t.Warning.Render(printable(oneLine(red.RedactString(n))))))
+	}
+	out = append(out, "")
+	out = append(out, diffLines(st, j.diff, "Changes against the recording")...)
+	out = append(out, "", t.Key.Render("o")+t.Muted.Render(" opens the re-run in 6 Trace · esc back to the list"))
+	return out
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	r := []rune(s)
+	return strings.ToUpper(string(r[:1])) + string(r[1:])
+}
+
+// compareLines renders a recording compared with the last run.
+func compareLines(st *Styles, c *comparison) []string {
+	if c == nil {
+		return nil
+	}
+	t := st.Text
+	switch {
+	case c.running:
+		return []string{st.Trace.Running.Render("◌ comparing…")}
+	case c.err != nil:
+		return []string{t.Danger.Render(printable(oneLine(session.RedactString(c.err.Error()))))}
+	}
+	var out []string
+	if c.partial {
+		out = append(out, t.Warning.Render("⚠ the run is still going: compared with its events so far"))
+	}
+	return append(out, diffLines(st, c.diff, "Changes from the recording to this run")...)
+}
+
+// diffLines renders a SessionDiff: the two sides, then one section per
+// kind of change (tools offered per agent, tool calls per task by outcome,
+// failures, outputs), the token totals and the timing changes.
+func diffLines(st *Styles, d *session.SessionDiff, heading string) []string {
+	if d == nil {
+		return nil
+	}
+	t := st.Text
+	added, removed, changed := t.Success, t.Danger, t.Warning
+	out := []string{t.Heading.Render(heading), "  " + t.Muted.Render(sidesLine(d.A, d.B))}
+	if d.Identical {
+		what := "✓ no differences"
+		if len(d.Timing.Changes) > 0 {
+			what += " except timing"
+		}
+		out = append(out, "  "+t.Success.Render(what))
+	}
+	section := func(title string) { out = append(out, t.Bold.Render(title)) }
+	if len(d.Agents) > 0 {
+		section("Tools offered (LLM-visible names)")
+		for _, a := range d.Agents {
+			head := "  agent " + a.Agent
+			switch a.Only {
+			case "a":
+				head += t.Muted.Render(" (only in " + d.A.Label + ")")
+			case "b":
+				head += t.Muted.Render(" (only in " + d.B.Label + ")")
+			}
+			out = append(out, head)
+			for _, tl := range a.Removed {
+				out = append(out, "    "+removed.Render("− "+printable(tl.Label())))
+			}
+			for _, tl := range a.Added {
+				out = append(out, "    "+added.Render("+ "+printable(tl.Label())))
+			}
+			for _, r := range a.Renamed {
+				out = append(out, "    "+changed.Render("~ "+printable(r.From+" → "+r.To+" ("+session.ToolLabel("", r.Original, r.Server)+")")))
+			}
+		}
+	}
+	if len(d.Tasks) > 0 {
+		section("Tool calls (per task, by outcome)")
+		for _, tk := range d.Tasks {
+			head := "  task " + tk.Task
+			if tk.StatusA != tk.StatusB {
+				status := tk.StatusA + " → " + tk.StatusB
+				if tk.StatusB == session.StatusFailed.String() {
+					head += " · " + removed.Render(status)
+				} else {
+					head += " · " + t.Muted.Render(status)
+				}
+			}
+			out = append(out, head)
+			for _, c := range tk.Calls {
+				sign, style := "~", changed
+				switch {
+				case c.A == 0:
+					sign, style = "+", added
+				case c.B == 0:
+					sign, style = "−", t.Muted
+				}
+				tail := ""
+				if isFailedOutcome(c.Outcome) && c.B > c.A {
+					style, tail = removed, " · new failure"
+				}
+				out = append(out, "    "+style.Render(fmt.Sprintf("%s %s %s %d → %d%s", sign, printable(c.Label()), c.Outcome, c.A, c.B, tail)))
+			}
+		}
+	}
+	if len(d.Failures) > 0 {
+		section("Failures")
+		for _, f := range d.Failures {
+			sign, style, what := "~", changed, "changed"
+			switch {
+			case f.A == 0:
+				sign, style, what = "+", removed, "new"
+			case f.B == 0:
+				sign, style, what = "−", added, "gone"
+			}
+			s := fmt.Sprintf("%s %s %s %s", sign, what, strings.ReplaceAll(f.Scope, "_", " "), f.Name)
+			if f.Outcome != "" {
+				s += " " + f.Outcome
+			}
+			if f.Task != "" {
+				s += " (task " + f.Task + ")"
+			}
+			s += fmt.Sprintf(" ×%d → ×%d", f.A, f.B)
+			if f.Error != "" {
+				s += ": " + oneLine(f.Error)
+			}
+			out = append(out, "  "+style.Render(printable(s)))
+		}
+	}
+	if len(d.Outputs) > 0 {
+		section("Outputs")
+		for _, o := range d.Outputs {
+			out = append(out, "  "+o.Scope+" "+o.Name)
+			for _, l := range strings.Split(strings.TrimRight(o.Unified, "\n"), "\n") {
+				out = append(out, "    "+diffLineStyle(st, l).Render(printable(l)))
+			}
+		}
+	}
+	a, b := d.Tokens.A, d.Tokens.B
+	tokens := fmt.Sprintf("%d in / %d out", a.Input, a.Output)
+	if d.Tokens.Changed {
+		tokens += fmt.Sprintf(" → %d in / %d out · total %d → %d (%+d)", b.Input, b.Output, a.Total, b.Total, b.Total-a.Total)
+	} else {
+		tokens += fmt.Sprintf(" on both sides · total %d", a.Total)
+	}
+	out = append(out, t.Bold.Render("Tokens")+"  "+tokens)
+	if len(d.Timing.Changes) > 0 {
+		section(fmt.Sprintf("Timing (changes of ≥%s and ≥%d%%; not counted as a difference)",
+			fmtDur(msDuration(d.Timing.MinMS)), int(math.Round(d.Timing.Ratio*100))))
+		for _, c := range d.Timing.Changes {
+			s := fmt.Sprintf("  %s %s %s → %s", c.Scope, c.Name, fmtDur(msDuration(c.AMS)), fmtDur(msDuration(c.BMS)))
+			if c.Scope == "tool" {
+				s += fmt.Sprintf(" per call (%d → %d calls)", c.CallsA, c.CallsB)
+			}
+			out = append(out, t.Muted.Render(printable(s)))
+		}
+	}
+	return out
+}
+
+// sidesLine summarizes both sides of a diff on one line.
+func sidesLine(a, b session.DiffSide) string {
+	arrow := func(x, y int, what string) string {
+		if x == y {
+			return plural(x, what)
+		}
+		return fmt.Sprintf("%d → %s", x, plural(y, what))
+	}
+	status := a.Status
+	if a.Status != b.Status {
+		status += " → " + b.Status
+	}
+	return fmt.Sprintf("%s → %s: status %s · %s → %s · %s · %s · %s · %s", a.Label, b.Label, status,
+		fmtDur(msDuration(a.DurationMS)), fmtDur(msDuration(b.DurationMS)), arrow(a.Tasks, b.Tasks, "task"),
+		arrow(a.LLMCalls, b.LLMCalls, "LLM call"), arrow(a.ToolCalls, b.ToolCalls, "tool call"), arrow(a.ToolFailures, b.ToolFailures, "tool failure"))
+}
+
+func msDuration(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+
+// isFailedOutcome mirrors session's reading of a call outcome: anything
+// but a success, a cache hit or a call still running is a failure.
+func isFailedOutcome(oc string) bool {
+	switch oc {
+	case session.OutcomeOK, "cache_hit", "running":
+		return false
+	}
+	return true
+}
+
+func diffLineStyle(st *Styles, l string) lipgloss.Style {
+	switch {
+	case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
+		return st.Text.Bold
+	case strings.HasPrefix(l, "@@"):
+		return st.Text.Accent
+	case strings.HasPrefix(l, "+"):
+		return st.Text.Success
+	case strings.HasPrefix(l, "-"):
+		return st.Text.Danger
+	}
+	return st.Text.Normal
+}
