@@ -150,11 +150,15 @@ func runRun(cmd *cobra.Command, o *runOpts, args []string) error {
 	}
 
 	sinks := session.Fanout{}
-	printer := session.NewPrinter(stderr, session.PrinterOptions{Color: color, Verbose: o.verbose})
+	// Everything this run writes (trace, --json, recording, live export)
+	// hides the project's own secrets as well as the standard shapes.
+	red := session.NewRedactor(p.SecretValues()...)
+	o.session.redactor = red
+	printer := session.NewPrinter(stderr, session.PrinterOptions{Color: color, Verbose: o.verbose, Redactor: red})
 	sinks = append(sinks, printer)
 	var jsonSink *runJSONLines
 	if o.json {
-		jsonSink = &runJSONLines{w: cmd.OutOrStdout()}
+		jsonSink = &runJSONLines{w: cmd.OutOrStdout(), red: red}
 		sinks = append(sinks, jsonSink)
 	}
 	runID := session.NewID()
@@ -264,11 +268,12 @@ func runPaint(on bool, code, s string) string {
 type runJSONLines struct {
 	mu  sync.Mutex
 	w   io.Writer
+	red *session.Redactor
 	err error
 }
 
 func (j *runJSONLines) Emit(ev session.Event) {
-	b, err := json.Marshal(ev)
+	b, err := json.Marshal(j.red.RedactEvent(ev))
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.err != nil {

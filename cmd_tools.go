@@ -17,6 +17,7 @@ import (
 	"crewbench/mcpconn"
 	"crewbench/mcpconn/filter"
 	"crewbench/names"
+	"crewbench/session"
 )
 
 func init() { addCommand(newToolsCmd) }
@@ -84,7 +85,7 @@ func (f *targetFlags) spec() (mcpconn.ServerSpec, error) {
 	case f.url != "":
 		u, err := url.Parse(f.url)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return s, fmt.Errorf("--url %q: want an http(s) URL", mcpconn.RedactURL(f.url))
+			return s, fmt.Errorf("--url %q: want an http(s) URL", session.RedactURL(f.url))
 		}
 		s = mcpconn.ServerSpec{Transport: mcpconn.TransportHTTP, URL: f.url}
 		if f.sse {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"crewbench/fixtures/fixturetest"
-	"crewbench/mcpconn"
+	"crewbench/session"
 )
 
 // fixtureCommandLine is a --stdio value that starts fixture name as a real
@@ -79,7 +79,7 @@ func TestToolsJSONAndEnvironment(t *testing.T) {
 	if strings.Contains(out, "supersecret") || strings.Contains(out, "leak-me-not") {
 		t.Error("a secret was printed")
 	}
-	if !strings.Contains(out, `"INVENTORY_API_KEY"`) || !strings.Contains(out, mcpconn.Redacted) {
+	if !strings.Contains(out, `"INVENTORY_API_KEY"`) || !strings.Contains(out, session.Redacted) {
 		t.Errorf("environment should list INVENTORY_API_KEY redacted:\n%s", out)
 	}
 }

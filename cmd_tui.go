@@ -29,7 +29,11 @@ import (
 func init() {
 	rootRun = runWorkbenchRoot
 	openReplayTUI = func(cmd *cobra.Command, path string) error { return openReplayWorkbench(cmd, path, "") }
-	rootFlags = append(rootFlags, func(root *cobra.Command) { addThemeFlag(root) })
+	rootFlags = append(rootFlags, func(root *cobra.Command) {
+		addThemeFlag(root)
+		root.Flags().String("project", ".", "the project to open: a directory or a crew/overlay/mcpServers file")
+		root.Flags().StringP("config", "c", "", "crewbench.yaml overlay `FILE` (default: the one beside the project)")
+	})
 	addCommand(newDemoCmd)
 }
 
@@ -61,11 +65,16 @@ playground, t on a tool to call it, 5 to kick off the crew, ? for every key.`,
 
 func runWorkbenchRoot(cmd *cobra.Command, args []string) error {
 	theme, _ := cmd.Flags().GetString("theme")
-	return openWorkbench(cmd, workbenchOptions{path: ".", theme: theme, demoIfNone: true})
+	path, _ := cmd.Flags().GetString("project")
+	overlay, _ := cmd.Flags().GetString("config")
+	// The demo stands in only when the user did not name a project.
+	explicit := cmd.Flags().Changed("project") || overlay != ""
+	return openWorkbench(cmd, workbenchOptions{path: path, overlay: overlay, theme: theme, demoIfNone: !explicit})
 }
 
 type workbenchOptions struct {
 	path       string
+	overlay    string
 	demo       bool
 	demoIfNone bool
 	theme      string
@@ -162,7 +171,7 @@ func loadWorkspace(o workbenchOptions) (*workspace, error) {
 	name := ""
 	if !o.demo {
 		var err error
-		p, err = project.Open(o.path, "")
+		p, err = project.Open(o.path, o.overlay)
 		switch {
 		case p == nil && o.demoIfNone:
 			note = fmt.Sprintf("no project here (%s): showing the demo", firstLine(err))
@@ -198,6 +207,9 @@ func loadWorkspace(o workbenchOptions) (*workspace, error) {
 		name = "demo"
 	}
 	w.project = p
+	// Whatever the workbench shows hides the project's own secrets (.env
+	// values, server credentials), not only the standard shapes.
+	session.AddSecretValues(p.SecretValues()...)
 	w.ws = ui.WorkspaceOf(p, name)
 	for i := range w.ws.Servers {
 		w.ws.Servers[i].Spec = selfSpec(w.ws.Servers[i].Spec, w.mcp)

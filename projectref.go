@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"crewbench/crew/project"
+	"crewbench/crew/suggest"
 	"crewbench/fixtures/demo"
 	"crewbench/mcpconn"
 )
@@ -132,10 +133,14 @@ func unknownServerError(name string, p *project.Project) error {
 	if len(known) == 0 {
 		return errors.New(msg + " (it declares no MCP servers)")
 	}
+	guess := suggest.DidYouMean(name, known) // a typo: "wether" → "weather"
 	for _, k := range known {
-		if strings.EqualFold(k, name) || strings.Contains(k, name) {
-			return fmt.Errorf("%s; did you mean %q? (servers: %s)", msg, k, strings.Join(known, ", "))
+		if guess == "" && (strings.EqualFold(k, name) || strings.Contains(k, name)) {
+			guess = k // a part of the name: "inv" → "inventory"
 		}
+	}
+	if guess != "" {
+		return fmt.Errorf("%s; did you mean %q? (servers: %s)", msg, guess, strings.Join(known, ", "))
 	}
 	return fmt.Errorf("%s (servers: %s)", msg, strings.Join(known, ", "))
 }

@@ -30,6 +30,11 @@ type sessionFlags struct {
 	otlpEndpoint string
 	otlpHeaders  []string
 	otlpContent  bool
+
+	// redactor, when the caller sets it (not a flag), hides the run's
+	// project secrets (.env values, server credentials) in the recording
+	// and the live export on top of the standard rules.
+	redactor *session.Redactor
 }
 
 // addSessionFlags registers --record (and, when recordByDefault,
@@ -110,16 +115,16 @@ func openSessionSinks(o *sessionFlags, h session.Header) (session.Sink, func(rep
 	var err error
 	switch {
 	case o.record != "":
-		s.recorder, err = session.Create(o.record, session.RecorderOptions{Header: h})
+		s.recorder, err = session.Create(o.record, session.RecorderOptions{Header: h, Redactor: o.redactor})
 	case o.recordByDefault && !o.noRecord:
-		s.recorder, err = session.CreateInDir("", session.RecorderOptions{Header: h})
+		s.recorder, err = session.CreateInDir("", session.RecorderOptions{Header: h, Redactor: o.redactor})
 	}
 	if err != nil {
 		return nil, nil, err
 	}
 	if client != nil {
 		s.live = session.NewLiveExporter(client, session.ExportOptions{
-			IncludeContent: o.otlpContent, ServiceVersion: h.Version, Project: h.Project,
+			IncludeContent: o.otlpContent, ServiceVersion: h.Version, Project: h.Project, Redactor: o.redactor,
 		}, session.LiveOptions{})
 	}
 	var sinks session.Fanout
@@ -179,10 +184,8 @@ func parseHeaderFlags(flag string, kvs []string) (map[string]string, error) {
 			return nil, fmt.Errorf("%s %s: the value must be one line", flag, k)
 		}
 		out[k] = v
-		if (session.IsSecretHeader(k) || session.IsSecretName(k)) && len(strings.TrimSpace(v)) >= 4 {
-			session.AddSecretValues(v)
-		}
 	}
+	session.AddSecretValues(session.NamedSecrets(nil, out)...)
 	return out, nil
 }
 

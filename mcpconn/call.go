@@ -555,7 +555,7 @@ func (c *caller) fillResult(res *toolResult) {
 func (c *caller) baseData() map[string]any {
 	d := map[string]any{"server": c.r.Server, "policy": string(c.r.Policy), "transport_type": string(c.spec.Transport)}
 	if c.spec.Transport != TransportStdio {
-		d["server_url"] = RedactURL(c.spec.URL)
+		d["server_url"] = session.RedactURL(c.spec.URL)
 	}
 	return d
 }
@@ -638,8 +638,9 @@ func classifyDial(ctx context.Context, spec ServerSpec, err error) failureInfo {
 		return de.f
 	}
 	f := classify(ctx, err, nil, nil)
-	f.Detail = RedactText(spec, f.Detail)
-	f.Text = RedactText(spec, f.Text)
+	secrets := newServerSecrets(spec)
+	f.Detail = secrets.redact(f.Detail)
+	f.Text = secrets.redact(f.Text)
 	return f
 }
 

@@ -82,18 +82,19 @@ type dialFunc func(ctx context.Context, spec ServerSpec, o dialOptions) (mcpSess
 
 // mcpgoSession implements mcpSession with mark3labs/mcp-go.
 type mcpgoSession struct {
-	spec   ServerSpec
-	c      *client.Client
-	tap    *tap
-	stdio  *stdioTransport
-	hc     *http.Client
-	life   context.CancelFunc
-	info   ServerInfo
-	em     *session.Emitter
-	span   atomic.Value // string
-	conn   *reqTrace    // statuses seen outside a request (SSE stream)
-	closed atomic.Bool
-	once   sync.Once
+	spec    ServerSpec
+	secrets serverSecrets // hides spec's secrets in stderr, frames and errors
+	c       *client.Client
+	tap     *tap
+	stdio   *stdioTransport
+	hc      *http.Client
+	life    context.CancelFunc
+	info    ServerInfo
+	em      *session.Emitter
+	span    atomic.Value // string
+	conn    *reqTrace    // statuses seen outside a request (SSE stream)
+	closed  atomic.Bool
+	once    sync.Once
 }
 
 var quietLogger = slog.New(slog.DiscardHandler)
@@ -120,7 +121,7 @@ func dial(ctx context.Context, spec ServerSpec, o dialOptions) (mcpSession, erro
 }
 
 func dialOnce(ctx context.Context, spec ServerSpec, o dialOptions) (mcpSession, error) {
-	s := &mcpgoSession{spec: spec, em: o.em, conn: &reqTrace{}}
+	s := &mcpgoSession{spec: spec, secrets: newServerSecrets(spec), em: o.em, conn: &reqTrace{}}
 	s.span.Store("")
 	lifeCtx, cancel := context.WithCancel(context.WithValue(context.Background(), traceKey{}, s.conn))
 	s.life = cancel
@@ -162,7 +163,7 @@ func dialOnce(ctx context.Context, spec ServerSpec, o dialOptions) (mcpSession, 
 		}
 		if err != nil {
 			cancel()
-			return nil, fmt.Errorf("invalid URL %s: %w", RedactURL(spec.URL), err)
+			return nil, fmt.Errorf("invalid URL %s: %w", session.RedactURL(spec.URL), err)
 		}
 	default:
 		cancel()
@@ -259,7 +260,7 @@ func (s *mcpgoSession) dialFailed(ctx context.Context, phase string, err error, 
 	s.Close()
 	if s.stdio != nil && f.Class != session.OutcomeSpawnFailed {
 		if tail := s.stdio.lastStderr(); len(tail) > 0 {
-			f.Detail += "; server stderr: " + RedactText(s.spec, strings.Join(tail, " | "))
+			f.Detail += "; server stderr: " + s.secrets.redact(strings.Join(tail, " | "))
 		}
 	}
 	return &dialError{phase: phase, f: f, err: err}
@@ -352,7 +353,7 @@ func (s *mcpgoSession) emitFrame(f frame) {
 	if len(raw) > maxFramePayload {
 		raw, truncated = raw[:maxFramePayload], true
 	}
-	body := RedactText(s.spec, string(raw))
+	body := s.secrets.redact(string(raw))
 	s.em.Emit(session.Event{Kind: session.MCPFrame, Server: Handle(s.spec), Parent: s.curSpan(),
 		Data: map[string]any{"direction": dir, "method": f.Method, "id": f.ID, "bytes": f.Size,
 			"payload": body, "truncated": truncated}})
@@ -381,7 +382,7 @@ func (s *mcpgoSession) stdioHooks() stdioHooks {
 		},
 		stderr: func(line string) {
 			s.em.Emit(session.Event{Kind: session.MCPStderr, Server: Handle(s.spec), Parent: s.curSpan(),
-				Data: map[string]any{"line": RedactText(s.spec, line)}})
+				Data: map[string]any{"line": s.secrets.redact(line)}})
 		},
 		garbage: func(line string) {
 			s.em.Emit(session.Event{Kind: session.MCPFrame, Server: Handle(s.spec), Parent: s.curSpan(),
@@ -455,8 +456,8 @@ func (s *mcpgoSession) failure(ctx context.Context, err error, tr *reqTrace) fai
 			}
 		}
 	}
-	f.Detail = RedactText(s.spec, f.Detail)
-	f.Text = RedactText(s.spec, f.Text)
+	f.Detail = s.secrets.redact(f.Detail)
+	f.Text = s.secrets.redact(f.Text)
 	return f
 }
 

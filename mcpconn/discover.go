@@ -229,7 +229,7 @@ func Discover(ctx context.Context, spec ServerSpec, opts Options) (*Discovery, e
 		}
 		e.Data["server"] = d.Server
 		if spec.Transport != TransportStdio {
-			e.Data["server_url"] = RedactURL(spec.URL)
+			e.Data["server_url"] = session.RedactURL(spec.URL)
 		}
 		e.Data["transport_type"] = string(spec.Transport)
 		opts.Emitter.Emit(e)
@@ -286,7 +286,7 @@ func newDiscovery(spec ServerSpec) *Discovery {
 		d.Ref = RefNative
 	}
 	if spec.URL != "" {
-		d.URL = RedactURL(stripFragment(spec.URL))
+		d.URL = session.RedactURL(stripFragment(spec.URL))
 	}
 	if name, err := CrewAIServerName(spec); err == nil {
 		d.ServerName = name
@@ -556,9 +556,9 @@ func (d *Discovery) build(spec ServerSpec, pages []json.RawMessage, agentRole st
 	if kept == 0 {
 		if spec.Ref == RefHTTPS {
 			if len(raws) == 0 {
-				d.Warnings = append(d.Warnings, "No tools discovered from MCP server: "+RedactURL(stripFragment(spec.URL)))
+				d.Warnings = append(d.Warnings, "No tools discovered from MCP server: "+session.RedactURL(stripFragment(spec.URL)))
 			} else if spec.SelectTool != "" {
-				d.Warnings = append(d.Warnings, fmt.Sprintf("Specific tool '%s' not found on MCP server: %s", spec.SelectTool, RedactURL(stripFragment(spec.URL))))
+				d.Warnings = append(d.Warnings, fmt.Sprintf("Specific tool '%s' not found on MCP server: %s", spec.SelectTool, session.RedactURL(stripFragment(spec.URL))))
 			}
 		} else {
 			d.Warnings = append(d.Warnings, filter.NoToolsMessage(d.ServerName))

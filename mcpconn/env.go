@@ -96,13 +96,3 @@ func EnvList(vars []EnvVar) []string {
 	}
 	return out
 }
-
-// RedactEnv returns a copy with secret-looking values hidden, for display.
-func RedactEnv(vars []EnvVar) []EnvVar {
-	out := make([]EnvVar, len(vars))
-	for i, v := range vars {
-		v.Value = RedactValue(v.Name, v.Value)
-		out[i] = v
-	}
-	return out
-}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"crewbench/session"
 )
 
 // Health is the verdict of a bare GET to an HTTP MCP endpoint.
@@ -40,7 +42,7 @@ type HealthResult struct {
 // 401/403 auth, connection refused = down. headers are sent as given (so an
 // auth check can pass its token).
 func ProbeHTTP(ctx context.Context, url string, headers map[string]string, timeout time.Duration) HealthResult {
-	r := HealthResult{URL: RedactURL(url)}
+	r := HealthResult{URL: session.RedactURL(url)}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	hc := newHTTPClient(timeout)
@@ -67,7 +69,7 @@ func ProbeHTTP(ctx context.Context, url string, headers map[string]string, timeo
 		case ctx.Err() != nil:
 			r.Detail = fmt.Sprintf("no response within %s", timeout)
 		default:
-			r.Detail = RedactURL(err.Error())
+			r.Detail = session.RedactString(err.Error())
 		}
 		return r
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"crewbench/names"
+	"crewbench/session"
 )
 
 // CrewAI's numbers (crewai-semantics.md §4.1). Three different sets; they
@@ -155,7 +156,7 @@ func Handle(spec ServerSpec) string {
 	if spec.Transport == TransportStdio {
 		return strings.TrimSpace(spec.Command + " " + strings.Join(spec.Args, " "))
 	}
-	return RedactURL(spec.URL)
+	return session.RedactURL(spec.URL)
 }
 
 // stripFragment returns the URL without "#…" (https string refs carry the

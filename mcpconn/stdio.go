@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -100,9 +99,8 @@ func (t *stdioTransport) Start(context.Context) error {
 	// No shell, inherited cwd, exact environment (crewai-semantics.md §6).
 	cmd := exec.Command(t.command, t.args...)
 	cmd.Env = t.env
-	// A new session, as the MCP SDK's start_new_session=True (§6); the
-	// child also leads a new process group (pgid = pid), which Close signals.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	// Its own process group (procgroup_*.go), so Close can end the tree.
+	startOwnGroup(cmd)
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return fmt.Errorf("stdin pipe: %w", err)
@@ -419,15 +417,14 @@ func (t *stdioTransport) Close() error {
 		// Not under writeMu: a write blocked on a server that stopped
 		// reading stdin must not block Close; closing unblocks it.
 		_ = t.stdin.Close()
-		pgid := t.cmd.Process.Pid
 		if !waitClosed(t.exited, t.grace) {
-			_ = syscall.Kill(-pgid, syscall.SIGTERM)
+			terminateGroup(t.cmd)
 			if !waitClosed(t.exited, t.grace) {
-				_ = syscall.Kill(-pgid, syscall.SIGKILL)
+				killGroup(t.cmd)
 				waitClosed(t.exited, 2*time.Second)
 			}
 		}
-		reapGroup(pgid, t.grace)
+		reapGroup(t.cmd, t.grace)
 		t.markDone()
 		// Readers end at EOF once every holder of the pipes is gone; closing
 		// our ends unblocks them if a process outside the group kept a copy.
@@ -438,23 +435,6 @@ func (t *stdioTransport) Close() error {
 		closeAll(t.stdout, t.stderr)
 	})
 	return nil
-}
-
-// reapGroup terminates whatever is left of process group pgid after the
-// leader is gone: SIGTERM, a short wait, then SIGKILL.
-func reapGroup(pgid int, grace time.Duration) {
-	if syscall.Kill(-pgid, 0) != nil {
-		return // group is empty
-	}
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	deadline := time.Now().Add(grace)
-	for time.Now().Before(deadline) {
-		if syscall.Kill(-pgid, 0) != nil {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 }
 
 func waitClosed(ch <-chan struct{}, d time.Duration) bool {

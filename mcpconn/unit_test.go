@@ -100,37 +100,48 @@ func TestStdioEnvironmentTable(t *testing.T) {
 		t.Errorf("inherit_env: %+v", all)
 	}
 	red := RedactEnv(got)
-	if red[0].Value != Redacted || red[1].Value != "/home/u" {
+	if red[0].Value != session.Redacted || red[1].Value != "/home/u" {
 		t.Errorf("redacted %+v", red)
 	}
 }
 
+// TestRedaction: mcpconn shows env, URLs and server texts through session's
+// one redaction mechanism (same marker, same rules).
 func TestRedaction(t *testing.T) {
-	cases := []struct{ name, value, want string }{
-		{"Authorization", "Bearer abc.def", "Bearer " + Redacted},
-		{"X-Api-Key", "k", Redacted},
-		{"OPENAI_API_KEY", "sk-1", Redacted},
-		{"DB_PASSWORD", "p", Redacted},
-		{"HOME", "/root", "/root"},
-		{"Accept", "application/json", "application/json"},
+	vars := []EnvVar{
+		{Name: "Authorization", Value: "Bearer abc.def"},
+		{Name: "X-Api-Key", Value: "k"},
+		{Name: "OPENAI_API_KEY", Value: "sk-1"},
+		{Name: "DB_PASSWORD", Value: "p"},
+		{Name: "HOME", Value: "/root"},
+		{Name: "Accept", Value: "application/json"},
 	}
-	for _, c := range cases {
-		if got := RedactValue(c.name, c.value); got != c.want {
-			t.Errorf("%s: %q", c.name, got)
+	want := []string{"Bearer " + session.Redacted, session.Redacted, session.Redacted, session.Redacted, "/root", "application/json"}
+	for i, v := range RedactEnv(vars) {
+		if v.Value != want[i] {
+			t.Errorf("%s: %q, want %q", v.Name, v.Value, want[i])
 		}
 	}
-	u := RedactURL("https://user:pw@mcp.example.com/mcp?api_key=abc&x=1&token=t")
-	if strings.Contains(u, "pw") || strings.Contains(u, "abc") || strings.Contains(u, "=t") || !strings.Contains(u, "x=1") {
-		t.Errorf("url %q", u)
+	if vars[0].Value != "Bearer abc.def" {
+		t.Error("RedactEnv modified its argument")
 	}
-	if RedactURL("http://h/mcp") != "http://h/mcp" {
-		t.Error("clean URL changed")
+	spec := ServerSpec{URL: "https://u:pw@h/mcp?key=abcdef&x=1", Headers: map[string]string{"Authorization": "Bearer zzzzzz"},
+		Env: map[string]string{"MY_SECRET": "hunter22", "CITY": "Paris"}}
+	txt := RedactText(spec, "GET https://u:pw@h/mcp?key=abcdef&x=1 with Bearer zzzzzz, token zzzzzz and hunter22 in Paris")
+	for _, leak := range []string{"pw@", "abcdef", "zzzzzz", "hunter22"} {
+		if strings.Contains(txt, leak) {
+			t.Errorf("text leaks %q: %q", leak, txt)
+		}
 	}
-	spec := ServerSpec{URL: "https://h/mcp?key=abcdef", Headers: map[string]string{"Authorization": "Bearer zzzzzz"},
-		Env: map[string]string{"MY_SECRET": "hunter22"}}
-	txt := RedactText(spec, "GET https://h/mcp?key=abcdef with Bearer zzzzzz and hunter22")
-	if strings.Contains(txt, "abcdef") || strings.Contains(txt, "zzzzzz") || strings.Contains(txt, "hunter22") {
-		t.Errorf("text %q", txt)
+	for _, keep := range []string{"https://u:" + session.Redacted + "@h/mcp?key=" + session.Redacted + "&x=1", "Bearer " + session.Redacted, "in Paris"} {
+		if !strings.Contains(txt, keep) {
+			t.Errorf("text lacks %q: %q", keep, txt)
+		}
+	}
+	// Only the server's own secrets, not session's free-text rules: the
+	// texts stay what the server said.
+	if got := RedactText(ServerSpec{}, `missing "api_key": "${API_KEY}"`); got != `missing "api_key": "${API_KEY}"` {
+		t.Errorf("rules applied to a server text: %q", got)
 	}
 }
 

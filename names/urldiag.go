@@ -136,6 +136,13 @@ func secretQueryKeys(query string) []string {
 	return out
 }
 
+// redacted is session.Redacted: the one marker crewbench shows for a
+// hidden secret. names is a leaf (it imports nothing from the project, see
+// ARCHITECTURE.md), so it keeps this small URL redaction of its own, parsed
+// the way CrewAI's urlparse sees the URL; everything else redacts through
+// session.
+const redacted = "«redacted»"
+
 // redactURL hides the userinfo and secret-looking query values of a URL
 // for display. Names derived from the URL are never redacted: they are
 // what CrewAI produces.
@@ -150,14 +157,14 @@ func redactURL(raw string) string {
 	changed := false
 	netloc := u.Netloc
 	if i := strings.LastIndex(netloc, "@"); i >= 0 {
-		netloc, changed = "REDACTED@"+netloc[i+1:], true
+		netloc, changed = redacted+"@"+netloc[i+1:], true
 	}
 	query := u.Query
 	if query != "" {
 		parts := strings.Split(query, "&")
 		for i, kv := range parts {
 			if k, v, ok := strings.Cut(kv, "="); ok && v != "" && isSecretName(k) {
-				parts[i], changed = k+"=REDACTED", true
+				parts[i], changed = k+"="+redacted, true
 			}
 		}
 		query = strings.Join(parts, "&")

@@ -22,9 +22,7 @@ func SecretValues(events []Event) []string {
 	var out []string
 	add := func(v string) {
 		v = strings.TrimSpace(v)
-		if scheme, ok := authScheme(v); ok {
-			v = strings.TrimSpace(strings.TrimPrefix(v, scheme))
-		}
+		v = strings.TrimSpace(v[len(AuthPrefix(v)):])
 		if !credentialLike(v) || strings.Contains(v, Redacted) || seen[v] {
 			return
 		}

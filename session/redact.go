@@ -2,8 +2,10 @@ package session
 
 import (
 	"encoding/json"
+	"maps"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -95,6 +97,14 @@ func (r *Redactor) self() *Redactor {
 	return r
 }
 
+// RedactMarked replaces only the marked values (this redactor's and the
+// default's), leaving the rules out. It is for texts that quote
+// configuration on purpose — lint findings, diffs of crew files, an MCP
+// server's own error texts — where the rules would also hide what the user
+// must see (a "${API_KEY}" placeholder, `api_key=os.environ[...]`), but a
+// known secret value must still never appear.
+func (r *Redactor) RedactMarked(s string) string { return r.self().replaceMarked(s) }
+
 // replaceMarked replaces this redactor's and the default's marked values.
 func (r *Redactor) replaceMarked(s string) string {
 	if p := r.repl.Load(); p != nil {
@@ -174,8 +184,20 @@ func authScheme(v string) (scheme string, ok bool) {
 	return "", false
 }
 
-// redactSecretValue hides a value already known to be secret (by its name).
-func redactSecretValue(v string) string {
+// AuthPrefix returns the auth scheme that starts a credential value,
+// with the spaces after it ("Bearer " of "Bearer abc"), or "" when v does
+// not start with one. v[len(AuthPrefix(v)):] is the credential itself.
+func AuthPrefix(v string) string {
+	scheme, ok := authScheme(v)
+	if !ok {
+		return ""
+	}
+	return v[:len(v)-len(strings.TrimLeft(v[len(scheme):], " "))]
+}
+
+// RedactSecretValue hides a value already known to be secret (by its
+// name), keeping an auth scheme visible: "Bearer abc" → "Bearer «redacted»".
+func RedactSecretValue(v string) string {
 	if v == "" {
 		return v
 	}
@@ -185,29 +207,68 @@ func redactSecretValue(v string) string {
 	return Redacted
 }
 
+// RedactNamed redacts one value stored under name (an env var, a header, a
+// map key): hidden whole when the name looks secret (IsSecretHeader, which
+// includes IsSecretName), otherwise treated as free text.
+func (r *Redactor) RedactNamed(name, value string) string {
+	if IsSecretHeader(name) {
+		return RedactSecretValue(value)
+	}
+	return r.self().RedactString(value)
+}
+
+// placeholderValue matches values that stand for a secret rather than
+// being one: "${TOKEN}", "$TOKEN", "${env:X}", "<your-key>", "{{key}}",
+// "REPLACE_ME", "your-api-key", "xxx", "***", "…", "dummy".
+var placeholderValue = regexp.MustCompile(`(?i)^(\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$\{env:[^}]*\}|\$\{input:[^}]*\}|<[^>]*>|\{\{[^}]*\}\}|replace[_ -]?me|change[_ -]?me|your[_ -].*|todo|xx+|\*+|\.\.\.|…|none|null|dummy|example|test|fake|placeholder)$`)
+
+// IsPlaceholder reports whether a credential value written in a config
+// file stands for a secret rather than being one (see placeholderValue),
+// or is empty. An auth scheme in front is ignored: "Bearer ${TOKEN}" is a
+// placeholder, "Bearer abc123" is not.
+func IsPlaceholder(v string) bool {
+	v = strings.TrimLeft(v, " \t")
+	v = strings.TrimSpace(v[len(AuthPrefix(v)):])
+	return v == "" || placeholderValue.MatchString(v)
+}
+
+// NamedSecrets returns the values to mark secret (AddValues, NewRedactor)
+// from an environment and a set of headers: the values of secret-looking
+// variables (IsSecretName) and credential headers (IsSecretHeader); for a
+// header with an auth scheme ("Bearer abc") the credential alone, so it is
+// hidden wherever it is quoted and the scheme stays readable.
+func NamedSecrets(env, headers map[string]string) []string {
+	var out []string
+	for k, v := range env {
+		if IsSecretName(k) {
+			out = append(out, v)
+		}
+	}
+	for k, v := range headers {
+		if IsSecretHeader(k) {
+			out = append(out, v[len(AuthPrefix(v)):])
+		}
+	}
+	return out
+}
+
 // --- maps ----------------------------------------------------------------
 
 // RedactHeaders returns a copy of h with credential header values hidden
-// and marked values replaced in the others.
+// and marked values replaced in the others (RedactNamed).
 func (r *Redactor) RedactHeaders(h map[string]string) map[string]string {
-	r = r.self()
 	if h == nil {
 		return nil
 	}
 	out := make(map[string]string, len(h))
 	for k, v := range h {
-		if IsSecretHeader(k) {
-			out[k] = redactSecretValue(v)
-		} else {
-			out[k] = r.RedactString(v)
-		}
+		out[k] = r.RedactNamed(k, v)
 	}
 	return out
 }
 
 // RedactHeaderLists is RedactHeaders for multi-valued headers (http.Header).
 func (r *Redactor) RedactHeaderLists(h map[string][]string) map[string][]string {
-	r = r.self()
 	if h == nil {
 		return nil
 	}
@@ -215,11 +276,7 @@ func (r *Redactor) RedactHeaderLists(h map[string][]string) map[string][]string 
 	for k, vs := range h {
 		c := make([]string, len(vs))
 		for i, v := range vs {
-			if IsSecretHeader(k) {
-				c[i] = redactSecretValue(v)
-			} else {
-				c[i] = r.RedactString(v)
-			}
+			c[i] = r.RedactNamed(k, v)
 		}
 		out[k] = c
 	}
@@ -227,39 +284,22 @@ func (r *Redactor) RedactHeaderLists(h map[string][]string) map[string][]string 
 }
 
 // RedactEnv returns a copy of env with secret-looking variables hidden and
-// marked values replaced in the others.
+// marked values replaced in the others (RedactNamed).
 func (r *Redactor) RedactEnv(env map[string]string) map[string]string {
-	r = r.self()
-	if env == nil {
-		return nil
-	}
-	out := make(map[string]string, len(env))
-	for k, v := range env {
-		if IsSecretName(k) {
-			out[k] = redactSecretValue(v)
-		} else {
-			out[k] = r.RedactString(v)
-		}
-	}
-	return out
+	return r.RedactHeaders(env)
 }
 
 // RedactEnviron is RedactEnv for a "KEY=value" list (os.Environ, exec.Cmd.Env).
 func (r *Redactor) RedactEnviron(env []string) []string {
-	r = r.self()
 	if env == nil {
 		return nil
 	}
 	out := make([]string, len(env))
 	for i, kv := range env {
-		k, v, ok := strings.Cut(kv, "=")
-		switch {
-		case !ok:
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			out[i] = k + "=" + r.RedactNamed(k, v)
+		} else {
 			out[i] = r.RedactString(kv)
-		case IsSecretName(k):
-			out[i] = k + "=" + redactSecretValue(v)
-		default:
-			out[i] = k + "=" + r.RedactString(v)
 		}
 	}
 	return out
@@ -601,7 +641,7 @@ func (r *Redactor) walk(key string, v any) (any, bool) {
 	case string:
 		var s string
 		if secret {
-			s = redactSecretValue(x)
+			s = RedactSecretValue(x)
 		} else {
 			s = r.RedactString(x)
 		}
@@ -632,94 +672,15 @@ func (r *Redactor) walk(key string, v any) (any, bool) {
 		}
 		return json.RawMessage(b), true
 	case map[string]any:
-		var out map[string]any
-		for k, val := range x {
-			nv, changed := r.walk(k, val)
-			if !changed {
-				continue
-			}
-			if out == nil {
-				out = make(map[string]any, len(x))
-				for k2, v2 := range x {
-					out[k2] = v2
-				}
-			}
-			out[k] = nv
-		}
-		if out == nil {
-			return v, false
-		}
-		return out, true
+		return walkMap(r, x)
 	case map[string]string:
-		var out map[string]string
-		for k, val := range x {
-			nv, changed := r.walk(k, val)
-			if !changed {
-				continue
-			}
-			if out == nil {
-				out = make(map[string]string, len(x))
-				for k2, v2 := range x {
-					out[k2] = v2
-				}
-			}
-			out[k] = nv.(string)
-		}
-		if out == nil {
-			return v, false
-		}
-		return out, true
-	case []any:
-		var out []any
-		for i, val := range x {
-			nv, changed := r.walk(key, val)
-			if !changed {
-				continue
-			}
-			if out == nil {
-				out = append([]any(nil), x...)
-			}
-			out[i] = nv
-		}
-		if out == nil {
-			return v, false
-		}
-		return out, true
-	case []string:
-		var out []string
-		for i, val := range x {
-			nv, changed := r.walk(key, val)
-			if !changed {
-				continue
-			}
-			if out == nil {
-				out = append([]string(nil), x...)
-			}
-			out[i] = nv.(string)
-		}
-		if out == nil {
-			return v, false
-		}
-		return out, true
+		return walkMap(r, x)
 	case map[string][]string:
-		var out map[string][]string
-		for k, val := range x {
-			nv, changed := r.walk(k, val)
-			if !changed {
-				continue
-			}
-			if out == nil {
-				out = make(map[string][]string, len(x))
-				for k2, v2 := range x {
-					out[k2] = v2
-				}
-			}
-			out[k] = nv.([]string)
-		}
-		if out == nil {
-			return v, false
-		}
-		return out, true
+		return walkMap(r, x)
+	case []any:
+		return walkSlice(r, key, x)
+	case []string:
+		return walkSlice(r, key, x)
 	case error:
 		s, _ := r.walk(key, x.Error())
 		return s, true
@@ -740,6 +701,46 @@ func (r *Redactor) walk(key string, v any) (any, bool) {
 		}
 		return out, true
 	}
+}
+
+// walkMap walks every value of m under its own key, copying m only when
+// something inside changed.
+func walkMap[V any](r *Redactor, m map[string]V) (any, bool) {
+	var out map[string]V
+	for k, val := range m {
+		nv, changed := r.walk(k, val)
+		if !changed {
+			continue
+		}
+		if out == nil {
+			out = maps.Clone(m)
+		}
+		out[k], _ = nv.(V)
+	}
+	if out == nil {
+		return m, false
+	}
+	return out, true
+}
+
+// walkSlice walks every element of s under the slice's key, copying s only
+// when something inside changed.
+func walkSlice[V any](r *Redactor, key string, s []V) (any, bool) {
+	var out []V
+	for i, val := range s {
+		nv, changed := r.walk(key, val)
+		if !changed {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(s)
+		}
+		out[i], _ = nv.(V)
+	}
+	if out == nil {
+		return s, false
+	}
+	return out, true
 }
 
 // --- package-level shorthands ------------------------------------------------

@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -182,6 +183,65 @@ func TestRedactorScopes(t *testing.T) {
 	}
 	if !strings.Contains(Redacted, "redacted") {
 		t.Fatal("marker")
+	}
+}
+
+// The helpers lint, export and mcpconn use instead of lists of their own.
+func TestRedactHelpers(t *testing.T) {
+	R := Redacted
+	for v, want := range map[string]string{"Bearer abc": "Bearer ", "token  x": "token  ", "bearer": "", "Bearerabc": "", "Bearer ": "Bearer ", "Negotiate Y": "Negotiate ", "Key abc": ""} {
+		if got := AuthPrefix(v); got != want {
+			t.Errorf("AuthPrefix(%q) = %q, want %q", v, got, want)
+		}
+	}
+	for v, want := range map[string]string{"Bearer abc": "Bearer " + R, "abc": R, "": "", "Basic dXNlcg==": "Basic " + R} {
+		if got := RedactSecretValue(v); got != want {
+			t.Errorf("RedactSecretValue(%q) = %q, want %q", v, got, want)
+		}
+	}
+	for _, tc := range []struct{ name, value, want string }{
+		{"Authorization", "Bearer abc.def", "Bearer " + R},
+		{"X-Api-Key", "k", R},
+		{"OPENAI_API_KEY", "sk-1", R},
+		{"Set-Cookie", "s=1", R},
+		{"HOME", "/root", "/root"},
+		{"NOTE", "use GITHUB_TOKEN=ghp_x1 here", "use GITHUB_TOKEN=" + R + " here"},
+	} {
+		if got := NewRedactor().RedactNamed(tc.name, tc.value); got != tc.want {
+			t.Errorf("RedactNamed(%q, %q) = %q, want %q", tc.name, tc.value, got, tc.want)
+		}
+	}
+	placeholders := []string{"", "  ", "${TOKEN}", "$TOKEN", "${env:GITHUB_TOKEN}", "${input:key}", "<your-key>", "{{api_key}}",
+		"REPLACE_ME", "change-me", "your-api-key", "TODO", "xxx", "****", "...", "…", "none", "dummy", "Bearer ${TOKEN}", "Bearer <token>", "Bearer "}
+	for _, v := range placeholders {
+		if !IsPlaceholder(v) {
+			t.Errorf("IsPlaceholder(%q) = false", v)
+		}
+	}
+	for _, v := range []string{"abc123", "sk-live-0123456789", "Bearer abc123", "hunter22", "x", "your"} {
+		if IsPlaceholder(v) {
+			t.Errorf("IsPlaceholder(%q) = true for a literal", v)
+		}
+	}
+	got := NamedSecrets(map[string]string{"API_KEY": "k-123", "HOME": "/root"},
+		map[string]string{"Authorization": "Bearer tok-456", "X-Api-Key": "key-789", "Accept": "json"})
+	sort.Strings(got)
+	if want := []string{"k-123", "key-789", "tok-456"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("NamedSecrets = %q, want %q", got, want)
+	}
+}
+
+// RedactMarked replaces the marked values only: the rules are left out, so
+// a text that quotes configuration on purpose keeps its placeholders.
+func TestRedactMarked(t *testing.T) {
+	r := NewRedactor("hunter22-value")
+	in := `add "env": {"API_KEY": "${API_KEY}"}; not hunter22-value; Bearer abcdefgh; sk-proj-AbCdEfGhIjKlMnOpQrStUv`
+	want := `add "env": {"API_KEY": "${API_KEY}"}; not ` + Redacted + `; Bearer abcdefgh; sk-proj-AbCdEfGhIjKlMnOpQrStUv`
+	if got := r.RedactMarked(in); got != want {
+		t.Errorf("RedactMarked\n got %q\nwant %q", got, want)
+	}
+	if got := r.RedactString(in); strings.Contains(got, "abcdefgh") || strings.Contains(got, "hunter22") {
+		t.Errorf("RedactString should still apply the rules: %q", got)
 	}
 }
 

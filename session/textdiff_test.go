@@ -19,6 +19,9 @@ func TestUnifiedDiffMatchesDiffU(t *testing.T) {
 			"@@ -1,5 +1,5 @@\n 1\n-2\n+X\n 3\n 4\n 5\n@@ -8,5 +8,5 @@\n 8\n 9\n 10\n-11\n+Y\n 12\n"},
 		{"missing final newline", "one\ntwo", "one\ntwo\n",
 			"@@ -1,2 +1,2 @@\n one\n-two\n\\ No newline at end of file\n+two\n"},
+		{"a replacement and a deletion in two hunks", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n", "1\ntwo\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n15\n",
+			"@@ -1,5 +1,5 @@\n 1\n-2\n+two\n 3\n 4\n 5\n@@ -11,5 +11,4 @@\n 11\n 12\n 13\n-14\n 15\n"},
+		{"no final newline on either side", "a", "b", "@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+b\n\\ No newline at end of file\n"},
 		{"from empty", "", "x\n", "@@ -0,0 +1 @@\n+x\n"},
 		{"to empty", "x\n", "", "@@ -1 +0,0 @@\n-x\n"},
 	}

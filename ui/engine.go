@@ -205,7 +205,7 @@ func (r *ProjectRunner) Start(ctx context.Context, req KickoffRequest) (*RunHand
 			}
 			rec, err = session.CreateInDir(r.SessionsDir, session.RecorderOptions{Header: session.Header{
 				Version: r.Version, Project: r.Project.Dir, RunID: runID, Command: "tui", Meta: meta,
-			}})
+			}, Redactor: session.NewRedactor(r.Project.SecretValues()...)})
 			if err == nil {
 				sinks = append(sinks, rec)
 			}

@@ -49,8 +49,6 @@ func escapeBraces(s string) string {
 	return strings.NewReplacer("{", "{{", "}", "}}").Replace(s)
 }
 
-var authPrefix = regexp.MustCompile(`^(?i)(bearer|basic|token|digest|apikey|negotiate) +`)
-
 // fStringPrefix reads the literal text before the first {…} of an
 // f-string expression: f"Bearer {os.getenv('X')}" → "Bearer ".
 var fStringPrefix = regexp.MustCompile(`^[rRfF]{1,2}(["'])([^{"']*)\{`)
@@ -109,7 +107,7 @@ func (x *exporter) fieldValue(s *project.Server, field, key, v string) value {
 		return out
 	}
 	// the value, or its credential after an auth scheme, came from .env
-	scheme := authPrefix.FindString(v)
+	scheme := session.AuthPrefix(v)
 	if k := x.envValueKey(v[len(scheme):]); k != "" {
 		return value{env: k, prefix: scheme}
 	}
@@ -128,15 +126,9 @@ func (x *exporter) fieldValue(s *project.Server, field, key, v string) value {
 	return value{env: name, prefix: scheme}
 }
 
-// placeholderValue matches values that stand for a secret rather than
-// being one ("REPLACE_ME", "<your-key>", "${TOKEN}", "xxx"); they are
-// written as they are. (crew/lint has the same list for its secret rule.)
-var placeholderValue = regexp.MustCompile(`(?i)^(\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$\{env:[^}]*\}|\$\{input:[^}]*\}|<[^>]*>|\{\{[^}]*\}\}|replace[_ -]?me|change[_ -]?me|your[_ -].*|todo|xx+|\*+|\.\.\.|…|none|null|dummy|example|test|fake|placeholder)$`)
-
 // secretish reports whether a value must not be written literally.
 func secretish(field, key, v string) bool {
-	bare := strings.TrimSpace(v[len(authPrefix.FindString(v)):])
-	if bare == "" || placeholderValue.MatchString(bare) {
+	if session.IsPlaceholder(v) {
 		return false
 	}
 	switch field {

@@ -67,7 +67,10 @@ func PlanFilter(p *project.Project, serverName string, allowed, blocked []string
 		files = append(files, file)
 	}
 	sort.Strings(files)
-	red := newSecretReplacer(p)
+	// Diffs quote the files as they are: hide the project's secret values
+	// in them, but not with the free-text rules, which would hide the
+	// placeholders and os.environ references the user needs to see.
+	red := session.NewRedactor(p.SecretValues()...)
 	var out []*Edit
 	for _, file := range files {
 		path := file
@@ -104,7 +107,7 @@ func PlanFilter(p *project.Project, serverName string, allowed, blocked []string
 			}
 		}
 		out = append(out, &Edit{Path: path, Shown: file, Old: src, New: updated,
-			Diff: red.Replace(UnifiedDiff(file, src, updated))})
+			Diff: red.RedactMarked(session.UnifiedDiff(string(src), string(updated), "a/"+file, "b/"+file, 3))})
 	}
 	return out, nil
 }
@@ -682,41 +685,4 @@ func WriteFilter(p *project.Project, serverName string, allowed, blocked []strin
 		diffs = append(diffs, e.Diff)
 	}
 	return strings.Join(diffs, ""), backups, nil
-}
-
-// secretReplacer hides the project's secret values in diffs.
-func newSecretReplacer(p *project.Project) *strings.Replacer {
-	var vals []string
-	if p.Env != nil {
-		for _, k := range p.Env.Keys() {
-			if v, ok := p.Env.Lookup(k); ok && session.IsSecretName(k) {
-				vals = append(vals, v)
-			}
-		}
-	}
-	for _, s := range p.Servers {
-		for k, v := range s.Spec.Env {
-			if session.IsSecretName(k) {
-				vals = append(vals, v)
-			}
-		}
-		for k, v := range s.Spec.Headers {
-			if session.IsSecretHeader(k) {
-				vals = append(vals, v)
-				if m := authPrefix.FindString(v); m != "" {
-					vals = append(vals, v[len(m):])
-				}
-			}
-		}
-	}
-	sort.SliceStable(vals, func(i, j int) bool { return len(vals[i]) > len(vals[j]) })
-	var pairs []string
-	seen := map[string]bool{}
-	for _, v := range vals {
-		if len(v) >= 4 && !seen[v] {
-			seen[v] = true
-			pairs = append(pairs, v, session.Redacted)
-		}
-	}
-	return strings.NewReplacer(pairs...)
 }

@@ -278,36 +278,6 @@ func TestDiffRedactsSecrets(t *testing.T) {
 	}
 }
 
-func TestUnifiedDiff(t *testing.T) {
-	if d := UnifiedDiff("f", []byte("a\nb\n"), []byte("a\nb\n")); d != "" {
-		t.Errorf("equal texts: %q", d)
-	}
-	old := "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n"
-	new := strings.Replace(strings.Replace(old, "2\n", "two\n", 1), "14\n", "", 1)
-	want := `--- a/f
-+++ b/f
-@@ -1,5 +1,5 @@
- 1
--2
-+two
- 3
- 4
- 5
-@@ -11,5 +11,4 @@
- 11
- 12
- 13
--14
- 15
-`
-	if d := UnifiedDiff("f", []byte(old), []byte(new)); d != want {
-		t.Errorf("diff:\n%s\nwant:\n%s", d, want)
-	}
-	if d := UnifiedDiff("f", []byte("a"), []byte("b")); d != "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+b\n\\ No newline at end of file\n" {
-		t.Errorf("no trailing newline: %q", d)
-	}
-}
-
 // Fuzz: editing the filter of any object in any JSONC text never panics,
 // and when the edit succeeds the result parses and holds the filter.
 func FuzzJSONFilterEdit(f *testing.F) {

@@ -240,8 +240,9 @@ func ExitCode(fs []Finding, strict bool) int {
 type checker struct {
 	p   *project.Project
 	out []Finding
-	// red replaces the project's known secret values in finding texts.
-	red *strings.Replacer
+	// red replaces the project's known secret values in finding texts
+	// (only those: the rules would hide the placeholders fixes show).
+	red *session.Redactor
 	// deploy is true when the project is meant to be deployed: a
 	// pyproject.toml with [tool.crewai] (what `crewai deploy` ships).
 	deploy bool
@@ -261,14 +262,7 @@ type checker struct {
 
 func newChecker(p *project.Project) *checker {
 	c := &checker{p: p, ipServers: map[string]bool{}, hashedServers: map[string]bool{}, unsanitized: map[string]bool{}}
-	var pairs []string
-	for _, v := range c.secretValues() {
-		if len(v) >= 4 {
-			pairs = append(pairs, v, session.Redacted)
-		}
-	}
-	// longest first, so a value containing another is replaced whole
-	c.red = strings.NewReplacer(sortPairs(pairs)...)
+	c.red = session.NewRedactor(p.SecretValues()...)
 	c.deploy = deploymentProject(p.Dir)
 	return c
 }
@@ -282,9 +276,9 @@ func (c *checker) add(f Finding) {
 		f.Explanation = ruleExplanation(f.Code)
 	}
 	f.Related = uniquePos(f.Related, f.Pos)
-	f.Message = oneLine(c.red.Replace(f.Message))
-	f.Fix = c.red.Replace(f.Fix)
-	f.Explanation = c.red.Replace(f.Explanation)
+	f.Message = oneLine(c.red.RedactMarked(f.Message))
+	f.Fix = c.red.RedactMarked(f.Fix)
+	f.Explanation = c.red.RedactMarked(f.Explanation)
 	c.out = append(c.out, f)
 }
 
@@ -301,66 +295,10 @@ func uniquePos(ps []project.Pos, own project.Pos) []project.Pos {
 	return out
 }
 
-// sortPairs orders old/new pairs by descending length of old.
-func sortPairs(pairs []string) []string {
-	type pair struct{ old, new string }
-	ps := make([]pair, 0, len(pairs)/2)
-	for i := 0; i+1 < len(pairs); i += 2 {
-		ps = append(ps, pair{pairs[i], pairs[i+1]})
-	}
-	sort.SliceStable(ps, func(i, j int) bool { return len(ps[i].old) > len(ps[j].old) })
-	out := make([]string, 0, len(pairs))
-	for _, p := range ps {
-		out = append(out, p.old, p.new)
-	}
-	return out
-}
-
 // oneLine keeps a message on one line.
 func oneLine(s string) string {
 	if !strings.ContainsAny(s, "\r\n") {
 		return s
 	}
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
-}
-
-// secretValues are the values a lint message must never show: secret
-// variables of .env, secret env/header values of every server, LLM API keys.
-func (c *checker) secretValues() []string {
-	var out []string
-	if c.p.Env != nil {
-		for _, k := range c.p.Env.Keys() {
-			if v, ok := c.p.Env.Lookup(k); ok && session.IsSecretName(k) {
-				out = append(out, v)
-			}
-		}
-	}
-	if c.p.Overlay != nil {
-		for k, v := range c.p.Overlay.Env {
-			if session.IsSecretName(k) {
-				out = append(out, v)
-			}
-		}
-	}
-	for _, s := range c.p.Servers {
-		for k, v := range s.Spec.Env {
-			if session.IsSecretName(k) {
-				out = append(out, v)
-			}
-		}
-		for k, v := range s.Spec.Headers {
-			if session.IsSecretHeader(k) {
-				out = append(out, v)
-				if _, rest, ok := strings.Cut(v, " "); ok {
-					out = append(out, rest)
-				}
-			}
-		}
-	}
-	for _, a := range c.p.Agents {
-		if a.LLM != nil && a.LLM.APIKey != "" {
-			out = append(out, a.LLM.APIKey)
-		}
-	}
-	return out
 }

@@ -478,28 +478,6 @@ func (c *checker) envFix(s *project.Server, key string) string {
 	return fmt.Sprintf(`add "env": {%q: "…"} to the mcps entry (CrewAI does not expand variables in JSON, so the value must be written there: keep the file out of version control, or declare the server in crew.py with env={%q: os.environ[%q]})`, key, key, key)
 }
 
-// placeholderValue reports values that stand for a secret rather than
-// being one: "REPLACE_ME", "<your-key>", "${TOKEN}", "xxx", "…".
-var placeholderValue = regexp.MustCompile(`(?i)^(\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$\{env:[^}]*\}|\$\{input:[^}]*\}|<[^>]*>|\{\{[^}]*\}\}|replace[_ -]?me|change[_ -]?me|your[_ -].*|todo|xx+|\*+|\.\.\.|…|none|null|dummy|example|test|fake|placeholder)$`)
-
-// literalSecret reports whether value (under a secret-looking name) is a
-// real credential written into the file.
-func literalSecret(value string) bool {
-	v := strings.TrimSpace(value)
-	if scheme, rest, ok := strings.Cut(v, " "); ok && isAuthScheme(scheme) {
-		v = strings.TrimSpace(rest)
-	}
-	return v != "" && !placeholderValue.MatchString(v)
-}
-
-func isAuthScheme(s string) bool {
-	switch strings.ToLower(s) {
-	case "bearer", "basic", "token", "digest", "apikey", "negotiate":
-		return true
-	}
-	return false
-}
-
 // secrets reports credentials written literally into crew files: server
 // env and headers, URLs, command lines, LLM api_key.
 func (c *checker) secrets() {
@@ -511,26 +489,24 @@ func (c *checker) secrets() {
 		for _, id := range s.Unresolved {
 			fromExpr[strings.TrimPrefix(id, "servers."+s.Name+".")] = true
 		}
-		for _, k := range sortedKeys(s.Spec.Env) {
-			v := s.Spec.Env[k]
-			if fromExpr["env."+k] || fromExpr["env"] {
-				continue
-			}
-			if literalSecret(v) && (session.IsSecretName(k) || session.RedactString(v) != v) {
-				c.add(Finding{Code: CodeSecretLiteral, Pos: at(s, "env."+k), Server: s.Name,
-					Message: fmt.Sprintf("env %s is written literally (%s=%s)", k, k, redactedValue(v)),
-					Fix:     c.secretFix(s, "env", k)})
-			}
-		}
-		for _, k := range sortedKeys(s.Spec.Headers) {
-			v := s.Spec.Headers[k]
-			if fromExpr["headers."+k] || fromExpr["headers"] {
-				continue
-			}
-			if literalSecret(v) && (session.IsSecretHeader(k) || session.RedactString(v) != v) {
-				c.add(Finding{Code: CodeSecretLiteral, Pos: at(s, "headers."+k), Server: s.Name,
-					Message: fmt.Sprintf("header %s is written literally (%s: %s)", k, k, redactedValue(v)),
-					Fix:     c.secretFix(s, "headers", k)})
+		for _, f := range []struct {
+			field, label, sep string
+			values            map[string]string
+			secretName        func(string) bool
+		}{
+			{"env", "env", "=", s.Spec.Env, session.IsSecretName},
+			{"headers", "header", ": ", s.Spec.Headers, session.IsSecretHeader},
+		} {
+			for _, k := range sortedKeys(f.values) {
+				v := f.values[k]
+				if fromExpr[f.field+"."+k] || fromExpr[f.field] || session.IsPlaceholder(v) {
+					continue
+				}
+				if f.secretName(k) || session.RedactString(v) != v {
+					c.add(Finding{Code: CodeSecretLiteral, Pos: at(s, f.field+"."+k), Server: s.Name,
+						Message: fmt.Sprintf("%s %s is written literally (%s%s%s)", f.label, k, k, f.sep, session.RedactSecretValue(v)),
+						Fix:     c.secretFix(s, f.field, k)})
+				}
 			}
 		}
 		if s.Spec.URL != "" && !fromExpr["url"] {
@@ -553,20 +529,13 @@ func (c *checker) secrets() {
 		}
 	}
 	for _, a := range c.p.Agents {
-		if a.LLM == nil || a.LLM.APIKey == "" || c.inOverlay(a.Pos) || !literalSecret(a.LLM.APIKey) {
+		if a.LLM == nil || a.LLM.APIKey == "" || c.inOverlay(a.Pos) || session.IsPlaceholder(a.LLM.APIKey) {
 			continue
 		}
 		c.add(Finding{Code: CodeSecretLiteral, Pos: a.Positions.At("llm.api_key"),
 			Message: fmt.Sprintf("agent %s's llm api_key is written literally (%s)", a.Name, session.Redacted),
 			Fix:     "remove api_key and put the provider's key in .env (e.g. OPENAI_API_KEY=…), which CrewAI reads"})
 	}
-}
-
-func redactedValue(v string) string {
-	if scheme, _, ok := strings.Cut(v, " "); ok && isAuthScheme(scheme) {
-		return scheme + " " + session.Redacted
-	}
-	return session.Redacted
 }
 
 // secretFix is how to keep the value out of the file, in its own format.

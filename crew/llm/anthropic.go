@@ -10,6 +10,8 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	"crewbench/session"
 )
 
 // AnthropicDefaultMaxTokens is sent when neither the request nor the config
@@ -25,11 +27,11 @@ const anthropicDefaultBase = "https://api.anthropic.com"
 // no temperature parameter, and sending one as an extra field would turn
 // every CrewAI config that sets it into a 400.
 type anthropicProvider struct {
-	model  string
-	cfg    Config
-	svc    anthropic.MessageService
-	fc     bool
-	redact func(string) string
+	model string
+	cfg   Config
+	svc   anthropic.MessageService
+	fc    bool
+	red   *session.Redactor // the API key marked
 }
 
 func newAnthropic(cfg Config, model string) (*anthropicProvider, error) {
@@ -68,9 +70,9 @@ func newAnthropic(cfg Config, model string) (*anthropicProvider, error) {
 		cfg:   cfg,
 		// The service, not anthropic.NewClient: NewClient reads ANTHROPIC_*
 		// and a credential chain from the process environment.
-		svc:    anthropic.NewMessageService(opts...),
-		fc:     fc,
-		redact: redactor(key),
+		svc: anthropic.NewMessageService(opts...),
+		fc:  fc,
+		red: session.NewRedactor(key),
 	}, nil
 }
 
@@ -347,22 +349,22 @@ func (p *anthropicProvider) classify(ctx context.Context, err error, seen *respo
 		if msg == "" {
 			msg = http.StatusText(seen.status)
 		}
-		e := httpError(ProviderAnthropic, p.model, seen.status, seen.header, "", errType, p.redact(msg))
+		e := httpError(ProviderAnthropic, p.model, seen.status, seen.header, "", errType, p.red.RedactString(msg))
 		e.Err = err
 		return e
 	}
 	var apiErr *anthropic.Error
 	if errors.As(err, &apiErr) {
 		// An error event inside a 200 stream (overloaded_error, api_error, …).
-		e := httpError(ProviderAnthropic, p.model, 0, nil, "", string(apiErr.Type()), p.redact(apiErr.Message))
+		e := httpError(ProviderAnthropic, p.model, 0, nil, "", string(apiErr.Type()), p.red.RedactString(apiErr.Message))
 		e.Err = err
 		return e
 	}
 	if msg, ok := strings.CutPrefix(err.Error(), "received error while streaming: "); ok {
 		_, errType, m := errorBody([]byte(msg))
-		e := httpError(ProviderAnthropic, p.model, 0, nil, "", errType, p.redact(m))
+		e := httpError(ProviderAnthropic, p.model, 0, nil, "", errType, p.red.RedactString(m))
 		e.Err = err
 		return e
 	}
-	return transportError(ctx, ProviderAnthropic, p.model, err, seen, p.redact)
+	return transportError(ctx, ProviderAnthropic, p.model, err, seen, p.red)
 }

@@ -8,10 +8,11 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	"crewbench/session"
 )
 
 // ErrorKind classifies a failed call so the engine can decide what to do
@@ -266,7 +267,11 @@ func parseRetryAfter(h http.Header, now time.Time) time.Duration {
 // seen (nil when there was no HTTP exchange) tells whether a 2xx response
 // arrived and was read to its end: then a decoding failure means the body
 // was malformed, not that the connection dropped.
-func transportError(ctx context.Context, provider, model string, err error, seen *responseCapture, redact func(string) string) *Error {
+//
+// The message is redacted with red (nil: session.DefaultRedactor): a
+// provider's redactor has its API key marked, and the rules hide
+// credentials in the URL a *url.Error quotes.
+func transportError(ctx context.Context, provider, model string, err error, seen *responseCapture, red *session.Redactor) *Error {
 	gotResponse := seen != nil && seen.status >= 200 && seen.status < 300
 	e := &Error{Provider: provider, Model: model, Err: err}
 	var netErr net.Error
@@ -298,54 +303,9 @@ func transportError(ctx context.Context, provider, model string, err error, seen
 		e.Kind = KindNetwork
 	}
 	if e.Message == "" {
-		e.Message = redact(describeTransport(err))
+		e.Message = red.RedactString(err.Error())
 	}
 	return e
-}
-
-// describeTransport renders err without URL query strings (they may carry
-// tokens).
-func describeTransport(err error) string {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return fmt.Sprintf("%s %s: %v", ue.Op, redactURL(ue.URL), ue.Err)
-	}
-	return err.Error()
-}
-
-// redactURL drops user info and query values from a URL.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparseable URL)"
-	}
-	if u.User != nil {
-		u.User = url.User("REDACTED")
-	}
-	if u.RawQuery != "" {
-		q := u.Query()
-		for k := range q {
-			q.Set(k, "REDACTED")
-		}
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
-}
-
-// redactor returns a function that replaces secrets (the API key) in text.
-func redactor(secrets ...string) func(string) string {
-	var live []string
-	for _, s := range secrets {
-		if len(s) >= 4 {
-			live = append(live, s)
-		}
-	}
-	return func(text string) string {
-		for _, s := range live {
-			text = strings.ReplaceAll(text, s, "[REDACTED]")
-		}
-		return text
-	}
 }
 
 // errorBody extracts code, type and message from an error response body in

@@ -1,12 +1,16 @@
 package llm
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
+
+	"crewbench/session"
 )
 
 func TestParseModel(t *testing.T) {
@@ -168,7 +172,16 @@ func TestErrorText(t *testing.T) {
 	if KindOf(fmt.Errorf("x: %w", e)) != KindRateLimit || KindOf(errors.New("x")) != "" {
 		t.Error("KindOf wrong")
 	}
-	if got := redactURL("https://user:pw@host/p?api_key=sk-1&x=2"); strings.Contains(got, "sk-1") || strings.Contains(got, "pw") {
-		t.Errorf("redactURL leaks: %s", got)
+	// A transport error quotes the URL: its credentials and the provider's
+	// key never reach the message.
+	ue := &url.Error{Op: "Post", URL: "https://user:hunter22@host/p?api_key=sk-1&x=2", Err: errors.New("dial tcp: refused by key-1234abcd")}
+	got := transportError(context.Background(), "openai", "gpt-4o", ue, nil, session.NewRedactor("key-1234abcd")).Message
+	for _, leak := range []string{"sk-1", "hunter22", "key-1234abcd"} {
+		if strings.Contains(got, leak) {
+			t.Errorf("transport error leaks %q: %s", leak, got)
+		}
+	}
+	if !strings.Contains(got, "x=2") || !strings.Contains(got, session.Redacted) {
+		t.Errorf("transport error %q should keep the rest of the URL and show the marker", got)
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/packages/ssestream"
+
+	"crewbench/session"
 )
 
 // openAIProvider speaks the chat completions API through openai-go: OpenAI
@@ -25,7 +27,7 @@ type openAIProvider struct {
 	cfg      Config
 	svc      openai.ChatCompletionService
 	fc       bool
-	redact   func(string) string
+	red      *session.Redactor // the API key marked
 }
 
 func newOpenAI(cfg Config, provider, model string) (*openAIProvider, error) {
@@ -78,9 +80,9 @@ func newOpenAI(cfg Config, provider, model string) (*openAIProvider, error) {
 		cfg:      cfg,
 		// The service, not openai.NewClient: NewClient reads OPENAI_* from the
 		// process environment, which would bypass Config.Env.
-		svc:    openai.NewChatCompletionService(opts...),
-		fc:     fc,
-		redact: redactor(key),
+		svc: openai.NewChatCompletionService(opts...),
+		fc:  fc,
+		red: session.NewRedactor(key),
 	}, nil
 }
 
@@ -363,7 +365,7 @@ func (p *openAIProvider) classify(ctx context.Context, err error, seen *response
 		if msg == "" {
 			msg = http.StatusText(seen.status)
 		}
-		e := httpError(p.provider, p.model, seen.status, seen.header, code, errType, p.redact(msg))
+		e := httpError(p.provider, p.model, seen.status, seen.header, code, errType, p.red.RedactString(msg))
 		e.Err = err
 		return e
 	}
@@ -371,11 +373,11 @@ func (p *openAIProvider) classify(ctx context.Context, err error, seen *response
 	if errors.As(err, &se) {
 		// An error event inside a 200 stream: the server failed mid-reply.
 		code, errType, msg := errorBody(se.Event.Data)
-		e := httpError(p.provider, p.model, 0, nil, code, errType, p.redact(msg))
+		e := httpError(p.provider, p.model, 0, nil, code, errType, p.red.RedactString(msg))
 		e.Err = err
 		return e
 	}
-	return transportError(ctx, p.provider, p.model, err, seen, p.redact)
+	return transportError(ctx, p.provider, p.model, err, seen, p.red)
 }
 
 // responseCapture is a per-call middleware that records the response status

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"crewbench/session"
 )
 
 const openAIToolCallsBody = `{
@@ -270,7 +272,7 @@ func TestOpenAIErrors(t *testing.T) {
 		msgHas    string
 		toolsFall bool
 	}{
-		{name: "401", kind: KindAuth, status: 401, msgHas: "Incorrect API key provided: [REDACTED]",
+		{name: "401", kind: KindAuth, status: 401, msgHas: "Incorrect API key provided: " + session.Redacted + ".",
 			handle: func(_ *wire, w http.ResponseWriter, _ *http.Request) {
 				jsonReply(w, 401, `{"error":{"message":"Incorrect API key provided: sk-test-secret-1234. You can find your API key at https://platform.openai.com/account/api-keys.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`)
 			}},

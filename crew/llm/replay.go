@@ -1,14 +1,9 @@
 package llm
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +21,13 @@ type ReplayOptions struct {
 	// OnDivergence, if set, hears about every divergence (also when the
 	// call fails because of it). It is called from Call's goroutine.
 	OnDivergence func(Divergence)
+	// Redactor is the one the recording was made with (nil: the
+	// recorder's default, session.DefaultRedactor). The recorder wrote
+	// prompts redacted, so each request is redacted with it before it is
+	// compared: a secret in a prompt (a .env value, a token in a tool
+	// result) matches its «redacted» in the recording instead of
+	// diverging, and a divergence report never quotes it.
+	Redactor *session.Redactor
 }
 
 // Divergence says where a conversation left its recording.
@@ -190,8 +192,9 @@ func (r *Replay) Divergences() []Divergence {
 // Call implements Provider.
 func (r *Replay) Call(ctx context.Context, req Request, onChunk func(Chunk)) (Response, error) {
 	if err := ctx.Err(); err != nil {
-		return Response{}, transportError(ctx, ProviderReplay, r.model, err, nil, redactor())
+		return Response{}, transportError(ctx, ProviderReplay, r.model, err, nil, nil)
 	}
+	live := r.redacted(req)
 	r.mu.Lock()
 	n := r.next + 1
 	if n > len(r.calls) {
@@ -201,7 +204,7 @@ func (r *Replay) Call(ctx context.Context, req Request, onChunk func(Chunk)) (Re
 	}
 	rc := r.calls[n-1]
 	r.next++
-	d := rc.diverges(n, req)
+	d := rc.diverges(n, live, r.opts.Redactor)
 	if d != nil && r.opts.ContinueOnDivergence {
 		r.divergences = append(r.divergences, *d)
 	}
@@ -236,8 +239,30 @@ func (r *Replay) Call(ctx context.Context, req Request, onChunk func(Chunk)) (Re
 	return resp, nil
 }
 
-// diverges compares the request with the recording; nil when they agree.
-func (rc recordedCall) diverges(n int, req Request) *Divergence {
+// redacted returns req's who and messages as the recorder would have
+// written them: through the same redactor, walked the same way (the
+// messages in their recorded form, as RedactEvent walks Data).
+func (r *Replay) redacted(req Request) Request {
+	red := r.opts.Redactor
+	req.Meta.AgentRole = red.RedactString(req.Meta.AgentRole)
+	req.Meta.TaskName = red.RedactString(req.Meta.TaskName)
+	if len(req.Messages) == 0 {
+		return req
+	}
+	msgs, err := recordedMessages(red.RedactValue("messages", WireMessages(req.Messages)))
+	if err != nil {
+		// Cannot happen for messages WireMessages built; compare them as
+		// they are rather than fail the call.
+		return req
+	}
+	req.Messages = msgs
+	return req
+}
+
+// diverges compares the (redacted) request with the recording; nil when
+// they agree. The recording is redacted with red too, so a recording made
+// without redaction (an event stream from elsewhere) still matches.
+func (rc recordedCall) diverges(n int, req Request, red *session.Redactor) *Divergence {
 	d := &Divergence{Call: n, Agent: rc.agent, Task: rc.task, Message: -1}
 	if rc.agent != "" && req.Meta.AgentRole != "" && !strings.EqualFold(strings.TrimSpace(rc.agent), strings.TrimSpace(req.Meta.AgentRole)) {
 		d.Field, d.Recorded, d.Got = "agent", quoteExcerpt(rc.agent), quoteExcerpt(req.Meta.AgentRole)
@@ -252,6 +277,9 @@ func (rc recordedCall) diverges(n int, req Request) *Divergence {
 	}
 	for i := 0; i < len(rc.messages) && i < len(req.Messages); i++ {
 		want, got := rc.messages[i], req.Messages[i]
+		if want.Content != got.Content {
+			want.Content = red.RedactString(want.Content)
+		}
 		d.Message, d.Role = i, string(want.Role)
 		switch {
 		case want.Role != got.Role:
@@ -263,9 +291,9 @@ func (rc recordedCall) diverges(n int, req Request) *Divergence {
 			d.Field, d.Recorded, d.Got = "tool_call_id", quoteExcerpt(want.ToolCallID), quoteExcerpt(got.ToolCallID)
 		case want.Name != got.Name:
 			d.Field, d.Recorded, d.Got = "name", quoteExcerpt(want.Name), quoteExcerpt(got.Name)
-		case describeCalls(want.ToolCalls) != describeCalls(got.ToolCalls):
+		case !sameCalls(want.ToolCalls, got.ToolCalls, red):
 			d.Field = "tool_calls"
-			d.Recorded, d.Got = diffExcerpts(describeCalls(want.ToolCalls), describeCalls(got.ToolCalls))
+			d.Recorded, d.Got = diffExcerpts(red.RedactString(describeCalls(want.ToolCalls)), describeCalls(got.ToolCalls))
 		default:
 			continue
 		}
@@ -278,7 +306,7 @@ func (rc recordedCall) diverges(n int, req Request) *Divergence {
 		d.Got = fmt.Sprintf("%d messages", len(req.Messages))
 		if i < len(rc.messages) {
 			d.Role = string(rc.messages[i].Role)
-			d.Recorded += ", then " + quoteExcerpt(rc.messages[i].Content)
+			d.Recorded += ", then " + quoteExcerpt(red.RedactString(rc.messages[i].Content))
 		} else {
 			d.Role = string(req.Messages[i].Role)
 			d.Got += ", then " + quoteExcerpt(req.Messages[i].Content)
@@ -286,6 +314,13 @@ func (rc recordedCall) diverges(n int, req Request) *Divergence {
 		return d
 	}
 	return nil
+}
+
+// sameCalls compares recorded tool calls with (redacted) live ones,
+// redacting the recorded side too when they differ as they are.
+func sameCalls(want, got []ToolCall, red *session.Redactor) bool {
+	w, g := describeCalls(want), describeCalls(got)
+	return w == g || red.RedactString(w) == g
 }
 
 func describeCalls(calls []ToolCall) string {
@@ -328,66 +363,15 @@ func newReplayFromConfig(cfg Config, path string) (*Replay, error) {
 	if path == "" {
 		return nil, configError(ProviderReplay, "replay: needs a session file (replay:FILE)")
 	}
-	events, err := LoadSessionFile(cfg.path(path))
+	// session's reader: a torn last line (a crash mid-write) is ignored,
+	// any other unreadable line is an error naming it.
+	f, err := session.ReadFile(cfg.path(path), session.ReadOptions{})
 	if err != nil {
 		return nil, &Error{Kind: KindConfig, Provider: ProviderReplay, Message: err.Error(), Err: err}
 	}
-	r := NewReplay(events, cfg.Replay)
+	r := NewReplay(f.Events, cfg.Replay)
 	if r.Len() == 0 {
 		return nil, configError(ProviderReplay, fmt.Sprintf("%s records no LLM calls (no llm_call_completed or llm_call_failed events)", path))
 	}
 	return r, nil
-}
-
-// LoadSessionFile reads a recorded session (JSONL) with ReadSessionEvents.
-func LoadSessionFile(path string) ([]session.Event, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("opening the session: %w", err)
-	}
-	defer f.Close()
-	events, err := ReadSessionEvents(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return events, nil
-}
-
-// ReadSessionEvents reads a session in JSON Lines: one session.Event per
-// line, after an optional header line (the first line, when it is not an
-// event). It tolerates what a crash leaves behind — a torn last line with no
-// newline — but reports any other unreadable line by number.
-//
-// This is a minimal reader for replay; the session package owns the format.
-func ReadSessionEvents(r io.Reader) ([]session.Event, error) {
-	br := bufio.NewReader(r)
-	var out []session.Event
-	for lineNo := 1; ; lineNo++ {
-		line, err := br.ReadBytes('\n')
-		if err != nil && !errors.Is(err, io.EOF) {
-			return out, fmt.Errorf("line %d: %w", lineNo, err)
-		}
-		complete := bytes.HasSuffix(line, []byte("\n"))
-		trimmed := bytes.TrimSpace(line)
-		if len(trimmed) > 0 {
-			var ev session.Event
-			decErr := json.Unmarshal(trimmed, &ev)
-			switch {
-			case decErr == nil && ev.Kind != "":
-				out = append(out, ev)
-			case lineNo == 1 && decErr == nil:
-				// The header: a JSON object that is not an event.
-			case !complete:
-				// A torn last line: the recorder died mid-write.
-			default:
-				if decErr == nil {
-					decErr = errors.New("no event type")
-				}
-				return out, fmt.Errorf("line %d is not an event: %v", lineNo, decErr)
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-	}
 }

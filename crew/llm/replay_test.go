@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -239,40 +240,116 @@ func TestReplayTolerantReader(t *testing.T) {
 	}
 }
 
-func TestReadSessionEvents(t *testing.T) {
-	events, err := ReadSessionEvents(strings.NewReader("{\"header\":true}\n\n{\"seq\":1,\"type\":\"task_started\"}\n{\"seq\":2,\"type\":\"llm_call_completed\"}\n{\"seq\":3,\"ty"))
-	if err != nil {
-		t.Fatal(err)
+// The replay provider reads session files with session's reader: a header
+// or none (an event stream from --json), blank lines and a torn last line
+// are fine; a corrupt line in the middle is a config error naming it.
+func TestReplayReadsSessionFiles(t *testing.T) {
+	const completed = `{"seq":2,"type":"llm_call_completed","data":{"response":"done"}}`
+	for _, tc := range []struct {
+		name, text string
+		wantErr    string // "" for a provider with one call
+	}{
+		{"header, blank line, torn last line", `{"crewbench_session":1}` + "\n\n" + `{"seq":1,"type":"task_started"}` + "\n" + completed + "\n" + `{"seq":3,"ty`, ""},
+		{"no header", `{"seq":1,"type":"task_started"}` + "\n" + completed + "\n", ""},
+		{"corrupt middle line", `{"crewbench_session":1}` + "\n" + completed + "\nnot json\n" + completed + "\n", "line 3"},
+		{"not a session", `{"h":1}` + "\n" + completed + "\n", "not a crewbench session file"},
+		{"no LLM calls", `{"crewbench_session":1}` + "\n" + `{"seq":1,"type":"task_started"}` + "\n", "records no LLM calls"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "run.jsonl")
+			if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			p, err := New(Config{Model: "replay:" + path})
+			if tc.wantErr != "" {
+				if e := asError(t, err, KindConfig); !strings.Contains(e.Error(), tc.wantErr) {
+					t.Errorf("error %q lacks %q", e.Error(), tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := p.Call(ctxTimeout(t, time.Second), Request{}, nil)
+			if err != nil || resp.Content != "done" {
+				t.Errorf("replayed %+v, %v", resp, err)
+			}
+		})
 	}
-	if len(events) != 2 || events[1].Kind != session.LLMCallCompleted {
-		t.Errorf("events %+v", events)
-	}
-	// A header is optional.
-	events, err = ReadSessionEvents(strings.NewReader("{\"seq\":1,\"type\":\"task_started\"}\n"))
-	if err != nil || len(events) != 1 {
-		t.Errorf("%v %v", events, err)
-	}
-	_, err = ReadSessionEvents(strings.NewReader("{\"h\":1}\n{\"seq\":1,\"type\":\"task_started\"}\nnot json\n{\"seq\":2,\"type\":\"task_started\"}\n"))
-	if err == nil || !strings.Contains(err.Error(), "line 3") {
-		t.Errorf("bad middle line: %v", err)
-	}
-	_, err = New(Config{Model: "replay:" + filepath.Join(t.TempDir(), "none.jsonl")})
+	_, err := New(Config{Model: "replay:" + filepath.Join(t.TempDir(), "none.jsonl")})
 	asError(t, err, KindConfig)
 }
 
-func FuzzReadSessionEvents(f *testing.F) {
-	f.Add([]byte("{\"h\":1}\n{\"seq\":1,\"type\":\"llm_call_completed\",\"data\":{\"response\":\"x\",\"messages\":[{\"role\":\"user\",\"content\":\"q\"}]}}\n{\"seq\":2,\"ty"))
+// A request that carries a secret (a .env value interpolated into a
+// prompt, a token in a tool result) matches its recording, which the
+// recorder wrote redacted; the divergence report never quotes the secret.
+func TestReplayRedactsTheRequestLikeTheRecorder(t *testing.T) {
+	const envSecret = "wx-9f8e7d6c5b4a" // as if from .env: no token shape, only marked
+	red := session.NewRedactor(envSecret)
+	secretReq := func(city string) Request {
+		return Request{Meta: CallMeta{AgentRole: "Researcher", TaskName: "forecast", CallID: "c1"}, Messages: []Message{
+			{Role: RoleSystem, Content: "You are Researcher."},
+			{Role: RoleUser, Content: "Call the weather API with key " + envSecret + " for " + city},
+			{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "t1", Name: "get_forecast", Arguments: `{"city":"` + city + `","api_key":"sk-live-0123456789abcdefghij"}`}}},
+			{Role: RoleTool, ToolCallID: "t1", Name: "get_forecast", Content: "sunny; Authorization: Bearer " + envSecret},
+		}}
+	}
+	req := secretReq("Paris")
+	var file bytes.Buffer
+	rec, err := session.NewRecorder(&file, session.RecorderOptions{Redactor: red})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Emit(session.Event{Kind: session.LLMCallCompleted, AgentRole: "Researcher", TaskName: "forecast",
+		Data: CompletedEventData("gpt-4o", req, Response{Content: "Final Answer: sunny"})})
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(file.String(), envSecret) || strings.Contains(file.String(), "sk-live-") {
+		t.Fatalf("the recorder wrote a secret:\n%s", file.String())
+	}
+	f, err := session.Read(&file, session.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	p := NewReplay(f.Events, ReplayOptions{Redactor: red})
+	resp, err := p.Call(ctxTimeout(t, time.Second), req, nil)
+	if err != nil {
+		t.Fatalf("the same request diverged from its redacted recording: %v", err)
+	}
+	if resp.Content != "Final Answer: sunny" {
+		t.Errorf("replayed %q", resp.Content)
+	}
+
+	// A real divergence next to the secret is still one, and its report
+	// shows the secret redacted.
+	p = NewReplay(f.Events, ReplayOptions{Redactor: red})
+	_, err = p.Call(ctxTimeout(t, time.Second), secretReq("Lyon"), nil)
+	e := asError(t, err, KindReplay)
+	var d *Divergence
+	if !errors.As(err, &d) || d.Message != 1 || d.Field != "content" {
+		t.Fatalf("divergence %+v (%v)", d, err)
+	}
+	if strings.Contains(e.Error(), envSecret) || !strings.Contains(e.Error(), "Lyon") {
+		t.Errorf("divergence report: %v", e)
+	}
+}
+
+// Whatever a session file holds, reading it and replaying it never panics.
+func FuzzReplaySessionFile(f *testing.F) {
+	f.Add([]byte("{\"crewbench_session\":1}\n{\"seq\":1,\"type\":\"llm_call_completed\",\"data\":{\"response\":\"x\",\"messages\":[{\"role\":\"user\",\"content\":\"q\"}]}}\n{\"seq\":2,\"ty"))
 	f.Add([]byte("{\"seq\":1,\"type\":\"llm_call_completed\",\"data\":{\"response\":[{\"call_id\":\"a\",\"function\":{\"name\":\"n\",\"arguments\":{}}}],\"usage\":{\"input_tokens\":1}}}\n"))
 	f.Add([]byte("{\"seq\":1,\"type\":\"llm_call_failed\",\"data\":{\"error\":\"e\",\"error_kind\":\"rate_limit\",\"retry_after_ms\":5}}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		events, err := ReadSessionEvents(bytes.NewReader(data))
+		sf, err := session.Read(bytes.NewReader(data), session.ReadOptions{Lenient: true})
 		if err != nil {
 			return
 		}
 		// Whatever was recorded, replaying it must not panic.
-		p := NewReplay(events, ReplayOptions{ContinueOnDivergence: true})
+		p := NewReplay(sf.Events, ReplayOptions{ContinueOnDivergence: true})
 		for range 3 {
-			_, _ = p.Call(context.Background(), Request{Messages: []Message{{Role: RoleUser, Content: "q"}}, Stream: true}, func(Chunk) {})
+			_, _ = p.Call(context.Background(), Request{Messages: []Message{{Role: RoleUser, Content: "q sk-live-0123456789abcdefghij"}}, Stream: true}, func(Chunk) {})
 		}
 	})
 }

@@ -226,7 +226,7 @@ func (s *Scripted) stream(ctx context.Context, r *Reply, resp Response, onChunk 
 func (s *Scripted) sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		if err := ctx.Err(); err != nil {
-			return transportError(ctx, ProviderScripted, s.script.Model, err, nil, redactor())
+			return transportError(ctx, ProviderScripted, s.script.Model, err, nil, nil)
 		}
 		return nil
 	}
@@ -236,7 +236,7 @@ func (s *Scripted) sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	case <-ctx.Done():
-		return transportError(ctx, ProviderScripted, s.script.Model, ctx.Err(), nil, redactor())
+		return transportError(ctx, ProviderScripted, s.script.Model, ctx.Err(), nil, nil)
 	}
 }
 

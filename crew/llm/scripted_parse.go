@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"crewbench/crew/suggest"
 )
 
 // Script is a parsed scripted-LLM script: hand-written replies keyed by agent
@@ -234,7 +236,7 @@ func (p *scriptParser) mapping(n *yaml.Node, field string, known ...string) map[
 		}
 		if !contains(known, k.Value) {
 			msg := fmt.Sprintf("unknown field %q", k.Value)
-			if s := closest(k.Value, known); s != "" {
+			if s := suggest.Closest(k.Value, known, 2); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			} else {
 				msg += fmt.Sprintf(" (known: %s)", strings.Join(known, ", "))
@@ -741,36 +743,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// closest returns the known word within edit distance 2 of s, if any.
-func closest(s string, known []string) string {
-	best, bestD := "", 3
-	for _, k := range known {
-		if d := editDistance(strings.ToLower(s), k); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

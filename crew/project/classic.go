@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"crewbench/crew/suggest"
 	"crewbench/mcpconn"
 )
 
@@ -358,7 +359,7 @@ func (cx *classicCtx) yamlEntry(cfg *Node, key string, pos Pos, attr string) *No
 		for _, f := range cfg.Fields {
 			keys = append(keys, f.Key)
 		}
-		if s := suggest(key, keys); s != "" {
+		if s := suggest.DidYouMean(key, keys); s != "" {
 			e.Hint = fmt.Sprintf("did you mean %q?", s)
 		}
 		return nil
@@ -474,7 +475,7 @@ func (cx *classicCtx) buildAgent(name string, yamlNode *Node, call *pyExpr, scop
 		for _, f := range yamlNode.Fields {
 			if !agentFields[f.Key] {
 				text := fmt.Sprintf("%s.%s is not an Agent field: CrewAI ignores it silently (JSON crews would reject it)", name, f.Key)
-				if s := suggest(f.Key, keysOf(agentFields)); s != "" {
+				if s := suggest.DidYouMean(f.Key, keysOf(agentFields)); s != "" {
 					text += fmt.Sprintf("; did you mean %q?", s)
 				}
 				l.note(f.KeyPos, Warn, "yaml-unknown-key", text)
@@ -623,7 +624,7 @@ func (cx *classicCtx) methodTools(n *Node, agent string) []ToolRef {
 		}
 		if cx.cls != nil && !cx.toolMethods[it.Str] {
 			e := cx.l.err(it.Pos, agent+".tools", "", fmt.Sprintf("tools: %s is not a @tool method of %s (CrewAI raises KeyError: %s)", pyStrRepr(it.Str), cx.cls.name, pyStrRepr(it.Str)))
-			if s := suggest(it.Str, keysOf(cx.toolMethods)); s != "" {
+			if s := suggest.DidYouMean(it.Str, keysOf(cx.toolMethods)); s != "" {
 				e.Hint = fmt.Sprintf("did you mean %q?", s)
 			}
 		}
@@ -833,7 +834,7 @@ func (cx *classicCtx) buildTask(name string, yamlNode *Node, call *pyExpr, scope
 		if cx.cls != nil {
 			if f := cx.cls.method(ag.Str); f == nil {
 				e := l.err(ag.Pos, name+".agent", "", fmt.Sprintf("agent: %s is not a method of %s (CrewAI raises KeyError: %s)", pyStrRepr(ag.Str), cx.cls.name, pyStrRepr(ag.Str)))
-				if s := suggest(ag.Str, l.p.AgentNames()); s != "" {
+				if s := suggest.DidYouMean(ag.Str, l.p.AgentNames()); s != "" {
 					e.Hint = fmt.Sprintf("did you mean %q?", s)
 				}
 			} else {

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"crewbench/crew/suggest"
 )
 
 // decoder reads typed values out of an object's fields the way Pydantic's
@@ -321,7 +323,7 @@ func (l *loader) fieldErrors(obj *Node, allowed, runtime, extra map[string]bool,
 		}
 		var hints []string
 		for _, u := range unknown {
-			if s := suggest(u, cands); s != "" {
+			if s := suggest.DidYouMean(u, cands); s != "" {
 				hints = append(hints, fmt.Sprintf("%q → did you mean %q?", u, s))
 			}
 		}

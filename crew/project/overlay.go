@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"crewbench/crew/suggest"
 	"crewbench/mcpconn"
 )
 
@@ -226,7 +227,7 @@ func (op *ovParser) keys(obj *Node, where string, allowed []string) {
 		}
 		field := joinPath(where, f.Key)
 		e := op.l.err(f.KeyPos, field, "", fmt.Sprintf("unknown key %q%s", f.Key, inWhere(where)))
-		if s := suggest(f.Key, allowed); s != "" {
+		if s := suggest.DidYouMean(f.Key, allowed); s != "" {
 			e.Hint = fmt.Sprintf("did you mean %q?", s)
 		} else {
 			e.Hint = "expected one of: " + strings.Join(allowed, ", ")
@@ -426,7 +427,7 @@ func (op *ovParser) servers(v *Node) {
 				so.Policy = mcpconn.Policy(s)
 			default:
 				e := op.fail(p, where+".policy", fmt.Sprintf("unknown policy %q", s))
-				if sg := suggest(s, []string{"native", "https-string", "adapter", "session"}); sg != "" {
+				if sg := suggest.DidYouMean(s, []string{"native", "https-string", "adapter", "session"}); sg != "" {
 					e.Hint = fmt.Sprintf("did you mean %q?", sg)
 				} else {
 					e.Hint = "expected one of: native, https-string, adapter, session"
@@ -537,7 +538,7 @@ func (op *ovParser) faults(n *Node, where string) []mcpconn.Fault {
 				f.Kind = mcpconn.FaultKind(s)
 			} else {
 				e := op.fail(k, w+".kind", fmt.Sprintf("unknown fault kind %q", s))
-				if sg := suggest(s, faultKinds); sg != "" {
+				if sg := suggest.DidYouMean(s, faultKinds); sg != "" {
 					e.Hint = fmt.Sprintf("did you mean %q?", sg)
 				} else {
 					e.Hint = "expected one of: " + strings.Join(faultKinds, ", ")
@@ -676,7 +677,7 @@ func (l *loader) applyOverlay() {
 		}
 		if s == nil {
 			e := l.err(so.Pos, "servers."+so.Name, "", fmt.Sprintf("servers.%s: the project has no server named %q (to declare one here, give command: or url:)", so.Name, so.Name))
-			if sg := suggest(so.Name, p.ServerNames()); sg != "" {
+			if sg := suggest.DidYouMean(so.Name, p.ServerNames()); sg != "" {
 				e.Hint = fmt.Sprintf("did you mean %q?", sg)
 			} else if len(p.Servers) > 0 {
 				e.Hint = "servers: " + strings.Join(p.ServerNames(), ", ")
@@ -724,14 +725,14 @@ func (l *loader) applyOverlay() {
 		st := ov.Tools[key]
 		if !matched[key] {
 			e := l.err(ov.toolPos[key], "tools."+key, "", fmt.Sprintf("tools.%s: no agent or task uses a tool %q", key, key))
-			if sg := suggest(key, p.toolRefNames()); sg != "" {
+			if sg := suggest.DidYouMean(key, p.toolRefNames()); sg != "" {
 				e.Hint = fmt.Sprintf("did you mean %q?", sg)
 			}
 		}
 		if st.Server != "" {
 			if p.Server(st.Server) == nil {
 				e := l.err(st.Pos, "tools."+key+".mcp.server", "", fmt.Sprintf("tools.%s routes to server %q, which the project does not have", key, st.Server))
-				if sg := suggest(st.Server, p.ServerNames()); sg != "" {
+				if sg := suggest.DidYouMean(st.Server, p.ServerNames()); sg != "" {
 					e.Hint = fmt.Sprintf("did you mean %q?", sg)
 				}
 			}
@@ -741,7 +742,7 @@ func (l *loader) applyOverlay() {
 	for _, name := range byPos(ov.agentPos) {
 		if p.Agent(name) == nil {
 			e := l.err(ov.agentPos[name], "agents."+name, "", fmt.Sprintf("agents.%s: the project has no agent %q", name, name))
-			if sg := suggest(name, p.AgentNames()); sg != "" {
+			if sg := suggest.DidYouMean(name, p.AgentNames()); sg != "" {
 				e.Hint = fmt.Sprintf("did you mean %q?", sg)
 			}
 		}
@@ -770,7 +771,7 @@ func (l *loader) applyOverlay() {
 	for _, k := range keys {
 		if !l.usedValues[k] {
 			e := l.err(ov.Values[k].Pos, "values."+k, "", fmt.Sprintf("values.%s: nothing in the project is waiting for %q", k, k))
-			if sg := suggest(k, ids); sg != "" {
+			if sg := suggest.DidYouMean(k, ids); sg != "" {
 				e.Hint = fmt.Sprintf("did you mean %q?", sg)
 			} else if len(ids) > 0 {
 				e.Hint = "unresolved values: " + strings.Join(ids, ", ")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"crewbench/crew/suggest"
 	"crewbench/names"
 )
 
@@ -143,7 +144,7 @@ func (ix *toolIndex) explain(list, entry string) Hint {
 		case unprefixed != "" && t.Name == unprefixed:
 			why = likePrefixed
 		case bestWhy >= likeTypo && maxTypo > 0:
-			if d := boundedLevenshtein(san, t.Name, bestDist-1); d < bestDist {
+			if d, ok := suggest.Within(san, t.Name, bestDist-1); ok {
 				why, bestDist = likeTypo, d
 				best = t.Name // a closer typo replaces a farther one
 			}
@@ -173,46 +174,4 @@ func (ix *toolIndex) explain(list, entry string) Hint {
 		Kind: HintDidYouMean, Entry: entry, List: list, Suggestion: best,
 		Message: fmt.Sprintf("%s entry %q matches no tool%s — did you mean `%s`?", list, entry, detail, best),
 	}
-}
-
-// boundedLevenshtein is the edit distance between a and b (bytes; sanitized
-// names are ASCII and at most names.MaxLength long), or a value above maxDist
-// when it exceeds maxDist. Bounding and stack rows keep hints cheap over
-// thousands of tools.
-func boundedLevenshtein(a, b string, maxDist int) int {
-	const tooFar = 1 << 30
-	if maxDist < 0 {
-		return tooFar
-	}
-	if d := len(a) - len(b); d > maxDist || -d > maxDist {
-		return tooFar
-	}
-	if len(b) > names.MaxLength {
-		return tooFar
-	}
-	var rowA, rowB [names.MaxLength + 1]int
-	prev, cur := rowA[:len(b)+1], rowB[:len(b)+1]
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		rowMin := cur[0]
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			rowMin = min(rowMin, cur[j])
-		}
-		if rowMin > maxDist {
-			return tooFar
-		}
-		prev, cur = cur, prev
-	}
-	if prev[len(b)] > maxDist {
-		return tooFar
-	}
-	return prev[len(b)]
 }

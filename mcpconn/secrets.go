@@ -1,0 +1,55 @@
+package mcpconn
+
+import (
+	"strings"
+
+	"crewbench/session"
+)
+
+// serverSecrets hides one server's own secrets in the texts that quote them
+// (its stderr, frames, error texts): the URL with the credentials in it,
+// and the values of its secret env vars and credential headers. Redaction
+// itself is session's (one mechanism, one marker); this only says which
+// values belong to the server. Only those known values are replaced, not
+// session's free-text rules: these texts stay what the server and CrewAI
+// said (see session.Redactor.RedactMarked), and the recorder applies the
+// rules to everything it writes anyway.
+type serverSecrets struct {
+	url, redactedURL string
+	red              *session.Redactor
+}
+
+func newServerSecrets(spec ServerSpec) serverSecrets {
+	return serverSecrets{
+		url:         spec.URL,
+		redactedURL: session.RedactURL(spec.URL),
+		red:         session.NewRedactor(session.NamedSecrets(spec.Env, spec.Headers)...),
+	}
+}
+
+// redact returns text with the server's secrets hidden. The URL is
+// replaced whole by its redacted form, so a short password in it (too
+// short to mark as a value) is hidden too.
+func (s serverSecrets) redact(text string) string {
+	if s.url != "" && s.redactedURL != s.url {
+		text = strings.ReplaceAll(text, s.url, s.redactedURL)
+	}
+	return s.red.RedactMarked(text)
+}
+
+// RedactText hides spec's secrets in a free-form text that may quote them,
+// such as an error message that quotes a URL or a header (see serverSecrets).
+func RedactText(spec ServerSpec, text string) string {
+	return newServerSecrets(spec).redact(text)
+}
+
+// RedactEnv returns a copy of vars with secret-looking values hidden, for
+// display (session.Redactor.RedactNamed).
+func RedactEnv(vars []EnvVar) []EnvVar {
+	out := make([]EnvVar, len(vars))
+	for i, v := range vars {
+		v.Value = session.DefaultRedactor.RedactNamed(v.Name, v.Value)
+		out[i] = v
+	}
+	return out
+}
