@@ -15,10 +15,10 @@ func TestRunHidesProjectSecretsEverywhere(t *testing.T) {
 	const secret = "plainvalue9876zz"
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
-		".env":       "WEATHER_API_KEY=" + secret + "\n",
-		"crew.jsonc": `{"agents": ["a"], "tasks": [{"name": "t", "description": "Say hello", "expected_output": "A greeting", "agent": "a"}]}`,
+		".env":           "WEATHER_API_KEY=" + secret + "\n",
+		"crew.jsonc":     `{"agents": ["a"], "tasks": [{"name": "t", "description": "Say hello", "expected_output": "A greeting", "agent": "a"}]}`,
 		"agents/a.jsonc": `{"role": "Greeter", "goal": "Greet", "backstory": "Friendly", "llm": "scripted:script.yaml"}`,
-		"script.yaml": "replies:\n  - \"Final Answer: hello, the key is " + secret + "\"\n",
+		"script.yaml":    "replies:\n  - \"Final Answer: hello, the key is " + secret + "\"\n",
 	})
 	rec := filepath.Join(t.TempDir(), "run.jsonl")
 	code, stdout, stderr := runCrewCLI(t, "run", dir, "--json", "--record", rec, "--color", "never", "-v")
