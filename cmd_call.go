@@ -27,10 +27,11 @@ type callOpts struct {
 	attempts int
 	backoff  time.Duration
 	json     bool
+	session  sessionFlags
 }
 
 func newCallCmd() *cobra.Command {
-	o := &callOpts{}
+	o := &callOpts{session: sessionFlags{recordByDefault: true}}
 	cmd := &cobra.Command{
 		Use:   "call [SERVER] TOOL [--stdio \"cmd args\" | --url URL] [--args JSON] [--policy P]",
 		Short: "Call one MCP tool exactly as CrewAI would (timeouts, retries, fresh sessions, error texts)",
@@ -51,6 +52,11 @@ Policies (default: CrewAI's for the server):
 --timeout, --connect-timeout, --attempts and --backoff change CrewAI's
 numbers to answer "what if?" questions.
 
+Every call is recorded (connect, spawns, each attempt and retry, frames,
+server stderr and the final result) to a new session file in
+$XDG_STATE_HOME/crewbench/sessions, or to --record FILE; --no-record skips
+it. crewbench replay FILE shows the recording.
+
   crewbench call --stdio "crewbench fixture slow" slow_report --args '{"seconds":3}' --timeout 1s
 
 Exit status: 0 ok, 1 usage or config error, 2 connection failure,
@@ -66,6 +72,7 @@ Exit status: 0 ok, 1 usage or config error, 2 connection failure,
 	fs.IntVar(&o.attempts, "attempts", 0, "attempts per call (CrewAI: 3)")
 	fs.DurationVar(&o.backoff, "backoff", 0, "first backoff between attempts, doubling (CrewAI: 1s)")
 	fs.BoolVar(&o.json, "json", false, "print JSON")
+	addSessionFlags(cmd, &o.session)
 	return cmd
 }
 
@@ -128,28 +135,61 @@ func runCall(cmd *cobra.Command, o *callOpts, args []string) error {
 		spec.Timeouts.Backoff = o.backoff
 	}
 
-	// Live progress on stderr for people; nothing extra with --json.
-	var em *session.Emitter
-	if !o.json {
-		em = session.NewEmitter(progressSink(cmd.ErrOrStderr()))
+	// The recording (and a live export) hide the server's own credentials
+	// (secret env values, Authorization and other credential headers) on
+	// top of the standard rules.
+	o.session.redactor = session.NewRedactor(session.NamedSecrets(spec.Env, spec.Headers)...)
+	record, closeSinks, err := openSessionSinks(&o.session, session.Header{
+		RunID: session.NewID(), Command: "call", Meta: callMeta(spec, tool),
+	})
+	if err != nil {
+		return exitCode(exitUsage, err)
 	}
-	r := mcpconn.Call(ctx, spec, tool, toolArgs, mcpconn.Options{Emitter: em})
+	stderr := cmd.ErrOrStderr()
+	// Live progress on stderr for people; nothing extra with --json.
+	sinks := session.Fanout{record}
+	if !o.json {
+		sinks = append(sinks, progressSink(stderr))
+	}
+	r := mcpconn.Call(ctx, spec, tool, toolArgs, mcpconn.Options{Emitter: session.NewEmitter(sinks)})
 
 	out := cmd.OutOrStdout()
+	var printErr error
 	if o.json {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(r); err != nil {
-			return err
-		}
+		printErr = enc.Encode(r)
 	} else {
 		printCall(out, r)
+	}
+	// "session recorded to FILE" goes to stderr, last, so --json's stdout
+	// stays one JSON document.
+	if err := closeSinks(stderr); err != nil {
+		fmt.Fprintf(stderr, "crewbench: %v\n", err)
+	}
+	if printErr != nil {
+		return printErr
 	}
 	if code := callExitCode(r); code != exitOK {
 		return silentExit{code: code}
 	}
 	return nil
+}
+
+// callMeta describes the call in the session header: the server as
+// crewbench names it (a stdio command line or the redacted URL; the
+// recorder redacts the header again with the call's secrets), the tool and
+// the policy's numbers.
+func callMeta(spec mcpconn.ServerSpec, tool string) map[string]any {
+	p := mcpconn.EffectivePolicy(spec)
+	return map[string]any{
+		"server":    session.RedactString(mcpconn.Handle(spec)),
+		"transport": string(spec.Transport),
+		"tool":      tool,
+		"policy":    string(p),
+		"limits":    mcpconn.CallLimits(spec, p),
+	}
 }
 
 func parseToolArgs(s string) (map[string]any, error) {

@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -108,4 +111,331 @@ func TestCallPoliciesOverHTTP(t *testing.T) {
 func startHTTPFixture(t *testing.T, name string) string {
 	t.Helper()
 	return fixturetest.StartHTTP(t, name, "http")
+}
+
+// recordedPath reads the file a command named in "session recorded to FILE".
+func recordedPath(t *testing.T, stderr string) string {
+	t.Helper()
+	const prefix = "session recorded to "
+	for _, line := range strings.Split(stderr, "\n") {
+		if p, ok := strings.CutPrefix(line, prefix); ok {
+			return p
+		}
+	}
+	t.Fatalf("no %q line on stderr:\n%s", prefix, stderr)
+	return ""
+}
+
+// sessionFiles lists the recordings in the default sessions directory.
+func sessionFiles(t *testing.T) []string {
+	t.Helper()
+	dir, err := session.SessionsDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func eventsOfKind(evs []session.Event, k session.Kind) []session.Event {
+	var out []session.Event
+	for _, ev := range evs {
+		if ev.Kind == k {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// A call is recorded by default into $XDG_STATE_HOME/crewbench/sessions
+// (TestMain points it at a temporary directory): every attempt of a
+// retried call, the retries, and CrewAI's verdict, which must equal the
+// result the command printed.
+func TestCallRecordsByDefault(t *testing.T) {
+	before := len(sessionFiles(t))
+	code, out, errs := run(t, "call", "--stdio", fixtureCommandLine(t, "slow"), "slow_report",
+		"--args", `{"seconds":3}`, "--timeout", "200ms", "--backoff", "50ms", "--json")
+	if code != exitTimeout {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	var r mcpconn.CallResult
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("--json stdout is not one JSON document: %v\n%s", err, out)
+	}
+	path := recordedPath(t, errs)
+	dir, _ := session.SessionsDir()
+	if filepath.Dir(path) != dir {
+		t.Errorf("recorded to %s, want a file in %s", path, dir)
+	}
+	if n := len(sessionFiles(t)); n != before+1 {
+		t.Errorf("%d new session files, want 1", n-before)
+	}
+
+	f, err := session.ReadFile(path, session.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Warnings) > 0 {
+		t.Errorf("warnings: %v", f.Warnings)
+	}
+	h := f.Header
+	if h.Command != "call" || h.Meta["tool"] != "slow_report" || !strings.Contains(h.Meta["server"].(string), "fixture") ||
+		h.Meta["policy"] != "native" || h.Version == "" || h.RunID == "" {
+		t.Errorf("header %+v", h)
+	}
+	attempts := eventsOfKind(f.Events, session.MCPAttemptFinished)
+	if len(attempts) != 3 {
+		t.Fatalf("%d attempts recorded, want 3", len(attempts))
+	}
+	for i, a := range attempts {
+		if a.Attempt != i+1 || a.Outcome != session.OutcomeTimeout || a.Duration < 200*time.Millisecond {
+			t.Errorf("attempt %d: %+v", i+1, a)
+		}
+	}
+	retries := eventsOfKind(f.Events, session.MCPRetryScheduled)
+	if len(retries) != 2 || retries[0].Duration != 50*time.Millisecond || retries[1].Duration != 100*time.Millisecond {
+		t.Errorf("retries %+v", retries)
+	}
+	if len(eventsOfKind(f.Events, session.MCPConnectionCompleted)) != 1 || len(eventsOfKind(f.Events, session.MCPProcessSpawned)) != 1 {
+		t.Errorf("connect or spawn not recorded: %v", kindsOf(f.Events))
+	}
+	last := f.Events[len(f.Events)-1]
+	if last.Kind != session.MCPToolExecutionFailed {
+		t.Fatalf("last event %s, want the call's end (%v)", last.Kind, kindsOf(f.Events))
+	}
+	if last.Outcome != r.Outcome || last.Error != r.Text || last.Str("failure_reason") != r.FailureReason ||
+		!last.Bool("raised") || !last.Bool("failed") || last.Int("attempts") != 3 {
+		t.Errorf("final event %+v\nresult outcome %s reason %s text %q", last, r.Outcome, r.FailureReason, r.Text)
+	}
+	for i := 1; i < len(f.Events); i++ {
+		if f.Events[i].Seq <= f.Events[i-1].Seq {
+			t.Fatalf("seq not increasing at %d: %d after %d", i, f.Events[i].Seq, f.Events[i-1].Seq)
+		}
+	}
+
+	// An ok call ends with mcp_tool_execution_completed holding the text
+	// CrewAI's tool returns.
+	code, out, errs = run(t, "call", "--stdio", fixtureCommandLine(t, "weather"), "getForecast", "--args", `{"city":"Oslo"}`, "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	f, err = session.ReadFile(recordedPath(t, errs), session.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last = f.Events[len(f.Events)-1]
+	if last.Kind != session.MCPToolExecutionCompleted || last.Outcome != session.OutcomeOK || last.Str(session.KeyResult) != r.Text || last.Bool("failed") {
+		t.Errorf("final event %+v, want the text %q", last, r.Text)
+	}
+}
+
+func kindsOf(evs []session.Event) []session.Kind {
+	out := make([]session.Kind, len(evs))
+	for i, ev := range evs {
+		out[i] = ev.Kind
+	}
+	return out
+}
+
+func TestCallRecordFlags(t *testing.T) {
+	weather := fixtureCommandLine(t, "weather")
+	t.Run("record to FILE", func(t *testing.T) {
+		before := len(sessionFiles(t))
+		path := filepath.Join(t.TempDir(), "sub", "call.jsonl")
+		code, out, errs := run(t, "call", "--stdio", weather, "getForecast", "--args", `{"city":"Oslo"}`, "--record", path)
+		if code != exitOK || recordedPath(t, errs) != path || strings.Contains(out, "session recorded") {
+			t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+		}
+		if n := len(sessionFiles(t)); n != before {
+			t.Errorf("--record FILE also wrote %d files to the sessions directory", n-before)
+		}
+		f, err := session.ReadFile(path, session.ReadOptions{})
+		if err != nil || f.Header.Command != "call" || len(eventsOfKind(f.Events, session.MCPToolExecutionCompleted)) != 1 {
+			t.Fatalf("%v %+v", err, f)
+		}
+	})
+	t.Run("no-record", func(t *testing.T) {
+		before := len(sessionFiles(t))
+		code, out, errs := run(t, "call", "--stdio", weather, "getForecast", "--args", `{"city":"Oslo"}`, "--no-record")
+		if code != exitOK || strings.Contains(errs, "session recorded") {
+			t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+		}
+		if n := len(sessionFiles(t)); n != before {
+			t.Errorf("--no-record wrote %d files", n-before)
+		}
+	})
+	t.Run("both", func(t *testing.T) {
+		code, _, errs := run(t, "call", "--stdio", weather, "getForecast", "--record", filepath.Join(t.TempDir(), "x.jsonl"), "--no-record")
+		if code != exitUsage || !strings.Contains(errs, "not both") {
+			t.Errorf("exit %d: %s", code, errs)
+		}
+	})
+	t.Run("unwritable", func(t *testing.T) {
+		dir := t.TempDir()
+		blocker := filepath.Join(dir, "file")
+		if err := os.WriteFile(blocker, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		// A recording that cannot be created stops the call before any
+		// server is started.
+		code, _, errs := run(t, "call", "--stdio", weather, "getForecast", "--record", filepath.Join(blocker, "x.jsonl"))
+		if code != exitUsage || !strings.Contains(errs, "session recorder") || strings.Contains(errs, "attempt") {
+			t.Errorf("exit %d: %s", code, errs)
+		}
+	})
+	t.Run("live export", func(t *testing.T) {
+		rcv := &otlpReceiver{}
+		srv := httptest.NewServer(rcv)
+		defer srv.Close()
+		code, _, errs := run(t, "call", "--stdio", weather, "getForecast", "--args", `{"city":"Oslo"}`, "--no-record", "--otlp-endpoint", srv.URL)
+		if code != exitOK || !strings.Contains(errs, "spans to "+srv.URL) || strings.Contains(errs, "exported 0 spans") {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		rcv.mu.Lock()
+		defer rcv.mu.Unlock()
+		found := false
+		for _, req := range rcv.requests {
+			for _, rs := range req.ResourceSpans {
+				for _, ss := range rs.ScopeSpans {
+					for _, sp := range ss.Spans {
+						found = found || strings.HasPrefix(sp.Name, "tools/call")
+					}
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no tools/call span among %d requests", len(rcv.requests))
+		}
+	})
+}
+
+// The server's credentials never reach the recording: an Authorization
+// header, a token in the URL and a secret env var, each also passed as a
+// tool argument so it would otherwise land in the arguments, the frames
+// and the echoed result.
+func TestCallRecordingRedactsServerSecrets(t *testing.T) {
+	const (
+		headerSecret = "PLANTED-header-4f9a1c"
+		urlSecret    = "PLANTED-url-77d2e0"
+		envSecret    = "PLANTED-env-0b3c55"
+	)
+	url := startHTTPFixture(t, "weather")
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"http", []string{"--url", url + "?access_token=" + urlSecret, "--header", "Authorization=Bearer " + headerSecret,
+			"getForecast", "--args", `{"city":"` + headerSecret + `"}`}},
+		{"stdio", []string{"--stdio", fixtureCommandLine(t, "weather"), "--env", "WEATHER_API_TOKEN=" + envSecret,
+			"getForecast", "--args", `{"city":"` + envSecret + `"}`}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "call.jsonl")
+			code, out, errs := run(t, append(append([]string{"call"}, c.args...), "--record", path)...)
+			if code != exitOK {
+				t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+			}
+			raw, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, secret := range []string{headerSecret, urlSecret, envSecret} {
+				if strings.Contains(string(raw), secret) {
+					t.Errorf("%s reached the recording", secret)
+				}
+			}
+			f, err := session.ReadFile(path, session.ReadOptions{})
+			if err != nil || len(eventsOfKind(f.Events, session.MCPToolExecutionCompleted)) != 1 {
+				t.Fatalf("%v", err)
+			}
+			// The value did reach the recorder, and was replaced.
+			started := eventsOfKind(f.Events, session.MCPToolExecutionStarted)
+			if len(started) != 1 {
+				t.Fatalf("kinds %v", kindsOf(f.Events))
+			}
+			if args, _ := started[0].Data[session.KeyToolArgs].(map[string]any); args["city"] != session.Redacted {
+				t.Errorf("tool_args %v: the planted value was not redacted", started[0].Data[session.KeyToolArgs])
+			}
+		})
+	}
+}
+
+// crewbench replay prints a call's recording: connect, each attempt with
+// its outcome, the retries, and CrewAI's verdict with the final text.
+func TestReplayPrintsACallSession(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "call.jsonl")
+	code, _, errs := run(t, "call", "--stdio", fixtureCommandLine(t, "slow"), "slow_report",
+		"--args", `{"seconds":3}`, "--timeout", "200ms", "--backoff", "50ms", "--record", path)
+	if code != exitTimeout {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	code, out, errs := run(t, "replay", path, "--color", "never")
+	if code != replayExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"crewbench call",
+		"→ tools/call slow_report @ ",
+		`{"seconds":3}`,
+		"✓ connect ",
+		"attempt 1 timeout after 2", "; retrying in 50ms",
+		"attempt 2 timeout after 2", "; retrying in 100ms",
+		"attempt 3 timeout after 2",
+		"· 2 retries · timeout · CrewAI raises: Error executing MCP tool slow_report: Operation timed out after 0.2 seconds",
+		"1 tool call · 3 attempts · 2 retries",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("replay lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "0 LLM calls") {
+		t.Errorf("a call session counts LLM calls:\n%s", out)
+	}
+	// -v adds the wire: the tools/call request frames, the server's stderr.
+	_, out, _ = run(t, "replay", path, "--color", "never", "-v")
+	if strings.Count(out, "tools/call int64:") < 3 || !strings.Contains(out, "stderr ") || strings.Contains(out, " null") {
+		t.Errorf("verbose replay:\n%s", out)
+	}
+}
+
+// One smoke run is one recording holding every call.
+func TestSmokeRecords(t *testing.T) {
+	cmd, args := fixturetest.Command("inventory")
+	path := filepath.Join(t.TempDir(), "smoke.jsonl")
+	code, out, errs := run(t, append([]string{"smoke", "--json", "--record", path, "--"}, append([]string{cmd}, args...)...)...)
+	if code != exitOK || recordedPath(t, errs) != path {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	var rep smokeReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("stdout: %v\n%s", err, out)
+	}
+	f, err := session.ReadFile(path, session.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Header.Command != "smoke" || len(eventsOfKind(f.Events, session.MCPToolsListed)) == 0 {
+		t.Errorf("header %+v, kinds %v", f.Header, kindsOf(f.Events))
+	}
+	ends := append(eventsOfKind(f.Events, session.MCPToolExecutionCompleted), eventsOfKind(f.Events, session.MCPToolExecutionFailed)...)
+	if len(ends) != len(rep.Tools) || len(ends) != 3 {
+		t.Errorf("%d calls recorded, %d in the report", len(ends), len(rep.Tools))
+	}
+
+	before := len(sessionFiles(t))
+	code, _, errs = run(t, append([]string{"smoke", "--no-record", "--"}, append([]string{cmd}, args...)...)...)
+	if code != exitOK || strings.Contains(errs, "session recorded") || len(sessionFiles(t)) != before {
+		t.Errorf("--no-record: exit %d, %s", code, errs)
+	}
+	code, _, errs = run(t, append([]string{"smoke", "--"}, append([]string{cmd}, args...)...)...)
+	if code != exitOK || filepath.Dir(recordedPath(t, errs)) != filepath.Dir(sessionFiles(t)[0]) || len(sessionFiles(t)) != before+1 {
+		t.Errorf("default: exit %d, %s", code, errs)
+	}
 }

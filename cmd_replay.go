@@ -49,7 +49,8 @@ type replayOpts struct {
 }
 
 func newReplayCmd() *cobra.Command {
-	o := &replayOpts{}
+	// A re-run is a run: it is recorded by default like one.
+	o := &replayOpts{session: sessionFlags{recordByDefault: true}}
 	cmd := &cobra.Command{
 		Use:   "replay FILE [--json] | replay FILE --rerun [PATH] [--allow|--block SERVER=a,b] [--fault SERVER=KIND,…]",
 		Short: "Show a recorded session, or re-run it offline with the recorded LLM replies",
@@ -79,7 +80,9 @@ tokens; see crewbench diff). By default the run stops at the first
 divergence; --keep-going serves the remaining recorded replies anyway and
 lists every divergence. Responses are served in recorded order, so a change
 that makes the crew call the LLM in another order diverges at once.
---record FILE saves the new session; --json prints the report as JSON.
+The re-run is recorded like any run (a new file in the sessions directory;
+--record FILE picks the file, --no-record skips it); --json prints the
+report as JSON.
 
 Exit codes:
   0  shown; with --rerun: the run followed the recording to its end
@@ -119,7 +122,7 @@ func runReplay(cmd *cobra.Command, o *replayOpts, args []string) error {
 	if !o.rerun {
 		for flag, set := range map[string]bool{
 			"--allow": len(o.allow) > 0, "--block": len(o.block) > 0, "--fault": len(o.faults) > 0,
-			"-c": o.overlay != "", "--keep-going": o.keepGoing, "--record": o.session.record != "",
+			"-c": o.overlay != "", "--keep-going": o.keepGoing, "--record": o.session.record != "", "--no-record": o.session.noRecord,
 			"--otlp-endpoint": o.session.otlpEndpoint != "",
 		} {
 			if set {

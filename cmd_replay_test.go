@@ -329,6 +329,7 @@ func TestReplayErrors(t *testing.T) {
 		{"newer schema", []string{"replay", newer}, 2, "", "newer than this crewbench reads"},
 		{"filter without --rerun", []string{"replay", good, "--allow", "weather=get_forecast"}, 2, "", "--allow needs --rerun"},
 		{"project without --rerun", []string{"replay", good, "."}, 2, "", "only taken with --rerun"},
+		{"--no-record without --rerun", []string{"replay", good, "--no-record"}, 2, "", "--no-record needs --rerun"},
 		{"bad colour", []string{"replay", good, "--color", "pink"}, 2, "", "want auto, always or never"},
 		{"bad fault", []string{"replay", good, "--rerun", "--fault", "weather=explode"}, 2, "", "unknown fault kind"},
 		{"rerun, project gone", []string{"replay", good, "--rerun"}, 2, "", "the recorded project /work/proj is not there any more"},
@@ -498,6 +499,26 @@ func TestDemoSessionRecordReplayRerunDiffExport(t *testing.T) {
 		}
 		if code, out, _ := runSessionCLI(t, "diff", recorded, again); code != diffExitSame {
 			t.Errorf("diff recorded rerun: exit %d\n%s", code, out)
+		}
+	})
+
+	t.Run("a rerun is recorded by default, like a run", func(t *testing.T) {
+		code, out, errs := runSessionCLI(t, "replay", recorded, "--rerun", "--color", "never")
+		_, file, ok := strings.Cut(errs, "session recorded to ")
+		file = strings.TrimSpace(file)
+		if code != replayExitOK || !ok || !strings.HasPrefix(file, filepath.Join(dir, "crewbench", "sessions")) {
+			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+		}
+		f, err := session.ReadFile(file, session.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Header.Command != "replay --rerun" || f.Header.Meta["rerun_of"] != recorded {
+			t.Errorf("header %+v", f.Header)
+		}
+		code, _, errs = runSessionCLI(t, "replay", recorded, "--rerun", "--no-record", "--color", "never")
+		if code != replayExitOK || strings.Contains(errs, "session recorded to") {
+			t.Errorf("--no-record: exit %d\n%s", code, errs)
 		}
 	})
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,10 +28,11 @@ type smokeOpts struct {
 	skip     []string
 	json     bool
 	project  projectFlags
+	session  sessionFlags
 }
 
 func newSmokeCmd() *cobra.Command {
-	o := &smokeOpts{}
+	o := &smokeOpts{session: sessionFlags{recordByDefault: true}}
 	cmd := &cobra.Command{
 		Use:   "smoke TARGET | smoke [flags] URL | smoke [flags] -- COMMAND [ARGS…]",
 		Short: "Call every tool of a server once with arguments built from its input schema",
@@ -49,6 +51,11 @@ stdio server:
 A tool passes when it answers: a result, or an isError result (the server
 handled the call; arguments built from a schema may be refused). It fails
 on timeouts, protocol errors, JSON-RPC errors and dropped connections.
+The whole smoke run (connect, discovery, every call with its attempts,
+frames and stderr) is recorded to one session file in
+$XDG_STATE_HOME/crewbench/sessions, or to --record FILE; --no-record skips
+it.
+
 Exit status: 0 all passed, 2 connection failure, 3 some tool failed,
 1 usage errors.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runSmoke(cmd, o, args) },
@@ -61,6 +68,7 @@ Exit status: 0 all passed, 2 connection failure, 3 some tool failed,
 	fs.StringVar(&o.protocol, "protocol", "", `MCP protocol version (default `+mcpconn.DefaultProtocolVersion+`; "auto" probes)`)
 	fs.StringSliceVar(&o.skip, "skip", nil, "tools not to call (comma-separated, repeatable), e.g. ones that reach the internet")
 	fs.BoolVar(&o.json, "json", false, "print JSON")
+	addSessionFlags(cmd, &o.session)
 	return cmd
 }
 
@@ -147,8 +155,48 @@ func runSmoke(cmd *cobra.Command, o *smokeOpts, args []string) error {
 	spec.Policy = mcpconn.PolicySession
 	spec.Timeouts.Call = o.timeout
 
+	// One recording for the whole run, hiding the server's credentials.
+	o.session.redactor = session.NewRedactor(session.NamedSecrets(spec.Env, spec.Headers)...)
+	record, closeSinks, err := openSessionSinks(&o.session, session.Header{
+		RunID: session.NewID(), Command: "smoke",
+		Meta: map[string]any{
+			"server": session.RedactString(mcpconn.Handle(spec)), "transport": string(spec.Transport),
+			"timeout": o.timeout.String(), "skip": o.skip,
+		},
+	})
+	if err != nil {
+		return exitCode(exitUsage, err)
+	}
+	var em *session.Emitter
+	if record != nil {
+		em = session.NewEmitter(record)
+	}
+	rep := smokeAll(ctx, spec, o.skip, em)
+	writeErr := writeSmoke(cmd.OutOrStdout(), rep, o.json)
+	// The pool is closed by now, so its last events (processes exiting)
+	// are in the recording.
+	stderr := cmd.ErrOrStderr()
+	if err := closeSinks(stderr); err != nil {
+		fmt.Fprintf(stderr, "crewbench: %v\n", err)
+	}
+	if writeErr != nil {
+		return writeErr
+	}
+	switch {
+	case rep.State != string(mcpconn.StateReady):
+		return silentExit{code: exitConnection}
+	case rep.Failed > 0:
+		return silentExit{code: exitToolError}
+	}
+	return nil
+}
+
+// smokeAll connects, lists the tools and calls each one on one kept
+// session, emitting everything through em. The pool is closed when it
+// returns.
+func smokeAll(ctx context.Context, spec mcpconn.ServerSpec, skip []string, em *session.Emitter) smokeReport {
 	start := time.Now()
-	pool := mcpconn.NewPool(nil)
+	pool := mcpconn.NewPool(em)
 	defer pool.Close()
 	_ = pool.Connect(ctx, spec)
 	st, _ := pool.ServerStatus(mcpconn.Handle(spec))
@@ -156,14 +204,11 @@ func runSmoke(cmd *cobra.Command, o *smokeOpts, args []string) error {
 	if st.State != mcpconn.StateReady || st.Discovery == nil {
 		rep.Error = fmt.Sprintf("%s: %s", st.Class, st.Error)
 		rep.Duration = time.Since(start)
-		if err := writeSmoke(cmd.OutOrStdout(), rep, o.json); err != nil {
-			return err
-		}
-		return silentExit{code: exitConnection}
+		return rep
 	}
 	rep.Info = st.Discovery.Info
 	for _, t := range st.Discovery.Tools {
-		if slices.Contains(o.skip, t.Name) {
+		if slices.Contains(skip, t.Name) {
 			rep.Skipped = append(rep.Skipped, t.Name)
 			continue
 		}
@@ -172,7 +217,7 @@ func runSmoke(cmd *cobra.Command, o *smokeOpts, args []string) error {
 			notes = append(notes, "input schema: "+err.Error())
 			args = map[string]any{}
 		}
-		r := mcpconn.Call(ctx, spec, t.Name, args, mcpconn.Options{Pool: pool})
+		r := mcpconn.Call(ctx, spec, t.Name, args, mcpconn.Options{Pool: pool, Emitter: em})
 		st := smokeTool{Tool: t.Name, LLMName: t.LLMName, Arguments: r.Arguments, Notes: notes, Outcome: r.Outcome,
 			Duration: r.Duration, Text: r.Text, Error: r.Error}
 		st.Passed = r.Outcome == session.OutcomeOK || r.Outcome == session.OutcomeIsError
@@ -187,13 +232,7 @@ func runSmoke(cmd *cobra.Command, o *smokeOpts, args []string) error {
 		}
 	}
 	rep.Duration = time.Since(start)
-	if err := writeSmoke(cmd.OutOrStdout(), rep, o.json); err != nil {
-		return err
-	}
-	if rep.Failed > 0 {
-		return silentExit{code: exitToolError}
-	}
-	return nil
+	return rep
 }
 
 func writeSmoke(w io.Writer, rep smokeReport, asJSON bool) error {

@@ -120,8 +120,20 @@ func openWorkbench(cmd *cobra.Command, o workbenchOptions) error {
 		OpenSession: o.replay,
 		Clipboard:   clipboard.WriteAll,
 	}
+	sessionsDir := ""
 	if dir, err := session.SessionsDir(); err == nil {
+		sessionsDir = dir
 		deps.Sessions = ui.DirSessions{Dir: dir}
+		// Every call made in 4 Try goes to one session file per workbench.
+		meta := map[string]any{"workspace": w.ws.Name}
+		if w.ws.Name == "demo" {
+			meta["demo"] = true
+		}
+		project := ""
+		if w.project != nil && w.ws.Name != "demo" {
+			project = w.project.Dir
+		}
+		deps.Calls = &ui.CallLog{Dir: dir, Version: buildVersion(), Project: project, Meta: meta}
 		if w.runner != nil {
 			w.runner.SessionsDir = dir
 		}
@@ -130,7 +142,8 @@ func openWorkbench(cmd *cobra.Command, o workbenchOptions) error {
 		deps.Runner = w.runner
 		// Re-runs (7 Sessions) run the workspace's project again, opened
 		// afresh, with every LLM reply taken from the recording.
-		deps.Replayer = ui.ProjectReplayer{Dir: w.project.Dir, SelfCommand: w.mcp.SelfCommand, Demo: w.ws.Name == "demo"}
+		deps.Replayer = ui.ProjectReplayer{Dir: w.project.Dir, SelfCommand: w.mcp.SelfCommand, Demo: w.ws.Name == "demo",
+			SessionsDir: sessionsDir, Version: buildVersion()}
 	}
 	if w.project != nil {
 		deps.Exporter = ui.ProjectExporter{Project: w.project}

@@ -2,6 +2,7 @@ package crew
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -21,6 +22,12 @@ func TestMain(m *testing.M) {
 		os.Args[1] = fixturetest.Arg0
 	}
 	fixturetest.RunIfFixture()
+	// https string refs reach TLS servers with the system roots;
+	// SSL_CERT_FILE adds httptest's certificate to them.
+	if err := fixturetest.TrustTestTLS(); err != nil {
+		fmt.Fprintln(os.Stderr, "trust the httptest certificate:", err)
+		os.Exit(2)
+	}
 	os.Exit(m.Run())
 }
 

@@ -571,6 +571,19 @@ func (c *caller) emitStart() {
 func (c *caller) emitEnd() {
 	d := c.baseData()
 	d["attempts"] = len(c.r.Attempts)
+	// What CrewAI's tool hands back, so a recording holds the call's whole
+	// verdict: Failed/FailureReason (ToolFailure vs. an exception) and
+	// whether it raised.
+	d["failed"] = c.r.Failed
+	if c.r.FailureReason != "" {
+		d["failure_reason"] = c.r.FailureReason
+	}
+	if c.r.Raised {
+		d["raised"] = true
+	}
+	if c.r.Code != 0 {
+		d[session.KeyJSONRPCCode] = c.r.Code
+	}
 	ev := session.Event{Span: c.span, Parent: c.opts.Parent, Server: EventServerName(c.spec), ToolName: c.r.LLMName,
 		OriginalToolName: c.r.Tool, Outcome: c.r.Outcome, Duration: c.r.Duration, Data: d}
 	if c.r.Outcome == session.OutcomeOK || (!c.r.Failed && c.r.Policy != PolicyNative) {

@@ -287,11 +287,23 @@ func (p *Printer) endLine(n *Node, ev Event, ts string) {
 		if n.UsageLimit {
 			tags = append(tags, "usage limit")
 		}
+		// A call made on its own (crewbench call, the workbench's try-a-tool)
+		// has no agent to show what CrewAI made of it: say it here.
+		standalone := n.Kind == NodeMCPCall && !insideTool(n)
+		if standalone {
+			tags = append(tags, callVerdict(ev)...)
+		}
 		if len(tags) > 0 {
 			text += " · " + strings.Join(tags, " · ")
 		}
-		if (failed || cancelled) && (n.Error != "" || n.Outcome != "") {
-			text += ": " + oneLine(firstNonEmpty(n.Error, n.Outcome))
+		switch {
+		case (failed || cancelled) && n.Error != "":
+			text += ": " + oneLine(n.Error)
+		case (failed || cancelled) && standalone && p.detail(ev, KeyResult) != "":
+			// An error CrewAI returns as ordinary text (https-string path).
+			text += p.detail(ev, KeyResult)
+		case (failed || cancelled) && n.Outcome != "":
+			text += ": " + oneLine(n.Outcome)
 		}
 		if !failed && (n.Kind == NodeTool || n.Kind == NodeMCPCall || v) {
 			text += p.detail(ev, KeyOutput, KeyResult)
@@ -357,7 +369,21 @@ func (p *Printer) verbosePoint(ev Event) string {
 		case "recv":
 			arrow = "⇠"
 		}
-		frame := ev.Data[KeyFrame]
+		frame, ok := ev.Data[KeyFrame]
+		if !ok {
+			// mcpconn's form: the method, the request id and the params or
+			// result as JSON text.
+			t := arrow + " " + ev.Server
+			for _, k := range []string{"method", "id"} {
+				if s := ev.Str(k); s != "" {
+					t += " " + s
+				}
+			}
+			if s := ev.Str("payload"); s != "" {
+				t += " " + p.clip(oneLine(s))
+			}
+			return t
+		}
 		if raw, ok := frame.(string); ok {
 			return arrow + " " + ev.Server + " " + oneLine(raw) // already JSON text
 		}
@@ -397,6 +423,11 @@ func (p *Printer) summary(s Summary) {
 		plural(s.Tasks, "task", "tasks"),
 		plural(s.LLMCalls, "LLM call", "LLM calls"),
 		plural(s.ToolCalls, "tool call", "tool calls"),
+	}
+	if s.Crews == 0 && s.Tasks == 0 && s.LLMCalls == 0 {
+		// Tool calls made on their own (crewbench call or smoke, the
+		// workbench's try-a-tool): no crew to count.
+		counts = counts[2:]
 	}
 	if s.Attempts > 0 {
 		counts = append(counts, plural(s.Attempts, "attempt", "attempts"))
@@ -454,6 +485,26 @@ func (p *Printer) writeLine(ts string, depth int, text, color string) {
 		s = color + s + ansiReset
 	}
 	_, p.err = io.WriteString(p.w, s+"\n")
+}
+
+// callVerdict tags the end of a standalone MCP call with its outcome class
+// and what CrewAI's tool does with it: raise, return a ToolFailure, or hand
+// an error back as ordinary text (the https-string path).
+func callVerdict(ev Event) []string {
+	var tags []string
+	notOK := ev.Outcome != "" && ev.Outcome != OutcomeOK
+	if notOK {
+		tags = append(tags, ev.Outcome)
+	}
+	switch {
+	case ev.Bool("raised"):
+		tags = append(tags, "CrewAI raises")
+	case ev.Str("failure_reason") != "":
+		tags = append(tags, "ToolFailure(reason="+ev.Str("failure_reason")+")")
+	case notOK && ev.Kind == MCPToolExecutionCompleted:
+		tags = append(tags, "returned as text")
+	}
+	return tags
 }
 
 // backoffOf reads the sleep before the next attempt from a retry event.

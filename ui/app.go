@@ -258,7 +258,19 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		var cmd tea.Cmd
 		m.filter, cmd = m.filter.Update(msg)
 		return m, cmd
-	case callEventsMsg, callEventsClosedMsg, callDoneMsg, copiedMsg:
+	case callDoneMsg:
+		var cmd tea.Cmd
+		m.try, cmd = m.try.Update(msg)
+		switch {
+		case msg.recordErr != nil:
+			cmd = tea.Batch(cmd, notice(noticeWarn, "the call was not recorded: %s", m.red.RedactString(oneLine(msg.recordErr.Error()))))
+		case msg.recorded != "":
+			// The sessions view lists the recording with this call in it.
+			m.sessions.SetCalls(msg.recorded)
+			cmd = tea.Batch(cmd, listSessions(m.ctx, m.deps.Sessions))
+		}
+		return m, cmd
+	case callEventsMsg, callEventsClosedMsg, copiedMsg:
 		var cmd tea.Cmd
 		m.try, cmd = m.try.Update(msg)
 		return m, cmd
@@ -324,7 +336,15 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, notice(noticeWarn, "no run yet in this workbench: kick one off in 5 Kickoff, then compare")
 		}
 		return m, m.sessions.StartCompare(msg.path, label, events, done)
-	case rerunEventsMsg, rerunEventsClosedMsg, rerunDoneMsg, compareDoneMsg:
+	case rerunDoneMsg:
+		var cmd tea.Cmd
+		m.sessions, cmd = m.sessions.Update(msg)
+		if msg.res != nil && msg.res.Recording != "" {
+			// The re-run was recorded: the list shows it.
+			cmd = tea.Batch(cmd, listSessions(m.ctx, m.deps.Sessions))
+		}
+		return m, cmd
+	case rerunEventsMsg, rerunEventsClosedMsg, compareDoneMsg:
 		var cmd tea.Cmd
 		m.sessions, cmd = m.sessions.Update(msg)
 		return m, cmd
@@ -650,8 +670,9 @@ func (m Model) helpView() string {
 	return pad(m.help.ShortHelpView(hk.ShortHelp()), m.width)
 }
 
-// Run runs the workbench until the user quits, then closes the pool (again:
-// Close is idempotent) so no server process outlives it.
+// Run runs the workbench until the user quits, then closes the recording
+// of its try-a-tool calls and the pool (again: Close is idempotent) so no
+// server process outlives it.
 func Run(deps Deps, opts ...tea.ProgramOption) error {
 	parent := deps.Ctx
 	if parent == nil {
@@ -673,6 +694,10 @@ func Run(deps Deps, opts ...tea.ProgramOption) error {
 		// A run cancelled by quitting still closes its recording.
 		fm.trace.waitFinished(runShutdownGrace)
 		fm.sessions.waitFinished(runShutdownGrace)
+	}
+	if deps.Calls != nil {
+		// Calls cancelled by quitting still get their verdict recorded.
+		_ = deps.Calls.Close()
 	}
 	if deps.Pool != nil {
 		_ = deps.Pool.Close()

@@ -116,14 +116,20 @@ func TestFlow_TryASlowToolAndWatchItsRetries(t *testing.T) {
 	sink, events, closeEvents := NewEventChannel(ctx, 1024)
 	pool := mcpconn.NewPool(session.NewEmitter(sink))
 	defer func() { _ = pool.Close(); closeEvents() }()
+	sessions := t.TempDir()
+	calls := &CallLog{Dir: sessions, Version: "test", Meta: map[string]any{"workspace": "slow"}}
 	deps := Deps{Ctx: ctx, Workspace: Workspace{Name: "slow", Servers: []ServerEntry{{Spec: spec}}}, Pool: PoolAdapter{Pool: pool},
-		Events: events, Caller: MCPCaller{Pool: pool}, Palette: testDeps().Palette}
+		Events: events, Caller: MCPCaller{Pool: pool}, Palette: testDeps().Palette,
+		Calls: calls, Sessions: DirSessions{Dir: sessions}}
 	tm := teatest.NewTestModel(t, New(deps), teatest.WithInitialTermSize(120, 36))
 	screenHas(t, tm, "servers 1/1 ready")
 	send(tm, "2", "/", "slow_report", "enter", "t")
 	screenHas(t, tm, "Try slow_report @ slow")
 	send(tm, "enter", "5", "enter", "r")
 	screenHas(t, tm, "attempt 1/2 timeout", "retrying in 50ms", "attempt 2/2 timeout", "timeout in")
+	// The call is recorded: the sessions view lists it, marked.
+	send(tm, "7")
+	screenHas(t, tm, "calls", "● this workbench", "try-a-tool calls")
 	send(tm, "q")
 	fm := finalModel(t, tm)
 	r := fm.try.result
@@ -132,6 +138,29 @@ func TestFlow_TryASlowToolAndWatchItsRetries(t *testing.T) {
 	}
 	if st := pool.Status(); len(st) != 1 || st[0].State != mcpconn.StateClosed {
 		t.Errorf("after quit the pool must be closed: %+v", st)
+	}
+	// teatest does not call Run: close the log as Run does.
+	if err := calls.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := session.ReadFile(calls.Path(), session.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var attempts, retries int
+	var verdict *session.Event
+	for i, ev := range f.Events {
+		switch ev.Kind {
+		case session.MCPAttemptFinished:
+			attempts++
+		case session.MCPRetryScheduled:
+			retries++
+		case session.MCPToolExecutionFailed, session.MCPToolExecutionCompleted:
+			verdict = &f.Events[i]
+		}
+	}
+	if attempts != 2 || retries != 1 || verdict == nil || verdict.Outcome != session.OutcomeTimeout {
+		t.Errorf("recording: %d attempts, %d retries, verdict %+v", attempts, retries, verdict)
 	}
 }
 
@@ -283,7 +312,7 @@ func TestFlow_RerunARecordedSessionWithAChangedFilter(t *testing.T) {
 	}
 
 	deps := Deps{Ctx: ctx, Workspace: WorkspaceOf(p, "demo"), Runner: runner, Sessions: DirSessions{Dir: sessions},
-		Replayer: ProjectReplayer{Dir: p.Dir, SelfCommand: exe, Demo: true}, Palette: testDeps().Palette}
+		Replayer: ProjectReplayer{Dir: p.Dir, SelfCommand: exe, Demo: true, SessionsDir: sessions, Version: "test"}, Palette: testDeps().Palette}
 	tm := teatest.NewTestModel(t, New(deps), teatest.WithInitialTermSize(120, 40))
 	send(tm, "7")
 	screenHas(t, tm, "Sessions  1 recorded")
@@ -293,7 +322,9 @@ func TestFlow_RerunARecordedSessionWithAChangedFilter(t *testing.T) {
 	screenHas(t, tm, "Re-run", "keep going past the first divergence")
 	send(tm, "enter", "ctrl+u", "get_alerts", "enter", "r")
 	screenHas(t, tm, "DIVERGED AT LLM CALL 2 OF 5", "message 3 (tool) differs in content", "Tool not found",
-		"+ crewbench_fixture_weather_get_alerts ← getAlerts @ weather")
+		"+ crewbench_fixture_weather_get_alerts ← getAlerts @ weather",
+		// The re-run is recorded and listed next to the session it re-ran.
+		"(in the list)", "Sessions  2 recorded", "re-run of ")
 	send(tm, "o")
 	screenHas(t, tm, "re-run of", "SESSION FAILED")
 	send(tm, "q")
@@ -310,5 +341,13 @@ func TestFlow_RerunARecordedSessionWithAChangedFilter(t *testing.T) {
 	}
 	if len(j.res.Notes) != 0 {
 		t.Errorf("a demo session re-run in the demo needs no note: %v", j.res.Notes)
+	}
+	rec, err := session.ReadFile(j.res.Recording, session.ReadOptions{})
+	if err != nil {
+		t.Fatalf("the re-run's recording: %v", err)
+	}
+	if rec.Header.Command != "replay --rerun" || rec.Header.Meta["rerun_of"] == "" || rec.Header.Meta["filters"] == nil ||
+		len(rec.Events) != len(j.res.Events) {
+		t.Errorf("recording header %+v, %d events (the re-run had %d)", rec.Header, len(rec.Events), len(j.res.Events))
 	}
 }

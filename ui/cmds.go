@@ -127,14 +127,26 @@ func applyFilter(ctx context.Context, gen int, server string, allowed, blocked [
 }
 
 // startCall runs one tool call; its events arrive on events (closed when
-// the call returns) and the result as callDoneMsg.
-func startCall(ctx context.Context, c ToolCaller, id int, spec mcpconn.ServerSpec, tool string,
+// the call returns) and, when rec is set, in the workbench's call
+// recording; the result comes as callDoneMsg.
+func startCall(ctx context.Context, c ToolCaller, rec CallRecorder, id int, spec mcpconn.ServerSpec, tool string,
 	args map[string]any, events chan session.Event) tea.Cmd {
 	return func() tea.Msg {
 		sink := &closingSink{ctx: ctx, ch: events}
-		res := c.Call(ctx, spec, tool, args, session.NewEmitter(sink))
+		sinks := session.Fanout{sink}
+		done := callDoneMsg{id: id}
+		if rec != nil {
+			recSink, path, err := rec.Begin(spec)
+			if err == nil {
+				defer rec.End()
+				sinks = append(sinks, recSink)
+				done.recorded = path
+			}
+			done.recordErr = err
+		}
+		done.res = c.Call(ctx, spec, tool, args, session.NewEmitter(sinks))
 		sink.Close()
-		return callDoneMsg{id: id, res: res}
+		return done
 	}
 }
 

@@ -32,6 +32,10 @@ type Deps struct {
 	Events <-chan session.Event
 	// Caller runs one tool call under a call policy (try-a-tool).
 	Caller ToolCaller
+	// Calls records every call made in 4 Try (CallLog: one session file
+	// per workbench, created on the first call); nil records none. Run
+	// closes it on quit.
+	Calls CallRecorder
 	// Prober checks an HTTP server's endpoint.
 	Prober HealthProber
 	// Runner kicks off crews; nil when the workspace has no crew.
@@ -114,6 +118,20 @@ type ToolCaller interface {
 	Call(ctx context.Context, spec mcpconn.ServerSpec, tool string, args map[string]any, em *session.Emitter) *mcpconn.CallResult
 }
 
+// CallRecorder records try-a-tool calls. The workbench uses it from
+// commands only (the call's goroutine), never from Update or View.
+type CallRecorder interface {
+	// Begin prepares the recording of one call to spec (its credentials
+	// are hidden from then on) and returns the sink for the call's events
+	// and the recording's path. After a nil error, End must follow once
+	// the call has returned.
+	Begin(spec mcpconn.ServerSpec) (sink session.Sink, path string, err error)
+	End()
+	// Close ends the recording, giving calls still running a moment to
+	// finish first. Begin fails after Close.
+	Close() error
+}
+
 // HealthProber probes an HTTP MCP endpoint (mcpconn.ProbeHTTP).
 type HealthProber interface {
 	Probe(ctx context.Context, url string, headers map[string]string, timeout time.Duration) mcpconn.HealthResult
@@ -176,6 +194,11 @@ type SessionInfo struct {
 	Name     string
 	Size     int64
 	Modified time.Time
+	// Command and About come from the file's header (SessionAbout): what
+	// recorded it ("run", "call", "tui-call", …) and what it is about (the
+	// crew, the tool and server). Empty when the header is unreadable.
+	Command string
+	About   string
 }
 
 // SessionStore lists and opens recorded sessions.

@@ -66,7 +66,8 @@ func (HTTPProber) Probe(ctx context.Context, url string, headers map[string]stri
 // DirSessions lists the *.jsonl session files of a directory.
 type DirSessions struct{ Dir string }
 
-// List implements SessionStore: newest first.
+// List implements SessionStore: newest first, each with what its header
+// says it holds.
 func (s DirSessions) List(ctx context.Context) ([]SessionInfo, error) {
 	entries, err := os.ReadDir(s.Dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -84,7 +85,11 @@ func (s DirSessions) List(ctx context.Context) ([]SessionInfo, error) {
 		if err != nil {
 			continue
 		}
-		out = append(out, SessionInfo{Path: filepath.Join(s.Dir, e.Name()), Name: e.Name(), Size: info.Size(), Modified: info.ModTime()})
+		si := SessionInfo{Path: filepath.Join(s.Dir, e.Name()), Name: e.Name(), Size: info.Size(), Modified: info.ModTime()}
+		if h, err := readSessionHeader(si.Path); err == nil {
+			si.Command, si.About = SessionAbout(h)
+		}
+		out = append(out, si)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if !out[i].Modified.Equal(out[j].Modified) {
@@ -250,6 +255,10 @@ type ProjectReplayer struct {
 	// Demo says the workspace is the embedded demo (a demo session then
 	// needs no note about running another project).
 	Demo bool
+	// SessionsDir receives one recorded session per re-run (header
+	// command "replay --rerun"; "" records none). Version goes into its
+	// header.
+	SessionsDir, Version string
 }
 
 // Rerun implements Replayer.
@@ -288,12 +297,66 @@ func (r ProjectReplayer) Rerun(ctx context.Context, req RerunRequest) (*rerun.Re
 	if r.SelfCommand != "" {
 		mcp.SelfEnv = map[string]string{"TMPDIR": tmp}
 	}
+	runID := session.NewID()
+	sinks := session.Fanout{}
+	if req.Sink != nil {
+		sinks = append(sinks, req.Sink)
+	}
+	rec, recErr := r.record(req, p, runID)
+	if rec != nil {
+		sinks = append(sinks, rec)
+	}
 	res, err := rerun.Run(ctx, rerun.Options{File: req.File, Path: req.Path, Project: p,
-		Changes: rerun.Changes{Filters: req.Filters}, KeepGoing: req.KeepGoing, MCP: mcp, Sink: req.Sink})
+		Changes: rerun.Changes{Filters: req.Filters}, KeepGoing: req.KeepGoing, MCP: mcp, Sink: sinks, RunID: runID})
+	if rec != nil {
+		if cerr := rec.Close(); cerr != nil {
+			recErr = cerr
+		} else if res != nil {
+			res.Recording = rec.Path()
+		}
+		if res == nil {
+			// Nothing ran (the session or project could not be re-run):
+			// an empty recording would only clutter the list.
+			_ = os.Remove(rec.Path())
+		}
+	}
 	if res != nil {
 		res.Notes = append(notes, res.Notes...)
+		if recErr != nil {
+			res.Notes = append(res.Notes, "the re-run was not recorded: "+recErr.Error())
+		}
 	}
 	return res, err
+}
+
+// record opens the re-run's session file, as `crewbench replay --rerun`
+// does: the recorded session and what changed go into its header, and the
+// project's secrets are hidden.
+func (r ProjectReplayer) record(req RerunRequest, p *project.Project, runID string) (*session.Recorder, error) {
+	if r.SessionsDir == "" {
+		return nil, nil
+	}
+	meta := map[string]any{"rerun_of": req.Path, "keep_going": req.KeepGoing, "in_workbench": true}
+	if req.File != nil {
+		meta["recorded_run_id"] = req.File.Header.RunID
+		if rerun.IsDemo(req.File) {
+			meta["demo"] = true
+		}
+	}
+	if len(req.Filters) > 0 {
+		filters := map[string]any{}
+		for name, f := range req.Filters {
+			filters[name] = f
+		}
+		meta["filters"] = filters
+	}
+	rec, err := session.CreateInDir(r.SessionsDir, session.RecorderOptions{Header: session.Header{
+		Version: r.Version, Project: p.Dir, RunID: runID, Command: "replay --rerun", Meta: meta,
+	}, Redactor: session.NewRedactor(p.SecretValues()...)})
+	if err != nil {
+		return nil, fmt.Errorf("record the re-run: %w", err)
+	}
+	return rec, nil
 }
 
 // NewEventChannel returns a sink that feeds a channel the workbench drains

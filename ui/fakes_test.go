@@ -169,8 +169,10 @@ type fakeSessions struct{ file *session.File }
 
 func (s fakeSessions) List(context.Context) ([]SessionInfo, error) {
 	return []SessionInfo{
-		{Path: "/state/sessions/20261129T120000Z-a1b2c3.jsonl", Name: "20261129T120000Z-a1b2c3.jsonl", Size: 48213, Modified: fixedNow},
-		{Path: "/state/sessions/20261128T090000Z-d4e5f6.jsonl", Name: "20261128T090000Z-d4e5f6.jsonl", Size: 912, Modified: fixedNow.Add(-27 * time.Hour)},
+		{Path: "/state/sessions/20261129T120000Z-a1b2c3.jsonl", Name: "20261129T120000Z-a1b2c3.jsonl", Size: 48213, Modified: fixedNow,
+			Command: "run", About: "crew Weekend Weather Brief"},
+		{Path: "/state/sessions/20261128T090000Z-d4e5f6.jsonl", Name: "20261128T090000Z-d4e5f6.jsonl", Size: 912, Modified: fixedNow.Add(-27 * time.Hour),
+			Command: "call", About: "getForecast @ weather"},
 	}, nil
 }
 

@@ -96,6 +96,10 @@ type (
 	callDoneMsg         struct {
 		id  int
 		res *mcpconn.CallResult
+		// recorded is the session file the call went to ("" if none);
+		// recordErr why it could not be recorded.
+		recorded  string
+		recordErr error
 	}
 	copiedMsg   struct{ err error }
 	callTickMsg struct{ id int }

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -80,6 +81,9 @@ func rerunLines(st *Styles, j *rerunJob, now func() time.Time, w int) []string {
 		verdict = t.Warning.Render(verdict)
 	}
 	out = append(out, kv("the run", verdict))
+	if res.Recording != "" {
+		out = append(out, kv("recorded", t.Muted.Render(printable(filepath.Base(res.Recording))+" (in the list)")))
+	}
 	for _, n := range res.Notes {
 		out = append(out, kv("note", t.Warning.Render(printable(oneLine(red.RedactString(n))))))
 	}

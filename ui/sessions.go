@@ -57,8 +57,9 @@ type sessionsPane struct {
 	list   []SessionInfo
 	err    error
 	loaded bool
-	// current is the recording of this workbench's last run (marked).
-	current string
+	// current is the recording of this workbench's last run, calls the
+	// one of its try-a-tool calls (both marked).
+	current, calls string
 
 	cursor, offset int
 	width, height  int
@@ -165,6 +166,9 @@ func (p *sessionsPane) SetList(l []SessionInfo, err error) {
 
 // SetCurrent marks the recording of the workbench's last run.
 func (p *sessionsPane) SetCurrent(path string) { p.current = path }
+
+// SetCalls marks the recording of the workbench's try-a-tool calls.
+func (p *sessionsPane) SetCalls(path string) { p.calls = path }
 
 // Stop cancels a re-run in progress (quit).
 func (p *sessionsPane) Stop() {
@@ -640,7 +644,13 @@ func (p sessionsPane) listView(h int) string {
 		hint = "  %d recorded · enter: trace · c: compare with this run"
 	}
 	title := p.st.Pane.Title.Render("Sessions") + p.st.Pane.TitleMuted.Render(fmt.Sprintf(hint, len(p.list)))
-	lines := []string{fit(title, iw), p.st.Row.Header.Render(pad("  "+pad("MODIFIED", 17)+" "+padLeft("SIZE", 9)+"  FILE", iw))}
+	// The file names line up; what each session holds follows them.
+	nameW := len("FILE")
+	for _, s := range p.list {
+		nameW = max(nameW, ansi.StringWidth(printable(s.Name)))
+	}
+	lines := []string{fit(title, iw), p.st.Row.Header.Render(pad("  "+pad("MODIFIED", 17)+" "+padLeft("SIZE", 9)+"  "+
+		pad("KIND", kindWidth)+" "+pad("FILE", nameW)+"  ABOUT", iw))}
 	switch {
 	case p.store == nil:
 		lines = append(lines, p.st.Text.Muted.Render("no session store configured"))
@@ -649,7 +659,7 @@ func (p sessionsPane) listView(h int) string {
 	case !p.loaded:
 		lines = append(lines, p.st.Text.Muted.Render("listing…"))
 	case len(p.list) == 0:
-		lines = append(lines, p.st.Text.Muted.Render("no recorded sessions yet (crewbench run --record, or crewbench replay FILE)"))
+		lines = append(lines, p.st.Text.Muted.Render("no recorded sessions yet: every run and every call (here, or crewbench run / call) is recorded"))
 	}
 	for i := p.offset; i < min(len(p.list), p.offset+p.rowsAvail()); i++ {
 		s := p.list[i]
@@ -657,11 +667,15 @@ func (p sessionsPane) listView(h int) string {
 		if i == p.cursor {
 			cursor = p.st.Row.Cursor.Render("›") + " "
 		}
-		name := s.Name
-		if s.Path == p.current {
-			name += p.st.Text.Accent.Render("  ● this run")
+		about := printable(oneLine(s.About))
+		switch s.Path {
+		case p.current:
+			about = p.st.Text.Accent.Render("● this run") + "  " + about
+		case p.calls:
+			about = p.st.Text.Accent.Render("● this workbench") + "  " + about
 		}
-		line := cursor + pad(s.Modified.Format("2006-01-02 15:04"), 17) + " " + padLeft(fmtBytes(s.Size), 9) + "  " + name
+		line := cursor + pad(s.Modified.Format("2006-01-02 15:04"), 17) + " " + padLeft(fmtBytes(s.Size), 9) + "  " +
+			pad(sessionKind(s.Command), kindWidth) + " " + pad(printable(s.Name), nameW) + "  " + about
 		if i == p.cursor && p.focused && p.zone == zoneList {
 			line = p.st.Row.Selected.Render(pad(ansi.Strip(line), iw))
 		}
@@ -775,6 +789,24 @@ func (p sessionsPane) resultView(h int) string {
 		lines = append(lines, fit(p.lines[i], iw))
 	}
 	return box(f, p.width, h, strings.Join(lines, "\n"))
+}
+
+// kindWidth is the KIND column's width (the longest sessionKind).
+const kindWidth = 6
+
+// sessionKind names what recorded a session, in a word: the header's
+// command, with the workbench's own ones folded in (a crew run started
+// here is a run; its try-a-tool calls are calls).
+func sessionKind(command string) string {
+	switch command {
+	case "tui":
+		return "run"
+	case "replay --rerun":
+		return "re-run"
+	case CallLogCommand:
+		return "calls"
+	}
+	return command
 }
 
 // filtersLabel says what a re-run changed, for its title.

@@ -532,7 +532,7 @@ func (p tryPane) run() (tryPane, tea.Cmd) {
 	p.eventsCh = ch
 	p.renderOut()
 	return p, tea.Batch(
-		startCall(ctx, p.deps.Caller, p.callID, spec, p.toolName, args, ch),
+		startCall(ctx, p.deps.Caller, p.deps.Calls, p.callID, spec, p.toolName, args, ch),
 		waitForCallEvents(p.callID, ch),
 		tickCall(p.callID),
 	)

@@ -256,3 +256,22 @@ func TestModelRulesWithoutLoaderErrors(t *testing.T) {
 		t.Errorf("loader error and rule for one mistake: %+v", got)
 	}
 }
+
+// An https string ref whose tool has a camelCase name: CrewAI calls it by
+// its sanitized name, so every call will fail. Lint connects over TLS,
+// finds the tool and says so at the ref; a snake_case tool through the
+// same kind of ref is fine.
+func TestConnectedHTTPSCallName(t *testing.T) {
+	weather := fixturetest.StartHTTPS(t, "weather")
+	inventory := fixturetest.StartHTTPS(t, "inventory")
+	dir := writeCrew(t, "", "Do the work.", "openai/gpt-4o-mini", weather+"#getForecast", inventory+"#lookup_stock")
+	fs := lintConnected(t, dir, 10*time.Second)
+	got := connectedOnly(fs, CodeHTTPSCallName)
+	if len(got) != 1 || got[0].Location() != posOf(t, dir, "agents/a.jsonc", `"`+weather+`#getForecast"`) ||
+		!strings.Contains(got[0].Message, `"get_forecast"`) || !strings.Contains(got[0].Message, `"getForecast"`) {
+		t.Fatalf("https call name: %+v\nall: %+v", got, fs)
+	}
+	for _, f := range withCode(fs, CodeConnectFailed) {
+		t.Errorf("unexpected connection failure: %+v", f)
+	}
+}

@@ -12,6 +12,10 @@ import (
 
 func TestMain(m *testing.M) {
 	fixturetest.RunIfFixture()
+	// https string refs are linted against a loopback TLS fixture.
+	if err := fixturetest.TrustTestTLS(); err != nil {
+		panic(err)
+	}
 	os.Exit(m.Run())
 }
 

@@ -201,6 +201,9 @@ type Result struct {
 	// than one only with KeepGoing).
 	First *Divergence
 	All   []Divergence
+	// Recording is the session file the re-run was recorded to, when the
+	// caller recorded it (Run itself writes no file).
+	Recording string
 }
 
 // Diverged reports whether the run left its recording.
