@@ -160,7 +160,7 @@ func (ar *agentRun) wireView() []map[string]any {
 // llmEventData builds llm_call_started (started != nil) or
 // llm_call_completed data with the crew/llm contract, reusing the shared
 // event form of the history instead of rendering it again.
-func (ar *agentRun) llmEventData(started func(string, llm.Request) map[string]any, model string, req llm.Request, resp llm.Response) map[string]any {
+func (ar *agentRun) llmEventData(started func(string, llm.Request) map[string]any, model string, req llm.Request, resp llm.Response, history bool) map[string]any {
 	bare := req
 	bare.Messages = nil
 	var d map[string]any
@@ -169,7 +169,7 @@ func (ar *agentRun) llmEventData(started func(string, llm.Request) map[string]an
 	} else {
 		d = llm.CompletedEventData(model, bare, resp)
 	}
-	if len(req.Messages) == len(ar.wire) {
+	if history && len(req.Messages) == len(ar.wire) {
 		d["messages"] = ar.wireView()
 	} else {
 		d["messages"] = llm.WireMessages(req.Messages)
@@ -264,6 +264,13 @@ func (ar *agentRun) loop(ctx context.Context) (string, error) {
 			out, done, err = ar.reactStep(ctx, step)
 		}
 		ar.finishStep(step, err)
+		if err != nil {
+			handled, herr := ar.handleContextLength(ctx, err)
+			if handled {
+				continue
+			}
+			err = herr
+		}
 		if err != nil || done {
 			return out, err
 		}
@@ -402,6 +409,15 @@ func (ar *agentRun) forceFinalAnswer(ctx context.Context) (string, error) {
 // callLLM makes one LLM call with its events, the RPM limit and a stepping
 // pause.
 func (ar *agentRun) callLLM(ctx context.Context, step string, tools []llm.Tool) (llm.Response, error) {
+	// A capped view, not a copy: messages are only ever appended, so every
+	// request and event can share the history (a copy per call made a long
+	// run quadratic in memory).
+	return ar.callLLMWith(ctx, step, ar.messages[:len(ar.messages):len(ar.messages)], tools, true)
+}
+
+// callLLMWith makes one LLM call with msgs: the agent's history (history
+// true, its event form is shared) or a side conversation (summarizing).
+func (ar *agentRun) callLLMWith(ctx context.Context, step string, msgs []llm.Message, tools []llm.Tool, history bool) (llm.Response, error) {
 	a := ar.agent
 	if a.LLM == nil {
 		return llm.Response{}, fmt.Errorf("agent %q has no LLM", ar.p.role)
@@ -409,15 +425,12 @@ func (ar *agentRun) callLLM(ctx context.Context, step string, tools []llm.Tool) 
 	ar.turn++
 	callID := ar.rs.em.NewSpan()
 	req := llm.Request{
-		// A capped view, not a copy: messages are only ever appended, so
-		// every request and event can share the history (a copy per call
-		// made a long run quadratic in memory).
-		Messages: ar.messages[:len(ar.messages):len(ar.messages)],
+		Messages: msgs,
 		Tools:    tools,
 		Stream:   ar.rs.opts.Stream,
 		Meta:     llm.CallMeta{AgentRole: ar.p.role, TaskName: ar.tr.name, Turn: ar.turn, CallID: callID},
 	}
-	if ar.mode != prompt.ModeNative {
+	if ar.mode != prompt.ModeNative && history {
 		req.Stop = []string{prompt.StopWord}
 	}
 	if err := ar.rs.rpmWait(ctx, a, ar.base, step); err != nil {
@@ -433,7 +446,7 @@ func (ar *agentRun) callLLM(ctx context.Context, step string, tools []llm.Tool) 
 	}
 	ev := ar.base
 	ev.Kind, ev.Span, ev.Parent = session.LLMCallStarted, callID, step
-	ev.Data = ar.llmEventData(llm.StartedEventData, model, req, llm.Response{})
+	ev.Data = ar.llmEventData(llm.StartedEventData, model, req, llm.Response{}, history)
 	ar.rs.emit(ev)
 	start := ar.rs.em.Now()
 
@@ -461,7 +474,7 @@ func (ar *agentRun) callLLM(ctx context.Context, step string, tools []llm.Tool) 
 		ar.rs.mu.Unlock()
 	}
 	ev.Kind, ev.Outcome = session.LLMCallCompleted, "ok"
-	ev.Data = ar.llmEventData(nil, model, req, resp)
+	ev.Data = ar.llmEventData(nil, model, req, resp, history)
 	if edited {
 		ev.Data["edited"] = true
 	}

@@ -559,7 +559,8 @@ func (rs *runState) executeTask(ctx context.Context, a *Agent, tr *taskRun, cont
 		}
 		var tf *ToolExecutionFailedError
 		var to *taskTimeoutError
-		if errors.As(err, &tf) || errors.As(err, &to) || errors.Is(err, ErrAborted) || ctx.Err() != nil {
+		var ce *ContextExceededError
+		if errors.As(err, &tf) || errors.As(err, &to) || errors.As(err, &ce) || errors.Is(err, ErrAborted) || ctx.Err() != nil {
 			return "", ar, err
 		}
 		rs.mu.Lock()

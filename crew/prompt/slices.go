@@ -72,4 +72,19 @@ const (
 
 	// EmptyResponse is raised when the LLM returns nothing.
 	EmptyResponse = "Invalid response from LLM call - None or empty."
+
+	// respect_context_window (formats §5): the texts printed on a
+	// context-length error, and the SystemExit raised when the agent opted
+	// out of summarizing.
+	ContextSummarizing    = "Context length exceeded. Summarizing content to fit the model context window. Might take a while..."
+	ContextNotSummarizing = "Context length exceeded. Consider using smaller text or RAG tools from crewai_tools."
+	ContextExceededExit   = "Context length exceeded and user opted not to summarize. Consider using smaller text or RAG tools from crewai_tools."
+
+	// The summarizing slices (summarizer_system_message,
+	// summarize_instruction, summary). The spec names them without their
+	// texts; these are CrewAI's i18n texts as crewbench knows them, not
+	// pinned by ../shared/spec.
+	SummarizerSystem     = "You are a helpful assistant that summarizes text."
+	SummarizeInstruction = "Summarize the following text, make sure to include all the important information: {group}"
+	Summary              = "This is a summary of our conversation so far:\n{merged_summary}"
 )
