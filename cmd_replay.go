@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
@@ -267,9 +266,18 @@ func runRerun(cmd *cobra.Command, o *replayOpts, path, projectPath string, f *se
 		return exitCode(replayExitError, err)
 	}
 	runID := session.NewID()
+	meta := map[string]any{"rerun_of": path, "recorded_run_id": f.Header.RunID, "demo": f.Header.Meta["demo"]}
+	// What the re-run changed, so the recording says what it tested.
+	for k, v := range map[string]any{"allow": allow, "block": block, "faults": faults} {
+		if m, ok := v.(map[string][]string); ok && len(m) > 0 {
+			meta[k] = m
+		}
+		if m, ok := v.(map[string][]mcpconn.Fault); ok && len(m) > 0 {
+			meta[k] = m
+		}
+	}
 	extra, closeSinks, err := openSessionSinks(&o.session, session.Header{
-		Project: f.Header.Project, RunID: runID, Command: "replay --rerun",
-		Meta: map[string]any{"rerun_of": path, "recorded_run_id": f.Header.RunID, "demo": f.Header.Meta["demo"]},
+		Project: f.Header.Project, RunID: runID, Command: "replay --rerun", Meta: meta,
 	})
 	if err != nil {
 		return exitCode(replayExitError, err)
@@ -440,88 +448,17 @@ func parseToolListFlags(flag string, vals []string) (map[string][]string, error)
 	return out, nil
 }
 
-var faultKinds = []mcpconn.FaultKind{mcpconn.FaultDelay, mcpconn.FaultHang, mcpconn.FaultJSONRPCError,
-	mcpconn.FaultIsError, mcpconn.FaultDrop, mcpconn.FaultGarbage}
-
 // parseFaultFlag reads SERVER=KIND[,tool=NAME][,times=N][,delay=DUR]
-// [,code=N][,message=TEXT]; message takes the rest of the value, commas
-// included.
+// [,code=N][,message=TEXT] (mcpconn.ParseFault after the server).
 func parseFaultFlag(s string) (string, mcpconn.Fault, error) {
-	var f mcpconn.Fault
-	bad := func(format string, args ...any) (string, mcpconn.Fault, error) {
-		return "", mcpconn.Fault{}, fmt.Errorf("--fault %q: %s", s, fmt.Sprintf(format, args...))
-	}
 	server, rest, ok := strings.Cut(s, "=")
 	server = strings.TrimSpace(server)
 	if !ok || server == "" {
-		return bad("want SERVER=KIND[,tool=NAME][,times=N][,delay=DUR][,code=N][,message=TEXT]")
+		return "", mcpconn.Fault{}, fmt.Errorf("--fault %q: want SERVER=%s", s, mcpconn.FaultSyntax)
 	}
-	kind, rest, _ := strings.Cut(rest, ",")
-	kind = strings.TrimSpace(kind)
-	for _, k := range faultKinds {
-		if string(k) == kind {
-			f.Kind = k
-		}
-	}
-	if f.Kind == "" {
-		names := make([]string, len(faultKinds))
-		for i, k := range faultKinds {
-			names[i] = string(k)
-		}
-		return bad("unknown fault kind %q (kinds: %s)", kind, strings.Join(names, ", "))
-	}
-	seen := map[string]bool{}
-	for rest != "" {
-		var part string
-		if strings.HasPrefix(strings.TrimSpace(rest), "message=") {
-			part, rest = strings.TrimSpace(rest), ""
-		} else {
-			part, rest, _ = strings.Cut(rest, ",")
-		}
-		key, val, ok := strings.Cut(part, "=")
-		key = strings.TrimSpace(key)
-		if key != "message" {
-			val = strings.TrimSpace(val)
-		}
-		if !ok || key == "" {
-			return bad("%q is not key=value", part)
-		}
-		if seen[key] {
-			return bad("%s given twice", key)
-		}
-		seen[key] = true
-		switch key {
-		case "tool":
-			f.Tool = val
-		case "times":
-			n, err := strconv.Atoi(val)
-			if err != nil || n < 0 {
-				return bad("times=%q: want a whole number ≥ 0 (0: every call)", val)
-			}
-			f.Times = n
-		case "delay":
-			d, err := time.ParseDuration(val)
-			if err != nil || d <= 0 {
-				return bad("delay=%q: want a duration such as 500ms or 35s", val)
-			}
-			f.Delay = d
-		case "code":
-			n, err := strconv.Atoi(val)
-			if err != nil {
-				return bad("code=%q: want a JSON-RPC error code such as -32603", val)
-			}
-			f.Code = n
-		case "message":
-			f.Message = val
-		default:
-			return bad("unknown key %q (keys: tool, times, delay, code, message)", key)
-		}
-	}
-	if f.Kind == mcpconn.FaultDelay && f.Delay == 0 {
-		return bad("kind delay needs delay=DURATION")
-	}
-	if f.Kind != mcpconn.FaultDelay && f.Delay != 0 {
-		return bad("delay= only goes with kind delay")
+	f, err := mcpconn.ParseFault(rest)
+	if err != nil {
+		return "", mcpconn.Fault{}, fmt.Errorf("--fault %q: %w", s, err)
 	}
 	return server, f, nil
 }

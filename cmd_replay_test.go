@@ -443,7 +443,7 @@ func FuzzParseFaultFlag(f *testing.F) {
 			t.Fatalf("%q: server %q", s, server)
 		}
 		valid := false
-		for _, k := range faultKinds {
+		for _, k := range mcpconn.FaultKinds {
 			valid = valid || k == fault.Kind
 		}
 		if !valid || (fault.Kind == mcpconn.FaultDelay) != (fault.Delay > 0) || fault.Times < 0 {

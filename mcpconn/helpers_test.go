@@ -3,7 +3,6 @@ package mcpconn
 import (
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -57,7 +56,7 @@ func assertGone(t testing.TB, pids []int) {
 	t.Helper()
 	for _, pid := range pids {
 		deadline := time.Now().Add(3 * time.Second)
-		for syscall.Kill(pid, 0) == nil || syscall.Kill(-pid, 0) == nil {
+		for aliveOrGroup(pid) {
 			if time.Now().After(deadline) {
 				t.Errorf("process %d (or its group) is still alive", pid)
 				break

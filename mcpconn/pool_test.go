@@ -3,7 +3,6 @@ package mcpconn
 import (
 	"context"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -107,7 +106,7 @@ func TestSessionPolicyReconnectsAfterServerDeath(t *testing.T) {
 		t.Fatal(err)
 	}
 	st, _ := p.ServerStatus("inventory")
-	_ = syscall.Kill(st.Pid, syscall.SIGKILL)
+	killNow(st.Pid)
 	time.Sleep(100 * time.Millisecond)
 	r := Call(context.Background(), spec, "lookup_stock", map[string]any{"sku": "SKU-1001"}, Options{Pool: p})
 	if r.Outcome != session.OutcomeOK || len(r.Attempts) != 2 || r.Attempts[0].Outcome != session.OutcomeTransportClosed {
@@ -143,7 +142,7 @@ func TestCloseReapsProcessGroup(t *testing.T) {
 	pgid := st.Pid
 	p.Close()
 	deadline := time.Now().Add(3 * time.Second)
-	for syscall.Kill(-pgid, 0) == nil {
+	for groupAlive(pgid) {
 		if time.Now().After(deadline) {
 			t.Fatal("the process group (sleep grandchild) survived Close")
 		}

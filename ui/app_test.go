@@ -350,4 +350,22 @@ func TestFlow_RerunARecordedSessionWithAChangedFilter(t *testing.T) {
 		len(rec.Events) != len(j.res.Events) {
 		t.Errorf("recording header %+v, %d events (the re-run had %d)", rec.Header, len(rec.Events), len(j.res.Events))
 	}
+
+	// Faults from the re-run form reach the real servers' calls: an
+	// isError on getForecast changes what the LLM's second call sees.
+	f, err := session.ReadFile(j.path, session.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := deps.Replayer.Rerun(ctx, RerunRequest{Path: j.path, File: f,
+		Faults: map[string][]mcpconn.Fault{"weather": {{Kind: mcpconn.FaultIsError, Tool: "getForecast", Message: "injected outage"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.First == nil || res.First.LLMCall != 2 || !strings.Contains(res.First.NowText, "injected outage") {
+		t.Errorf("a fault on getForecast must diverge at LLM call 2 with its text: %+v", res.First)
+	}
+	if rec, err := session.ReadFile(res.Recording, session.ReadOptions{}); err != nil || rec.Header.Meta["faults"] == nil {
+		t.Errorf("the re-run's recording must name its faults: %v %+v", err, rec)
+	}
 }

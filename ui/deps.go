@@ -215,6 +215,9 @@ type RerunRequest struct {
 	// Filters replace servers' tool filters for this re-run only (keys:
 	// server names as the servers view shows them).
 	Filters map[string]mcpconn.FilterSpec
+	// Faults are injected into servers' calls for this re-run only (keys
+	// as for Filters).
+	Faults map[string][]mcpconn.Fault
 	// KeepGoing serves the recorded replies past a divergence instead of
 	// stopping the run at the first one.
 	KeepGoing bool

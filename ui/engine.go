@@ -307,7 +307,7 @@ func (r ProjectReplayer) Rerun(ctx context.Context, req RerunRequest) (*rerun.Re
 		sinks = append(sinks, rec)
 	}
 	res, err := rerun.Run(ctx, rerun.Options{File: req.File, Path: req.Path, Project: p,
-		Changes: rerun.Changes{Filters: req.Filters}, KeepGoing: req.KeepGoing, MCP: mcp, Sink: sinks, RunID: runID})
+		Changes: rerun.Changes{Filters: req.Filters, Faults: req.Faults}, KeepGoing: req.KeepGoing, MCP: mcp, Sink: sinks, RunID: runID})
 	if rec != nil {
 		if cerr := rec.Close(); cerr != nil {
 			recErr = cerr
@@ -342,6 +342,13 @@ func (r ProjectReplayer) record(req RerunRequest, p *project.Project, runID stri
 		if rerun.IsDemo(req.File) {
 			meta["demo"] = true
 		}
+	}
+	if len(req.Faults) > 0 {
+		faults := map[string]any{}
+		for name, fs := range req.Faults {
+			faults[name] = fs
+		}
+		meta["faults"] = faults
 	}
 	if len(req.Filters) > 0 {
 		filters := map[string]any{}

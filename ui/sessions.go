@@ -87,14 +87,27 @@ type rerunSetup struct {
 	keepGoing  bool
 	editing    bool
 	field      int
-	inputs     [3]textinput.Model // allowed, blocked, CEL
+	inputs     [4]textinput.Model // allowed, blocked, CEL, faults
 }
+
+// setupFieldLabels are the re-run form's fields: a server's filter, then
+// the faults injected into its calls for this re-run.
+var setupFieldLabels = [4]string{fieldLabels[0], fieldLabels[1], fieldLabels[2], "faults"}
+
+// faultsField is the index of the faults input.
+const faultsField = 3
 
 // setupRow is one server in the re-run form.
 type setupRow struct {
 	server         string
 	declared, spec mcpconn.FilterSpec
 	from           string
+	// faults are injected into the server's calls in this re-run
+	// (mcpconn.ParseFaultList of faultText); faultErr says why the text
+	// does not parse (the re-run refuses to start).
+	faults    []mcpconn.Fault
+	faultText string
+	faultErr  error
 }
 
 // Where a setup row's filter comes from.
@@ -109,6 +122,7 @@ type rerunJob struct {
 	gen        int
 	path, name string
 	filters    map[string]mcpconn.FilterSpec
+	faults     map[string][]mcpconn.Fault
 	keepGoing  bool
 	cancel     context.CancelFunc
 	finished   chan struct{}
@@ -413,7 +427,8 @@ func (p *sessionsPane) OpenSetup(path string, servers []ServerEntry, tried map[s
 		}
 		su.rows = append(su.rows, row)
 	}
-	placeholders := [3]string{"comma-separated; empty allows all", "comma-separated", "CEL over tool and context; empty: none"}
+	placeholders := [4]string{"comma-separated; empty allows all", "comma-separated", "CEL over tool and context; empty: none",
+		"e.g. is_error,tool=getForecast,times=1; hang — " + strings.Join(faultKindNames(), ", ")}
 	for i := range su.inputs {
 		ti := textinput.New()
 		ti.Prompt = ""
@@ -460,6 +475,12 @@ func (p sessionsPane) updateSetup(k tea.KeyMsg) (sessionsPane, tea.Cmd) {
 		var cmd tea.Cmd
 		before := su.inputs[su.field].Value()
 		su.inputs[su.field], cmd = su.inputs[su.field].Update(k)
+		if su.inputs[su.field].Value() != before && su.cursor < len(su.rows) && su.field == faultsField {
+			r := &su.rows[su.cursor]
+			r.faultText = su.inputs[faultsField].Value()
+			r.faults, r.faultErr = mcpconn.ParseFaultList(r.faultText)
+			return p, cmd
+		}
 		if su.inputs[su.field].Value() != before && su.cursor < len(su.rows) {
 			r := &su.rows[su.cursor]
 			r.spec = mcpconn.FilterSpec{Allowed: splitList(su.inputs[0].Value()), Blocked: splitList(su.inputs[1].Value()),
@@ -493,12 +514,14 @@ func (p sessionsPane) updateSetup(k tea.KeyMsg) (sessionsPane, tea.Cmd) {
 		su.inputs[0].SetValue(strings.Join(r.spec.Allowed, ", "))
 		su.inputs[1].SetValue(strings.Join(r.spec.Blocked, ", "))
 		su.inputs[2].SetValue(r.spec.Expr)
+		su.inputs[faultsField].SetValue(r.faultText)
 		su.editing, su.field = true, 0
 		return p, su.inputs[0].Focus()
 	case key.Matches(k, s.Declared):
 		if su.cursor < len(su.rows) {
 			r := &su.rows[su.cursor]
 			r.spec, r.from = r.declared, fromDeclared
+			r.faults, r.faultText, r.faultErr = nil, "", nil
 		}
 	case key.Matches(k, s.Run):
 		return p.startRerun()
@@ -518,11 +541,56 @@ func (su *rerunSetup) filters() map[string]mcpconn.FilterSpec {
 	return out
 }
 
+// fromText is the row's FROM cell: where its filter comes from, and its
+// faults.
+func (r setupRow) fromText(st *Styles) string {
+	from := r.from
+	if r.spec.Expr != "" {
+		from += " · CEL"
+	}
+	fromStyle := st.Text.Muted
+	if r.from != fromDeclared {
+		fromStyle = st.Text.Accent
+	}
+	out := fromStyle.Render(from)
+	switch {
+	case r.faultErr != nil:
+		out += st.Text.Muted.Render(" · ") + st.Text.Danger.Render("bad faults")
+	case len(r.faults) > 0:
+		out += st.Text.Muted.Render(" · ") + st.Text.Warning.Render(plural(len(r.faults), "fault"))
+	}
+	return out
+}
+
+// faults are the setup's injected faults, per server.
+func (su *rerunSetup) faults() map[string][]mcpconn.Fault {
+	out := map[string][]mcpconn.Fault{}
+	for _, r := range su.rows {
+		if len(r.faults) > 0 && r.faultErr == nil {
+			out[r.server] = r.faults
+		}
+	}
+	return out
+}
+
+func faultKindNames() []string {
+	out := make([]string, len(mcpconn.FaultKinds))
+	for i, k := range mcpconn.FaultKinds {
+		out[i] = string(k)
+	}
+	return out
+}
+
 // startRerun starts the re-run the form describes.
 func (p sessionsPane) startRerun() (sessionsPane, tea.Cmd) {
 	su := p.setup
 	if p.replayer == nil || p.store == nil {
 		return p, notice(noticeError, "re-runs are not available in this workspace")
+	}
+	for _, r := range su.rows {
+		if r.faultErr != nil {
+			return p, notice(noticeError, "%s: %v", r.server, r.faultErr)
+		}
 	}
 	if p.job != nil && p.job.running {
 		return p, notice(noticeWarn, "a re-run is in progress: X cancels it")
@@ -531,7 +599,7 @@ func (p sessionsPane) startRerun() (sessionsPane, tea.Cmd) {
 	ctx, cancel := context.WithCancel(p.ctx)
 	events := make(chan session.Event, runEventBuffer)
 	sink := &closingSink{ctx: ctx, ch: events}
-	j := &rerunJob{gen: p.gen, path: su.path, name: su.name, filters: su.filters(), keepGoing: su.keepGoing,
+	j := &rerunJob{gen: p.gen, path: su.path, name: su.name, filters: su.filters(), faults: su.faults(), keepGoing: su.keepGoing,
 		cancel: cancel, finished: make(chan struct{}), started: p.now(), running: true, ch: events}
 	p.job = j
 	p.setup = nil
@@ -539,7 +607,7 @@ func (p sessionsPane) startRerun() (sessionsPane, tea.Cmd) {
 	p.zone = zoneResult
 	p.scroll = 0
 	p.SetSize(p.width, p.height)
-	req := RerunRequest{Path: j.path, Filters: j.filters, KeepGoing: j.keepGoing}
+	req := RerunRequest{Path: j.path, Filters: j.filters, Faults: j.faults, KeepGoing: j.keepGoing}
 	// The panel shows the progress: no notice, so the verdict's notice is
 	// the one left in the status bar.
 	return p, tea.Batch(rerunSession(ctx, p.store, p.replayer, j.gen, req, sink, j.finished), waitForRerunEvents(j.gen, events))
@@ -699,7 +767,12 @@ func (p sessionsPane) setupView(h int) string {
 		sw = max(sw, ansi.StringWidth(r.server))
 	}
 	sw = min(sw, max(8, iw/5))
+	// FROM says where a row's filter comes from, and its faults.
 	fromW := len(fromTried)
+	for _, r := range su.rows {
+		fromW = max(fromW, ansi.StringWidth(r.fromText(p.st)))
+	}
+	fromW = min(fromW, max(len(fromTried), iw/3))
 	listW := max(6, (iw-2-sw-1-fromW-1)/2-1)
 	lines = append(lines, p.st.Row.Header.Render(pad("  "+pad("SERVER", sw)+" "+pad("ALLOWED", listW)+" "+pad("BLOCKED", listW)+" FROM", iw)))
 	for i, r := range su.rows {
@@ -714,15 +787,7 @@ func (p sessionsPane) setupView(h int) string {
 		if blocked == "" {
 			blocked = "—"
 		}
-		from := r.from
-		if r.spec.Expr != "" {
-			from += " · CEL"
-		}
-		fromStyle := p.st.Text.Muted
-		if r.from != fromDeclared {
-			fromStyle = p.st.Text.Accent
-		}
-		line := cursor + pad(printable(r.server), sw) + " " + pad(printable(allowed), listW) + " " + pad(printable(blocked), listW) + " " + fromStyle.Render(from)
+		line := cursor + pad(printable(r.server), sw) + " " + pad(printable(allowed), listW) + " " + pad(printable(blocked), listW) + " " + r.fromText(p.st)
 		if i == su.cursor && !su.editing && p.focused {
 			line = p.st.Row.Selected.Render(pad(ansi.Strip(line), iw))
 		}
@@ -746,18 +811,34 @@ func (p sessionsPane) setupView(h int) string {
 	if su.editing && su.cursor < len(su.rows) {
 		lines = append(lines, "", p.st.Text.Muted.Render("filter for ")+p.st.Text.Bold.Render(su.rows[su.cursor].server)+
 			p.st.Text.Muted.Render(" (replaces its tool_filter in this re-run only)"))
-		for i, label := range fieldLabels {
+		for i, label := range setupFieldLabels {
 			marker, ls := "  ", p.st.Form.Label
 			if su.field == i {
 				marker, ls = p.st.Row.Cursor.Render("› "), p.st.Form.LabelFocused
 			}
 			lines = append(lines, marker+ls.Render(pad(label, 19))+" "+su.inputs[i].View())
 		}
+		r := su.rows[su.cursor]
+		switch {
+		case r.faultErr != nil:
+			lines = append(lines, "  "+p.st.Text.Danger.Render(fit(printable(r.faultErr.Error()), max(1, iw-2))))
+		case len(r.faults) > 0:
+			var kinds []string
+			for _, f := range r.faults {
+				kinds = append(kinds, f.String())
+			}
+			lines = append(lines, "  "+p.st.Text.Muted.Render(fit("injects "+printable(strings.Join(kinds, " then ")), max(1, iw-2))))
+		}
 	} else {
-		n := len(su.filters())
+		n, nf := len(su.filters()), len(su.faults())
 		what := "changes nothing (does the run still follow its recording?)"
-		if n > 0 {
+		switch {
+		case n > 0 && nf > 0:
+			what = "changes the filter of " + plural(n, "server") + " and injects faults into " + plural(nf, "server")
+		case n > 0:
 			what = "changes the filter of " + plural(n, "server")
+		case nf > 0:
+			what = "injects faults into " + plural(nf, "server")
 		}
 		lines = append(lines, "", p.st.Text.Muted.Render("this re-run "+what))
 		lines = append(lines, p.st.Text.Key.Render("enter edit · d declared filter · space keep going · r run · esc cancel"))
@@ -774,7 +855,7 @@ func (p sessionsPane) resultView(h int) string {
 	var title string
 	switch p.shown {
 	case panelRerun:
-		title = p.st.Pane.Title.Render("Re-run ") + p.st.Text.Bold.Render(p.job.name) + p.st.Pane.TitleMuted.Render("  "+filtersLabel(p.job.filters, p.job.keepGoing))
+		title = p.st.Pane.Title.Render("Re-run ") + p.st.Text.Bold.Render(p.job.name) + p.st.Pane.TitleMuted.Render("  "+filtersLabel(p.job.filters, p.job.faults, p.job.keepGoing))
 	case panelCompare:
 		title = p.st.Pane.Title.Render("Compare ") + p.st.Text.Bold.Render(p.cmp.name) + p.st.Pane.TitleMuted.Render(" → "+p.cmp.against)
 	}
@@ -810,7 +891,7 @@ func sessionKind(command string) string {
 }
 
 // filtersLabel says what a re-run changed, for its title.
-func filtersLabel(filters map[string]mcpconn.FilterSpec, keepGoing bool) string {
+func filtersLabel(filters map[string]mcpconn.FilterSpec, faults map[string][]mcpconn.Fault, keepGoing bool) string {
 	var parts []string
 	servers := make([]string, 0, len(filters))
 	for s := range filters {
@@ -833,6 +914,18 @@ func filtersLabel(filters map[string]mcpconn.FilterSpec, keepGoing bool) string 
 			what = append(what, "no filter")
 		}
 		parts = append(parts, s+": "+strings.Join(what, " "))
+	}
+	faulty := make([]string, 0, len(faults))
+	for s := range faults {
+		faulty = append(faulty, s)
+	}
+	sort.Strings(faulty)
+	for _, s := range faulty {
+		var fs []string
+		for _, f := range faults[s] {
+			fs = append(fs, f.String())
+		}
+		parts = append(parts, s+": fault "+strings.Join(fs, "; "))
 	}
 	label := "unchanged filters"
 	if len(parts) > 0 {

@@ -246,3 +246,56 @@ func TestFilterPlaygroundRemembersTriedFilters(t *testing.T) {
 		t.Error("a blank expression is no expression")
 	}
 }
+
+// The re-run form's fourth field injects faults into a server's calls for
+// the re-run: a bad text is shown and refuses to run; a good one goes into
+// the request and the result's title.
+func TestSessionsRerun_InjectsFaults(t *testing.T) {
+	deps, rep := rerunDeps()
+	m := sessionsAt(t, deps, 120, 36)
+	m = stepRun(t, m, keyRunes("R"), 2)
+	m = step(t, m, keyType(tea.KeyEnter)) // edit weather
+	for range faultsField {
+		m = step(t, m, keyType(tea.KeyTab))
+	}
+	m = typeText(t, m, "is_error,times=0;boom")
+	if r := m.sessions.setup.rows[0]; r.faultErr == nil || !strings.Contains(plainView(m), `fault 2 (boom): unknown fault kind "boom"`) {
+		t.Fatalf("bad fault text: %+v\n%s", r, plainView(m))
+	}
+	m = step(t, m, keyType(tea.KeyEsc))
+	if v := plainView(m); !strings.Contains(v, "bad faults") {
+		t.Errorf("the row must say its faults are bad:\n%s", v)
+	}
+	m = stepRun(t, m, keyRunes("r"), 3)
+	if len(rep.requests()) != 0 || !strings.Contains(m.notice.text, "unknown fault kind") {
+		t.Fatalf("a re-run with bad faults must not start (notice %q)", m.notice.text)
+	}
+	// Fix it: hang the second call of getForecast, then a JSON-RPC error.
+	m = step(t, m, keyType(tea.KeyEnter))
+	for range faultsField {
+		m = step(t, m, keyType(tea.KeyTab))
+	}
+	m = step(t, m, tea.KeyMsg{Type: tea.KeyCtrlU})
+	m = typeText(t, m, "hang,tool=getForecast,times=1; jsonrpc_error,code=-32000,message=down; for now")
+	if v := plainView(m); !strings.Contains(v, "injects hang,tool=getForecast,times=1 then jsonrpc_error,code=-32000,message=down; for now") {
+		t.Errorf("the form must echo the parsed faults:\n%s", v)
+	}
+	m = step(t, m, keyType(tea.KeyEsc))
+	if v := plainView(m); !strings.Contains(v, "2 faults") || !strings.Contains(v, "injects faults into 1 server") {
+		t.Errorf("form:\n%s", v)
+	}
+	m = stepRun(t, m, keyRunes("r"), 3)
+	reqs := rep.requests()
+	if len(reqs) != 1 || len(reqs[0].Faults["weather"]) != 2 || len(reqs[0].Filters) != 0 {
+		t.Fatalf("requests %+v", reqs)
+	}
+	want := []mcpconn.Fault{{Kind: mcpconn.FaultHang, Tool: "getForecast", Times: 1}, {Kind: mcpconn.FaultJSONRPCError, Code: -32000, Message: "down; for now"}}
+	for i, f := range reqs[0].Faults["weather"] {
+		if f != want[i] {
+			t.Errorf("fault %d: %+v, want %+v", i, f, want[i])
+		}
+	}
+	if v := plainView(m); !strings.Contains(v, "weather: fault hang,tool=getForecast,times=1") {
+		t.Errorf("the result's title must name the faults:\n%s", v)
+	}
+}
