@@ -102,44 +102,16 @@ Exit codes:
 }
 
 func runRun(cmd *cobra.Command, o *runOpts, args []string) error {
-	if o.demo && len(args) > 0 {
-		return exitCode(runExitFailed, errors.New("give either PATH or --demo, not both"))
-	}
 	inputs, err := runParseInputs(o.inputs)
 	if err != nil {
 		return exitCode(runExitFailed, err)
 	}
 	stderr := cmd.ErrOrStderr()
-	mcp := &crew.MCP{}
-	path := "."
-	if len(args) == 1 {
-		path = args[0]
-	}
-	if o.demo {
-		dir, err := os.MkdirTemp("", "crewbench-demo-")
-		if err != nil {
-			return exitCode(runExitFailed, fmt.Errorf("demo: %w", err))
-		}
-		defer os.RemoveAll(dir)
-		if path, err = demo.Materialize(filepath.Join(dir, "project")); err != nil {
-			return exitCode(runExitFailed, err)
-		}
-		exe, err := selfExecutable()
-		if err != nil {
-			return exitCode(runExitFailed, fmt.Errorf("demo: cannot find the crewbench executable: %w", err))
-		}
-		mcp.SelfCommand = exe
-		// A private TMPDIR gives the flaky fixture a fresh call counter.
-		mcp.SelfEnv = map[string]string{"TMPDIR": dir}
-	} else if o.crewName != "" {
-		if path, err = runCrewPath(path, o.crewName); err != nil {
-			return exitCode(runExitFailed, err)
-		}
-	}
-	p, err := project.Open(path, o.overlay)
+	p, mcp, cleanup, err := openCrewProject(args, o.demo, o.crewName, o.overlay)
 	if err != nil {
-		return exitCode(runExitFailed, fmt.Errorf("open project: %w", err))
+		return exitCode(runExitFailed, err)
 	}
+	defer cleanup()
 	c, notes, err := crew.FromProject(p, crew.ProjectOptions{LLM: o.llm})
 	if err != nil {
 		return exitCode(runExitFailed, err)
@@ -198,6 +170,52 @@ func runRun(cmd *cobra.Command, o *runOpts, args []string) error {
 		return silentExit{code: runExitToolFailure}
 	}
 	return nil
+}
+
+// openCrewProject opens the project a crew command runs: args[0] (default
+// "."), the NAME crew inside it, or the embedded demo materialized in a
+// temporary directory (its fixture servers started as this executable).
+// cleanup removes what it created.
+func openCrewProject(args []string, useDemo bool, crewName, overlay string) (*project.Project, *crew.MCP, func(), error) {
+	if useDemo && len(args) > 0 {
+		return nil, nil, nil, errors.New("give either PATH or --demo, not both")
+	}
+	mcp := &crew.MCP{}
+	cleanup := func() {}
+	path := "."
+	if len(args) == 1 {
+		path = args[0]
+	}
+	var err error
+	if useDemo {
+		dir, err := os.MkdirTemp("", "crewbench-demo-")
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("demo: %w", err)
+		}
+		cleanup = func() { _ = os.RemoveAll(dir) }
+		if path, err = demo.Materialize(filepath.Join(dir, "project")); err != nil {
+			cleanup()
+			return nil, nil, nil, err
+		}
+		exe, err := selfExecutable()
+		if err != nil {
+			cleanup()
+			return nil, nil, nil, fmt.Errorf("demo: cannot find the crewbench executable: %w", err)
+		}
+		mcp.SelfCommand = exe
+		// A private TMPDIR gives the flaky fixture a fresh call counter.
+		mcp.SelfEnv = map[string]string{"TMPDIR": dir}
+	} else if crewName != "" {
+		if path, err = runCrewPath(path, crewName); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	p, err := project.Open(path, overlay)
+	if err != nil {
+		cleanup()
+		return nil, nil, nil, fmt.Errorf("open project: %w", err)
+	}
+	return p, mcp, cleanup, nil
 }
 
 // runParseInputs reads --input key=value flags.

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"context"
 	"os"
+	"os/signal"
+	"syscall"
 	"testing"
 
 	"crewbench/fixtures/fixturetest"
@@ -17,6 +20,14 @@ var fixtureDispatch bool
 // processes without building the crewbench binary.
 func TestMain(m *testing.M) {
 	fixturetest.RunIfFixture()
+	// `<test binary> crewbench-cli ARGS…` runs the CLI as a real process
+	// (crewbench serve over stdio).
+	if len(os.Args) > 1 && os.Args[1] == cliArg0 {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := execute(ctx, os.Args[2:], os.Stdin, os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
+	}
 	fixtureDispatch = true
 	// `crewbench run` records every session by default: keep the tests'
 	// recordings out of the developer's real state directory.
@@ -29,3 +40,6 @@ func TestMain(m *testing.M) {
 	os.RemoveAll(state)
 	os.Exit(code)
 }
+
+// cliArg0 turns this test binary into the crewbench CLI.
+const cliArg0 = "crewbench-cli"

@@ -1,0 +1,428 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/spf13/cobra"
+
+	"crewbench/crew"
+	"crewbench/crew/project"
+	"crewbench/names"
+	"crewbench/session"
+)
+
+func init() { addCommand(newServeCmd) }
+
+type serveOpts struct {
+	demo      bool
+	crewName  string
+	overlay   string
+	llm       string
+	httpAddr  string
+	noRecord  bool
+	outputDir string
+}
+
+func newServeCmd() *cobra.Command {
+	o := &serveOpts{}
+	cmd := &cobra.Command{
+		Use:   "serve [PATH | --demo] [--http ADDR] [--llm MODEL]",
+		Short: "Publish the project's crew as an MCP tool (stdio or streamable HTTP)",
+		Long: `serve publishes the project's crew as one MCP tool, so any MCP client — a
+CrewAI agent's mcps, Claude Desktop, an IDE, crewbench itself — can kick it
+off. The tool's name is the crew's name sanitized the way CrewAI sanitizes
+tool names; its arguments are the {placeholders} the crew's texts use
+(required unless the crew gives a default input). A call runs the crew in
+crewbench's engine, exactly as crewbench run does, and returns the final
+output as text (the first content item, which is all CrewAI's MCP tools
+read), then a warning about tool failures when there were any, plus
+structured content: the per-task outputs, token usage, tool failures and
+the recorded session. A failed run is an isError result with the reason.
+Clients that send a progressToken get a progress notification per task.
+
+Over stdio (the default) stdout carries only MCP; one line per call goes to
+stderr. --http ADDR serves streamable HTTP at http://ADDR/mcp instead (the
+URL is printed on stderr; ADDR 127.0.0.1:0 picks a free port). Every call
+is recorded to a new session file (--no-record skips it). Ctrl+C stops the
+server; calls still running are cancelled and their MCP servers reaped.`,
+		Example: `  crewbench serve --demo
+  crewbench tools --stdio "crewbench serve --demo"
+  crewbench call --stdio "crewbench serve --demo" weekend_weather_brief --args '{"city":"Porto"}' --policy session --timeout 2m
+  crewbench serve ./my_crew --http 127.0.0.1:8765 --llm openai/gpt-4o-mini`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runServe(cmd, o, args) },
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.demo, "demo", false, "publish the embedded demo crew (offline)")
+	f.StringVar(&o.crewName, "crew", "", "crew definition to publish when PATH holds several (NAME.jsonc, NAME.json or the directory NAME)")
+	f.StringVarP(&o.overlay, "config", "c", "", "crewbench.yaml overlay `FILE` (default: the one beside the project)")
+	f.StringVar(&o.llm, "llm", "", "replace every agent's LLM with this `MODEL`")
+	f.StringVar(&o.httpAddr, "http", "", "serve streamable HTTP on `ADDR` (host:port) instead of stdio")
+	f.BoolVar(&o.noRecord, "no-record", false, "do not record each call's session")
+	f.StringVar(&o.outputDir, "output-dir", "", "write tasks' output_file paths under `DIR` (default: not written, calls leave no files)")
+	return cmd
+}
+
+func runServe(cmd *cobra.Command, o *serveOpts, args []string) error {
+	p, mcpConf, cleanup, err := openCrewProject(args, o.demo, o.crewName, o.overlay)
+	if err != nil {
+		return exitCode(1, err)
+	}
+	defer cleanup()
+	pub, err := newCrewPublisher(p, mcpConf, o, cmd.ErrOrStderr())
+	if err != nil {
+		return exitCode(1, err)
+	}
+	srv := server.NewMCPServer("crewbench-serve", buildVersion(),
+		server.WithToolCapabilities(false),
+		server.WithLogging(),
+		server.WithRecovery(),
+		server.WithInstructions(pub.instructions()))
+	srv.AddTool(pub.tool, pub.handle)
+
+	ctx := cmd.Context()
+	stderr := cmd.ErrOrStderr()
+	fmt.Fprintf(stderr, "crewbench serve: crew %q as tool %s\n", pub.crewName, pub.tool.Name)
+	if o.httpAddr == "" {
+		ss := server.NewStdioServer(srv)
+		ss.SetErrorLogger(log.New(stderr, "crewbench serve: ", 0))
+		err = ss.Listen(ctx, cmd.InOrStdin(), cmd.OutOrStdout())
+		// stdin closed (the client went away) or Ctrl+C: both are the end.
+		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+			return exitCode(1, fmt.Errorf("serve: %w", err))
+		}
+		pub.wait()
+		return nil
+	}
+	return serveHTTP(ctx, srv, o.httpAddr, stderr, pub)
+}
+
+// serveHTTP serves srv over streamable HTTP at ADDR/mcp until ctx ends.
+func serveHTTP(ctx context.Context, srv *server.MCPServer, addr string, stderr io.Writer, pub *crewPublisher) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return exitCode(1, fmt.Errorf("serve: listen on %s: %w", addr, err))
+	}
+	hs := &http.Server{
+		ReadHeaderTimeout: 10 * time.Second,
+		// Calls run under ctx: Ctrl+C cancels them (and reaps their servers).
+		BaseContext: func(net.Listener) context.Context { return ctx },
+		ErrorLog:    log.New(stderr, "crewbench serve: http: ", 0),
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	sh := server.NewStreamableHTTPServer(srv, server.WithStreamableHTTPServer(hs), server.WithStreamableHTTPLogger(logger))
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", sh)
+	hs.Handler = mux
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	fmt.Fprintf(stderr, "crewbench serve: listening on http://%s/mcp\n", ln.Addr())
+	select {
+	case err := <-served:
+		return exitCode(1, fmt.Errorf("serve: %w", err))
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	_ = sh.Shutdown(sctx)
+	cancel()
+	_ = hs.Close()
+	<-served
+	pub.wait()
+	return nil
+}
+
+// crewPublisher turns the project's crew into one MCP tool.
+type crewPublisher struct {
+	p         *project.Project
+	mcp       *crew.MCP
+	llm       string
+	outputDir string
+	record    bool
+	demo      bool
+	crewName  string
+	tasks     []string
+	tool      mcp.Tool
+	// defaults are the crew's own inputs (crew.jsonc "inputs").
+	defaults map[string]any
+	log      *lockedWriter
+	running  sync.WaitGroup
+}
+
+func newCrewPublisher(p *project.Project, m *crew.MCP, o *serveOpts, stderr io.Writer) (*crewPublisher, error) {
+	// Build the crew once now, so a project that cannot run fails at start,
+	// not on the first call.
+	c, notes, err := crew.FromProject(p, crew.ProjectOptions{LLM: o.llm})
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range notes {
+		fmt.Fprintf(stderr, "crewbench serve: note: %s\n", n)
+	}
+	pub := &crewPublisher{p: p, mcp: m, llm: o.llm, outputDir: o.outputDir, record: !o.noRecord, demo: o.demo, crewName: c.Name,
+		defaults: c.Inputs, log: &lockedWriter{w: stderr}}
+	for _, t := range c.Tasks {
+		pub.tasks = append(pub.tasks, t.Name)
+	}
+	name := names.Sanitize(c.Name)
+	if name == "" {
+		name = "kickoff_crew"
+	}
+	schema, err := json.Marshal(pub.inputSchema())
+	if err != nil {
+		return nil, err
+	}
+	pub.tool = mcp.NewToolWithRawSchema(name, pub.description(c), schema)
+	pub.tool.Annotations = mcp.ToolAnnotation{Title: "Run the crew " + c.Name,
+		ReadOnlyHint: mcp.ToBoolPtr(false), OpenWorldHint: mcp.ToBoolPtr(true)}
+	return pub, nil
+}
+
+// inputSchema has one string property per placeholder; those without a
+// default input are required.
+func (pub *crewPublisher) inputSchema() map[string]any {
+	props := map[string]any{}
+	required := []string{}
+	where := map[string][]string{}
+	for _, ph := range pub.p.Placeholders() {
+		if ph.CLI {
+			where[ph.Name] = appendUnique(where[ph.Name], ph.Owner+" "+ph.Field)
+		}
+	}
+	for _, n := range pub.p.PlaceholderNames() {
+		prop := map[string]any{"type": "string",
+			"description": "Fills {" + n + "} in " + strings.Join(where[n], ", ") + "."}
+		if d, ok := pub.defaults[n]; ok {
+			prop["default"] = fmt.Sprint(d)
+		} else {
+			required = append(required, n)
+		}
+		props[n] = prop
+	}
+	return map[string]any{"type": "object", "properties": props, "required": required}
+}
+
+func appendUnique(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+func (pub *crewPublisher) description(c *crew.Crew) string {
+	var roles []string
+	for _, a := range c.Agents {
+		roles = append(roles, a.Role)
+	}
+	return fmt.Sprintf("Runs the CrewAI crew %q (%s process; agents: %s; tasks: %s) and returns its final output.",
+		c.Name, processName(c), strings.Join(roles, ", "), strings.Join(pub.tasks, ", "))
+}
+
+func processName(c *crew.Crew) string {
+	if c.Process == "" {
+		return string(crew.Sequential)
+	}
+	return string(c.Process)
+}
+
+func (pub *crewPublisher) instructions() string {
+	return "crewbench publishes the crew " + pub.crewName + " as the tool " + pub.tool.Name +
+		". A call runs the whole crew (several LLM and tool calls): allow minutes, not seconds."
+}
+
+// wait waits for calls still finishing (their context is cancelled).
+func (pub *crewPublisher) wait() { pub.running.Wait() }
+
+// handle runs the crew for one tools/call.
+func (pub *crewPublisher) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	pub.running.Add(1)
+	defer pub.running.Done()
+	start := time.Now()
+	inputs := map[string]any{}
+	for k, v := range pub.defaults {
+		inputs[k] = v
+	}
+	for k, v := range req.GetArguments() {
+		if s, ok := v.(string); ok {
+			inputs[k] = s
+		} else {
+			inputs[k] = fmt.Sprint(v)
+		}
+	}
+	missing, _ := pub.p.CheckInputs(inputs)
+	if len(missing) > 0 {
+		var ms []string
+		for _, m := range missing {
+			ms = appendUnique(ms, m.Name)
+		}
+		sort.Strings(ms)
+		return mcp.NewToolResultError("missing required input(s): " + strings.Join(ms, ", ")), nil
+	}
+	// A fresh crew per call: kickoff interpolates inputs into it.
+	c, _, err := crew.FromProject(pub.p, crew.ProjectOptions{LLM: pub.llm})
+	if err != nil {
+		return mcp.NewToolResultError("build the crew: " + err.Error()), nil
+	}
+	red := session.NewRedactor(pub.p.SecretValues()...)
+	runID := session.NewID()
+	sinks := session.Fanout{}
+	var rec *session.Recorder
+	if pub.record {
+		rec, err = session.CreateInDir("", session.RecorderOptions{Header: session.Header{
+			Version: buildVersion(), Project: pub.p.Dir, RunID: runID, Command: "serve",
+			Meta: map[string]any{"crew": c.Name, "inputs": inputs, "demo": pub.demo, "tool": pub.tool.Name},
+		}, Redactor: red})
+		if err != nil {
+			fmt.Fprintf(pub.log, "crewbench serve: the call is not recorded: %v\n", err)
+		} else {
+			sinks = append(sinks, rec)
+		}
+	}
+	if p := progressOf(ctx, req, len(pub.tasks)); p != nil {
+		sinks = append(sinks, p)
+	}
+	out, runErr := crew.Kickoff(ctx, c, inputs, crew.Options{Emitter: session.NewEmitter(sinks), RunID: runID, MCP: pub.mcp, OutputDir: pub.outputDir})
+	recorded := ""
+	if rec != nil {
+		if err := rec.Close(); err == nil {
+			recorded = rec.Path()
+		}
+	}
+	verdict := "ok"
+	var res *mcp.CallToolResult
+	switch {
+	case runErr != nil:
+		verdict = "failed: " + oneLineText(runErr.Error())
+		res = mcp.NewToolResultError(red.RedactString("the crew failed: " + runErr.Error()))
+	default:
+		res = mcp.NewToolResultText(red.RedactString(out.String()))
+		if s := out.FailureSummary(); s != "" {
+			verdict = fmt.Sprintf("ok with %d tool failure(s)", len(out.ToolFailures()))
+			res.Content = append(res.Content, mcp.NewTextContent(red.RedactString(s)))
+		}
+	}
+	res.StructuredContent = pub.structured(out, runErr, recorded, red)
+	line := fmt.Sprintf("crewbench serve: %s %s → %s in %s", pub.tool.Name, red.RedactString(compactJSON(inputs)), verdict,
+		time.Since(start).Round(time.Millisecond))
+	if recorded != "" {
+		line += " · session " + recorded
+	}
+	fmt.Fprintln(pub.log, line)
+	return res, nil
+}
+
+// structured is the call's structuredContent: what a program reading the
+// result wants besides the text.
+func (pub *crewPublisher) structured(out *crew.CrewOutput, runErr error, recorded string, red *session.Redactor) map[string]any {
+	m := map[string]any{"crew": pub.crewName, "status": "ok"}
+	if runErr != nil {
+		m["status"] = "failed"
+		m["error"] = red.RedactString(runErr.Error())
+	}
+	if recorded != "" {
+		m["session"] = recorded
+	}
+	if out == nil {
+		return m
+	}
+	m["raw"] = red.RedactString(out.Raw)
+	var tasks []map[string]any
+	for _, t := range out.TasksOutput {
+		tasks = append(tasks, map[string]any{"name": t.Name, "agent": t.Agent, "raw": red.RedactString(t.Raw)})
+	}
+	m["tasks"] = tasks
+	m["token_usage"] = out.TokenUsage
+	var failures []map[string]any
+	for _, f := range out.ToolFailures() {
+		failures = append(failures, map[string]any{"tool": f.ToolName, "task": f.TaskName, "agent": f.AgentRole,
+			"reason": string(f.Failure.Reason), "message": red.RedactString(f.Failure.Render())})
+	}
+	m["tool_failures"] = failures
+	if runErr == nil && len(failures) > 0 {
+		m["status"] = "ok_with_tool_failures"
+	}
+	return m
+}
+
+// progressOf reports each finished task to a client that asked for
+// progress (a progressToken in the request), or returns nil.
+func progressOf(ctx context.Context, req mcp.CallToolRequest, total int) session.Sink {
+	if req.Params.Meta == nil || req.Params.Meta.ProgressToken == nil {
+		return nil
+	}
+	srv := server.ServerFromContext(ctx)
+	if srv == nil {
+		return nil
+	}
+	return &progressSinkMCP{ctx: ctx, srv: srv, token: req.Params.Meta.ProgressToken, total: total}
+}
+
+type progressSinkMCP struct {
+	ctx   context.Context
+	srv   *server.MCPServer
+	token mcp.ProgressToken
+	total int
+	mu    sync.Mutex
+	done  int
+}
+
+func (p *progressSinkMCP) Emit(ev session.Event) {
+	if ev.Kind != session.TaskCompleted && ev.Kind != session.TaskFailed {
+		return
+	}
+	p.mu.Lock()
+	p.done++
+	n := p.done
+	p.mu.Unlock()
+	verb := "done"
+	if ev.Kind == session.TaskFailed {
+		verb = "failed"
+	}
+	// A client that is gone is not worth failing the run for.
+	_ = p.srv.SendNotificationToClient(p.ctx, "notifications/progress", map[string]any{
+		"progressToken": p.token, "progress": n, "total": p.total,
+		"message": fmt.Sprintf("task %s %s (%d of %d)", ev.TaskName, verb, n, p.total),
+	})
+}
+
+// lockedWriter serializes the per-call log lines of concurrent calls.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
+
+func compactJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+func oneLineText(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}

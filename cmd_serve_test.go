@@ -1,0 +1,227 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"crewbench/mcpconn"
+	"crewbench/session"
+)
+
+// serveSpec starts `crewbench serve ARGS…` as a real stdio process (this
+// test binary as the CLI), with its sessions in stateDir.
+func serveSpec(t *testing.T, stateDir string, args ...string) mcpconn.ServerSpec {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mcpconn.ServerSpec{Name: "crew", Transport: mcpconn.TransportStdio, Command: exe,
+		Args: append([]string{cliArg0, "serve"}, args...), Env: map[string]string{"XDG_STATE_HOME": stateDir},
+		Policy: mcpconn.PolicySession, Timeouts: mcpconn.Timeouts{Call: 2 * time.Minute}}
+}
+
+// The demo crew published over stdio: one tool named after the crew with
+// its placeholder as an argument; a call runs the crew and returns the
+// final output first (what CrewAI reads), the tool-failure warning second,
+// structured details, progress per task, and a recorded session.
+func TestServeDemoOverStdio(t *testing.T) {
+	state := t.TempDir()
+	spec := serveSpec(t, state, "--demo")
+	col := &session.Collector{}
+	em := session.NewEmitter(col)
+	pool := mcpconn.NewPool(em)
+	defer pool.Close()
+	d, err := mcpconn.Discover(t.Context(), spec, mcpconn.Options{Pool: pool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Tools) != 1 || d.Tools[0].Name != "weekend_weather_brief" {
+		t.Fatalf("tools %+v", d.Tools)
+	}
+	var schema struct {
+		Properties map[string]struct {
+			Type    string `json:"type"`
+			Default string `json:"default"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	if err := json.Unmarshal(d.Tools[0].InputSchema, &schema); err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := schema.Properties["city"]; !ok || p.Type != "string" {
+		t.Errorf("schema %s", d.Tools[0].InputSchema)
+	}
+	if !strings.Contains(d.Tools[0].Description, `Runs the CrewAI crew "Weekend Weather Brief"`) {
+		t.Errorf("description %q", d.Tools[0].Description)
+	}
+
+	r := mcpconn.Call(t.Context(), spec, "weekend_weather_brief", map[string]any{"city": "Porto"}, mcpconn.Options{Pool: pool, Emitter: em})
+	if r.Outcome != session.OutcomeOK || len(r.Content) != 2 {
+		t.Fatalf("call: %+v", r)
+	}
+	if !strings.HasPrefix(r.Text, "Lisbon's weekend looks travel-friendly") ||
+		!strings.HasPrefix(r.Content[1].Text, "WARNING: the crew finished, but 1 tool call(s) failed") {
+		t.Errorf("content: %q / %q", r.Text, r.Content[1].Text)
+	}
+	var sc struct {
+		Status   string `json:"status"`
+		Session  string `json:"session"`
+		Tasks    []struct{ Name string }
+		Failures []struct{ Tool, Reason string } `json:"tool_failures"`
+	}
+	if err := json.Unmarshal(r.Structured, &sc); err != nil {
+		t.Fatalf("structured content %s: %v", r.Structured, err)
+	}
+	if sc.Status != "ok_with_tool_failures" || len(sc.Tasks) != 2 || len(sc.Failures) != 1 || !strings.HasPrefix(sc.Session, state) {
+		t.Errorf("structured %+v", sc)
+	}
+	rec, err := session.ReadFile(sc.Session, session.ReadOptions{})
+	if err != nil || rec.Header.Command != "serve" || rec.Header.Meta["inputs"].(map[string]any)["city"] != "Porto" {
+		t.Errorf("recording: %v %+v", err, rec)
+	}
+	progress := 0
+	for _, ev := range col.Events() {
+		if ev.Kind == session.MCPNotification && ev.Str("kind") == "progress" && strings.Contains(ev.Str("message"), "task ") {
+			progress++
+		}
+	}
+	if progress != 2 {
+		t.Errorf("%d progress notifications, want one per task", progress)
+	}
+}
+
+// A missing required input is an isError result naming it; the server
+// keeps serving.
+func TestServeMissingInput(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"crew.jsonc":     `{"name": "Greeter Crew", "agents": ["a"], "tasks": [{"name": "t", "description": "Greet {name} in {lang}", "expected_output": "A greeting", "agent": "a"}], "inputs": {"lang": "English"}}`,
+		"agents/a.jsonc": `{"role": "Greeter", "goal": "Greet", "backstory": "Friendly", "llm": "scripted:script.yaml"}`,
+		"script.yaml":    "replies:\n  - \"Final Answer: hello\"\n",
+	})
+	spec := serveSpec(t, t.TempDir(), dir, "--no-record")
+	pool := mcpconn.NewPool(nil)
+	defer pool.Close()
+	d, err := mcpconn.Discover(t.Context(), spec, mcpconn.Options{Pool: pool})
+	if err != nil || len(d.Tools) != 1 || d.Tools[0].Name != "greeter_crew" {
+		t.Fatalf("tools %+v, %v", d, err)
+	}
+	if s := string(d.Tools[0].InputSchema); !strings.Contains(s, `"required":["name"]`) || !strings.Contains(s, `"default":"English"`) {
+		t.Errorf("schema %s: name is required, lang has the crew's default", s)
+	}
+	r := mcpconn.Call(t.Context(), spec, "greeter_crew", map[string]any{}, mcpconn.Options{Pool: pool})
+	if r.Outcome != session.OutcomeIsError || !strings.Contains(r.Text, "missing required input(s): name") {
+		t.Errorf("missing input: %+v", r)
+	}
+	r = mcpconn.Call(t.Context(), spec, "greeter_crew", map[string]any{"name": "Ana"}, mcpconn.Options{Pool: pool})
+	if r.Outcome != session.OutcomeOK || r.Text != "hello" {
+		t.Errorf("call: %+v", r)
+	}
+}
+
+// Over streamable HTTP: the URL goes to stderr, a client calls the crew,
+// and cancelling the command's context stops it cleanly.
+func TestServeOverHTTP(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	var stderr bytes.Buffer
+	var mu sync.Mutex
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			line := sc.Text()
+			mu.Lock()
+			stderr.WriteString(line + "\n")
+			mu.Unlock()
+			if _, u, ok := strings.Cut(line, "listening on "); ok {
+				urls <- u
+			}
+		}
+	}()
+	done := make(chan int, 1)
+	go func() {
+		done <- execute(ctx, []string{"serve", "--demo", "--http", "127.0.0.1:0", "--no-record"}, strings.NewReader(""), io.Discard, pw)
+		pw.Close()
+	}()
+	var url string
+	select {
+	case url = <-urls:
+	case code := <-done:
+		t.Fatalf("serve exited %d:\n%s", code, stderr.String())
+	case <-time.After(30 * time.Second):
+		t.Fatal("no listening URL")
+	}
+	spec := mcpconn.ServerSpec{Name: "crew", Transport: mcpconn.TransportHTTP, URL: url, Policy: mcpconn.PolicySession,
+		Timeouts: mcpconn.Timeouts{Call: 2 * time.Minute}}
+	r := mcpconn.Call(ctx, spec, "weekend_weather_brief", map[string]any{"city": "Porto"}, mcpconn.Options{})
+	if r.Outcome != session.OutcomeOK || !strings.HasPrefix(r.Text, "Lisbon's weekend") {
+		t.Fatalf("call over HTTP: %+v", r)
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			mu.Lock()
+			t.Errorf("serve exited %d:\n%s", code, stderr.String())
+			mu.Unlock()
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop after its context ended")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(stderr.String(), `weekend_weather_brief {"city":"Porto"} → ok with 1 tool failure(s)`) {
+		t.Errorf("the per-call log line is missing:\n%s", stderr.String())
+	}
+}
+
+// Over stdio, the server ends by itself (exit 0) when its client closes
+// stdin, and writes nothing but MCP to stdout.
+func TestServeStdioEndsWhenStdinCloses(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, cliArg0, "serve", "--demo", "--no-record")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n")
+	time.Sleep(300 * time.Millisecond)
+	_ = stdin.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("exit: %v\n%s", err, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("serve did not exit after stdin closed")
+	}
+	if out := strings.TrimSpace(stdout.String()); out != `{"jsonrpc":"2.0","id":1,"result":{}}` {
+		t.Errorf("stdout must carry only MCP: %q", out)
+	}
+	if !strings.Contains(stderr.String(), `crew "Weekend Weather Brief" as tool weekend_weather_brief`) {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+}
