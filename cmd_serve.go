@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -296,7 +297,12 @@ func (pub *crewPublisher) handle(ctx context.Context, req mcp.CallToolRequest) (
 	if p := progressOf(ctx, req, len(pub.tasks)); p != nil {
 		sinks = append(sinks, p)
 	}
-	out, runErr := crew.Kickoff(ctx, c, inputs, crew.Options{Emitter: session.NewEmitter(sinks), RunID: runID, MCP: pub.mcp, OutputDir: pub.outputDir})
+	m, done, err := pub.callMCP()
+	if err != nil {
+		return mcp.NewToolResultError("prepare the call: " + err.Error()), nil
+	}
+	defer done()
+	out, runErr := crew.Kickoff(ctx, c, inputs, crew.Options{Emitter: session.NewEmitter(sinks), RunID: runID, MCP: m, OutputDir: pub.outputDir})
 	recorded := ""
 	if rec != nil {
 		if err := rec.Close(); err == nil {
@@ -324,6 +330,27 @@ func (pub *crewPublisher) handle(ctx context.Context, req mcp.CallToolRequest) (
 	}
 	fmt.Fprintln(pub.log, line)
 	return res, nil
+}
+
+// callMCP is the MCP configuration of one call: every call is a run of its
+// own, so injected faults count from zero, and the demo's self-started
+// fixtures get a private TMPDIR (the flaky fixture's call counter starts
+// afresh, as in crewbench run --demo).
+func (pub *crewPublisher) callMCP() (*crew.MCP, func(), error) {
+	m := &crew.MCP{Cache: pub.mcp.Cache, Pool: pub.mcp.Pool, SelfCommand: pub.mcp.SelfCommand}
+	if pub.mcp.SelfEnv == nil {
+		return m, func() {}, nil
+	}
+	dir, err := os.MkdirTemp(pub.mcp.SelfEnv["TMPDIR"], "call-")
+	if err != nil {
+		return nil, nil, err
+	}
+	m.SelfEnv = map[string]string{}
+	for k, v := range pub.mcp.SelfEnv {
+		m.SelfEnv[k] = v
+	}
+	m.SelfEnv["TMPDIR"] = dir
+	return m, func() { _ = os.RemoveAll(dir) }, nil
 }
 
 // structured is the call's structuredContent: what a program reading the

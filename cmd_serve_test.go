@@ -89,14 +89,24 @@ func TestServeDemoOverStdio(t *testing.T) {
 	if err != nil || rec.Header.Command != "serve" || rec.Header.Meta["inputs"].(map[string]any)["city"] != "Porto" {
 		t.Errorf("recording: %v %+v", err, rec)
 	}
+	// A second call is a run of its own: the demo's flaky fixture fails
+	// its first call again (a retry in each recording).
+	r2 := mcpconn.Call(t.Context(), spec, "weekend_weather_brief", map[string]any{"city": "Porto"}, mcpconn.Options{Pool: pool})
+	var sc2 struct{ Session string }
+	if err := json.Unmarshal(r2.Structured, &sc2); err != nil || r2.Outcome != session.OutcomeOK {
+		t.Fatalf("second call: %+v %v", r2, err)
+	}
+	if a, b := flakyRetries(t, sc.Session), flakyRetries(t, sc2.Session); a != 1 || b != 1 {
+		t.Errorf("retries of the flaky desk tool: first call %d, second call %d; want 1 each", a, b)
+	}
 	progress := 0
 	for _, ev := range col.Events() {
 		if ev.Kind == session.MCPNotification && ev.Str("kind") == "progress" && strings.Contains(ev.Str("message"), "task ") {
 			progress++
 		}
 	}
-	if progress != 2 {
-		t.Errorf("%d progress notifications, want one per task", progress)
+	if progress != 4 {
+		t.Errorf("%d progress notifications, want one per task of each call (2 × 2)", progress)
 	}
 }
 
@@ -224,4 +234,21 @@ func TestServeStdioEndsWhenStdinCloses(t *testing.T) {
 	if !strings.Contains(stderr.String(), `crew "Weekend Weather Brief" as tool weekend_weather_brief`) {
 		t.Errorf("stderr: %s", stderr.String())
 	}
+}
+
+// flakyRetries counts the retries of the demo's flaky fixture in a
+// recorded session.
+func flakyRetries(t *testing.T, path string) int {
+	t.Helper()
+	f, err := session.ReadFile(path, session.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, ev := range f.Events {
+		if ev.Kind == session.MCPRetryScheduled && strings.Contains(ev.Server, "flaky") {
+			n++
+		}
+	}
+	return n
 }
