@@ -98,6 +98,16 @@ var screens = []struct {
 		m = step(t, m, keyRunes("7"))
 		return stepRun(t, m, keyRunes("R"), 2)
 	}},
+	{"sessions_rerun_faults", func(t *testing.T, w, h int) Model {
+		deps, _ := rerunDeps()
+		m := sessionsAt(t, deps, w, h)
+		m = stepRun(t, m, keyRunes("R"), 2)
+		m = step(t, m, keyType(tea.KeyEnter))
+		for range faultsField {
+			m = step(t, m, keyType(tea.KeyTab))
+		}
+		return typeText(t, m, "hang,tool=getForecast,times=1; is_error")
+	}},
 	{"sessions_rerun_running", func(t *testing.T, w, h int) Model {
 		deps, _ := rerunDeps()
 		m := sessionsAt(t, deps, w, h)
