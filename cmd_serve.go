@@ -159,8 +159,9 @@ type crewPublisher struct {
 	tool      mcp.Tool
 	// defaults are the crew's own inputs (crew.jsonc "inputs").
 	defaults map[string]any
-	log      *lockedWriter
-	running  sync.WaitGroup
+	// log writes the per-call lines (log.Logger serializes concurrent calls).
+	log     *log.Logger
+	running sync.WaitGroup
 }
 
 func newCrewPublisher(p *project.Project, m *crew.MCP, o *serveOpts, stderr io.Writer) (*crewPublisher, error) {
@@ -174,7 +175,7 @@ func newCrewPublisher(p *project.Project, m *crew.MCP, o *serveOpts, stderr io.W
 		fmt.Fprintf(stderr, "crewbench serve: note: %s\n", n)
 	}
 	pub := &crewPublisher{p: p, mcp: m, llm: o.llm, outputDir: o.outputDir, record: !o.noRecord, demo: o.demo, crewName: c.Name,
-		defaults: c.Inputs, log: &lockedWriter{w: stderr}}
+		defaults: c.Inputs, log: log.New(stderr, "crewbench serve: ", 0)}
 	for _, t := range c.Tasks {
 		pub.tasks = append(pub.tasks, t.Name)
 	}
@@ -289,7 +290,7 @@ func (pub *crewPublisher) handle(ctx context.Context, req mcp.CallToolRequest) (
 			Meta: map[string]any{"crew": c.Name, "inputs": inputs, "demo": pub.demo, "tool": pub.tool.Name},
 		}, Redactor: red})
 		if err != nil {
-			fmt.Fprintf(pub.log, "crewbench serve: the call is not recorded: %v\n", err)
+			pub.log.Printf("the call is not recorded: %v", err)
 		} else {
 			sinks = append(sinks, rec)
 		}
@@ -323,12 +324,12 @@ func (pub *crewPublisher) handle(ctx context.Context, req mcp.CallToolRequest) (
 		}
 	}
 	res.StructuredContent = pub.structured(out, runErr, recorded, red)
-	line := fmt.Sprintf("crewbench serve: %s %s → %s in %s", pub.tool.Name, red.RedactString(compactJSON(inputs)), verdict,
+	line := fmt.Sprintf("%s %s → %s in %s", pub.tool.Name, red.RedactString(compactJSON(inputs)), verdict,
 		time.Since(start).Round(time.Millisecond))
 	if recorded != "" {
 		line += " · session " + recorded
 	}
-	fmt.Fprintln(pub.log, line)
+	pub.log.Print(line)
 	return res, nil
 }
 
@@ -425,18 +426,6 @@ func (p *progressSinkMCP) Emit(ev session.Event) {
 		"progressToken": p.token, "progress": n, "total": p.total,
 		"message": fmt.Sprintf("task %s %s (%d of %d)", ev.TaskName, verb, n, p.total),
 	})
-}
-
-// lockedWriter serializes the per-call log lines of concurrent calls.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(b []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(b)
 }
 
 func compactJSON(v any) string {
