@@ -50,8 +50,7 @@ func newAnthropic(cfg Config, model string) (*anthropicProvider, error) {
 		key = cfg.firstEnv("ANTHROPIC_API_KEY")
 	}
 	if key == "" && strings.TrimRight(base, "/") == anthropicDefaultBase {
-		return nil, &Error{Kind: KindAuth, Provider: ProviderAnthropic, Model: model,
-			Message: "ANTHROPIC_API_KEY is not set (put it in the environment or the project's .env, or set api_key)"}
+		return nil, missingKeyError(ProviderAnthropic, model, "ANTHROPIC_API_KEY")
 	}
 	opts := []option.RequestOption{
 		option.WithBaseURL(base),
@@ -61,17 +60,13 @@ func newAnthropic(cfg Config, model string) (*anthropicProvider, error) {
 	if key != "" {
 		opts = append(opts, option.WithAPIKey(key))
 	}
-	fc := true
-	if cfg.FunctionCalling != nil {
-		fc = *cfg.FunctionCalling
-	}
 	return &anthropicProvider{
 		model: model,
 		cfg:   cfg,
 		// The service, not anthropic.NewClient: NewClient reads ANTHROPIC_*
 		// and a credential chain from the process environment.
 		svc: anthropic.NewMessageService(opts...),
-		fc:  fc,
+		fc:  cfg.functionCalling(),
 		red: session.NewRedactor(key),
 	}, nil
 }

@@ -186,16 +186,7 @@ func TestAnthropicStreaming(t *testing.T) {
 }
 
 func TestAnthropicErrors(t *testing.T) {
-	cases := []struct {
-		name      string
-		stream    bool
-		handle    func(s *wire, w http.ResponseWriter, r *http.Request)
-		kind      ErrorKind
-		status    int
-		retry     time.Duration
-		msgHas    string
-		toolsFall bool
-	}{
+	cases := []providerErrorCase{
 		{name: "401", kind: KindAuth, status: 401, msgHas: "invalid x-api-key",
 			handle: func(_ *wire, w http.ResponseWriter, _ *http.Request) {
 				jsonReply(w, 401, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"},"request_id":"req_011CSHoEeqs5C35K2UUqR7Fy"}`)
@@ -250,37 +241,5 @@ func TestAnthropicErrors(t *testing.T) {
 				s.hang(r)
 			}},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			var s *wire
-			s = newWire(t, func(w http.ResponseWriter, r *http.Request, _ []byte) { tc.handle(s, w, r) })
-			p := newAnthropicForTest(t, s)
-			req := conversation()
-			req.Stream = tc.stream
-			start := time.Now()
-			_, err := p.Call(ctxTimeout(t, 300*time.Millisecond), req, nil)
-			e := asError(t, err, tc.kind)
-			if time.Since(start) > 5*time.Second {
-				t.Errorf("took %v: the deadline was not honoured", time.Since(start))
-			}
-			if e.Status != tc.status {
-				t.Errorf("status = %d, want %d", e.Status, tc.status)
-			}
-			if e.RetryAfter != tc.retry {
-				t.Errorf("retry after = %v, want %v", e.RetryAfter, tc.retry)
-			}
-			if !strings.Contains(err.Error(), tc.msgHas) {
-				t.Errorf("error %q lacks %q", err, tc.msgHas)
-			}
-			if strings.Contains(err.Error(), "sk-ant-test-secret-99") {
-				t.Errorf("error leaks the API key: %v", err)
-			}
-			if IsToolsUnsupported(err) != tc.toolsFall {
-				t.Errorf("IsToolsUnsupported = %v", !tc.toolsFall)
-			}
-			if n := s.requests(); n != 1 {
-				t.Errorf("%d requests: the SDK retried", n)
-			}
-		})
-	}
+	runProviderErrorCases(t, cases, newAnthropicForTest, "anthropic", "claude-haiku-4-5", "sk-ant-test-secret-99")
 }

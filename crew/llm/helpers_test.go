@@ -223,3 +223,59 @@ func conversation() Request {
 func describe(v any) string { return fmt.Sprintf("%+v", v) }
 
 func errorsAs[T any](err error, target *T) bool { return errors.As(err, target) }
+
+// providerErrorCase is one failed call a provider must classify: the
+// loopback server's handler and what the *Error must say.
+type providerErrorCase struct {
+	name      string
+	stream    bool
+	handle    func(s *wire, w http.ResponseWriter, r *http.Request)
+	kind      ErrorKind
+	status    int
+	retry     time.Duration
+	msgHas    string
+	toolsFall bool
+}
+
+// runProviderErrorCases makes each failing call against its own loopback
+// server and checks the classification, the deadline, that the API key
+// never shows, and that the SDK did not retry (the engine owns retries).
+func runProviderErrorCases(t *testing.T, cases []providerErrorCase, newProvider func(*testing.T, *wire) Provider, provider, model, secret string) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var s *wire
+			s = newWire(t, func(w http.ResponseWriter, r *http.Request, _ []byte) { tc.handle(s, w, r) })
+			p := newProvider(t, s)
+			req := conversation()
+			req.Stream = tc.stream
+			start := time.Now()
+			_, err := p.Call(ctxTimeout(t, 300*time.Millisecond), req, nil)
+			e := asError(t, err, tc.kind)
+			if time.Since(start) > 5*time.Second {
+				t.Errorf("took %v: the deadline was not honoured", time.Since(start))
+			}
+			if e.Status != tc.status {
+				t.Errorf("status = %d, want %d", e.Status, tc.status)
+			}
+			if e.RetryAfter != tc.retry {
+				t.Errorf("retry after = %v, want %v", e.RetryAfter, tc.retry)
+			}
+			if !strings.Contains(err.Error(), tc.msgHas) {
+				t.Errorf("error %q lacks %q", err, tc.msgHas)
+			}
+			if strings.Contains(err.Error(), secret) {
+				t.Errorf("error leaks the API key: %v", err)
+			}
+			if IsToolsUnsupported(err) != tc.toolsFall {
+				t.Errorf("IsToolsUnsupported = %v", !tc.toolsFall)
+			}
+			if e.Provider != provider || e.Model != model {
+				t.Errorf("provider/model = %q/%q", e.Provider, e.Model)
+			}
+			if n := s.requests(); n != 1 {
+				t.Errorf("%d requests: the SDK retried", n)
+			}
+		})
+	}
+}

@@ -246,6 +246,19 @@ func (c Config) path(p string) string {
 	return filepath.Join(c.Dir, p)
 }
 
+// functionCalling is the provider's native tool calling: on unless the
+// config turns it off.
+func (c Config) functionCalling() bool {
+	return c.FunctionCalling == nil || *c.FunctionCalling
+}
+
+// missingKeyError says a hosted service's key is missing before the call,
+// rather than as a 401 later.
+func missingKeyError(provider, model, keyEnv string) *Error {
+	return &Error{Kind: KindAuth, Provider: provider, Model: model,
+		Message: keyEnv + " is not set (put it in the environment or the project's .env, or set api_key)"}
+}
+
 func (c Config) httpClient() *http.Client {
 	if c.HTTPClient != nil {
 		return c.HTTPClient

@@ -59,8 +59,7 @@ func newOpenAI(cfg Config, provider, model string) (*openAIProvider, error) {
 	// The hosted services need a key; say so now rather than as a 401 later.
 	// Self-hosted servers (any other base URL) often need none.
 	if key == "" && base == svc.defaultBase && len(svc.keyEnv) > 0 {
-		return nil, &Error{Kind: KindAuth, Provider: provider, Model: model,
-			Message: fmt.Sprintf("%s is not set (put it in the environment or the project's .env, or set api_key)", svc.keyEnv[0])}
+		return nil, missingKeyError(provider, model, svc.keyEnv[0])
 	}
 	opts := []option.RequestOption{
 		option.WithBaseURL(base),
@@ -70,10 +69,6 @@ func newOpenAI(cfg Config, provider, model string) (*openAIProvider, error) {
 	if key != "" {
 		opts = append(opts, option.WithAPIKey(key))
 	}
-	fc := true
-	if cfg.FunctionCalling != nil {
-		fc = *cfg.FunctionCalling
-	}
 	return &openAIProvider{
 		provider: provider,
 		model:    model,
@@ -81,7 +76,7 @@ func newOpenAI(cfg Config, provider, model string) (*openAIProvider, error) {
 		// The service, not openai.NewClient: NewClient reads OPENAI_* from the
 		// process environment, which would bypass Config.Env.
 		svc: openai.NewChatCompletionService(opts...),
-		fc:  fc,
+		fc:  cfg.functionCalling(),
 		red: session.NewRedactor(key),
 	}, nil
 }

@@ -262,16 +262,7 @@ func TestOpenAIStreamingSameIndexNewID(t *testing.T) {
 }
 
 func TestOpenAIErrors(t *testing.T) {
-	cases := []struct {
-		name      string
-		stream    bool
-		handle    func(s *wire, w http.ResponseWriter, r *http.Request)
-		kind      ErrorKind
-		status    int
-		retry     time.Duration
-		msgHas    string
-		toolsFall bool
-	}{
+	cases := []providerErrorCase{
 		{name: "401", kind: KindAuth, status: 401, msgHas: "Incorrect API key provided: " + session.Redacted + ".",
 			handle: func(_ *wire, w http.ResponseWriter, _ *http.Request) {
 				jsonReply(w, 401, `{"error":{"message":"Incorrect API key provided: sk-test-secret-1234. You can find your API key at https://platform.openai.com/account/api-keys.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`)
@@ -340,42 +331,7 @@ func TestOpenAIErrors(t *testing.T) {
 				s.hang(r)
 			}},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			var s *wire
-			s = newWire(t, func(w http.ResponseWriter, r *http.Request, _ []byte) { tc.handle(s, w, r) })
-			p := newOpenAIForTest(t, s)
-			req := conversation()
-			req.Stream = tc.stream
-			start := time.Now()
-			_, err := p.Call(ctxTimeout(t, 300*time.Millisecond), req, nil)
-			e := asError(t, err, tc.kind)
-			if time.Since(start) > 5*time.Second {
-				t.Errorf("took %v: the deadline was not honoured", time.Since(start))
-			}
-			if e.Status != tc.status {
-				t.Errorf("status = %d, want %d", e.Status, tc.status)
-			}
-			if e.RetryAfter != tc.retry {
-				t.Errorf("retry after = %v, want %v", e.RetryAfter, tc.retry)
-			}
-			if !strings.Contains(err.Error(), tc.msgHas) {
-				t.Errorf("error %q lacks %q", err, tc.msgHas)
-			}
-			if strings.Contains(err.Error(), "sk-test-secret-1234") {
-				t.Errorf("error leaks the API key: %v", err)
-			}
-			if IsToolsUnsupported(err) != tc.toolsFall {
-				t.Errorf("IsToolsUnsupported = %v", !tc.toolsFall)
-			}
-			if e.Provider != "openai" || e.Model != "gpt-4o-mini" {
-				t.Errorf("provider/model = %q/%q", e.Provider, e.Model)
-			}
-			if n := s.requests(); n != 1 {
-				t.Errorf("%d requests: the SDK retried", n)
-			}
-		})
-	}
+	runProviderErrorCases(t, cases, func(t *testing.T, s *wire) Provider { return newOpenAIForTest(t, s) }, "openai", "gpt-4o-mini", "sk-test-secret-1234")
 }
 
 func TestOpenAINetworkAndCancel(t *testing.T) {
