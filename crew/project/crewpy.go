@@ -273,42 +273,9 @@ func (m *pyModule) simpleStatement(line []pyTok, scope *pyScope, cls *pyClass, f
 		}
 		return
 	}
-	// assignment: the last "=" at depth 0
-	eq := -1
-	depth := 0
-	for i, t := range line {
-		if t.kind != pyTokOp {
-			continue
-		}
-		switch t.text {
-		case "(", "[", "{":
-			depth++
-		case ")", "]", "}":
-			depth--
-		case "=":
-			if depth == 0 {
-				eq = i
-			}
-		}
-	}
-	if eq > 0 {
-		// the value is after the first "=" for chains a = b = v
-		firstEq := eq
-		depth = 0
-		for i, t := range line[:eq] {
-			if t.kind == pyTokOp {
-				switch t.text {
-				case "(", "[", "{":
-					depth++
-				case ")", "]", "}":
-					depth--
-				case "=":
-					if depth == 0 && i < firstEq {
-						firstEq = i
-					}
-				}
-			}
-		}
+	// assignment: the value follows the last "=" at depth 0 (a = b = v)
+	if eqs := depth0Equals(line); len(eqs) > 0 && eqs[len(eqs)-1] > 0 {
+		eq := eqs[len(eqs)-1]
 		p.i = eq + 1
 		value := p.expr()
 		m.collectCalls(value, scope, fn)
@@ -331,7 +298,18 @@ func (m *pyModule) simpleStatement(line []pyTok, scope *pyScope, cls *pyClass, f
 // splitTargets splits "a = b =" target token runs at depth-0 "=".
 func splitTargets(toks []pyTok) [][]pyTok {
 	var out [][]pyTok
-	start, depth := 0, 0
+	start := 0
+	for _, i := range depth0Equals(toks) {
+		out = append(out, toks[start:i])
+		start = i + 1
+	}
+	return append(out, toks[start:])
+}
+
+// depth0Equals are the indices of the "=" tokens outside any bracket.
+func depth0Equals(toks []pyTok) []int {
+	var out []int
+	depth := 0
 	for i, t := range toks {
 		if t.kind != pyTokOp {
 			continue
@@ -343,12 +321,11 @@ func splitTargets(toks []pyTok) [][]pyTok {
 			depth--
 		case "=":
 			if depth == 0 {
-				out = append(out, toks[start:i])
-				start = i + 1
+				out = append(out, i)
 			}
 		}
 	}
-	return append(out, toks[start:])
+	return out
 }
 
 // scanCalls finds call expressions anywhere in a token run (if/for
