@@ -1,6 +1,10 @@
 package ui
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+)
 
 // KeyMap is every key binding of the workbench, in groups: Global (always
 // live unless a text field captures input), List (shared by every list),
@@ -218,4 +222,26 @@ func (h helpKeys) FullHelp() [][]key.Binding {
 	g := h.km.Global
 	views := append([]key.Binding{}, g.Views[:]...)
 	return append(out, []key.Binding{g.NextView, g.PrevView, g.Back, g.Help, g.Quit, g.ForceQuit}, views)
+}
+
+// scroll moves a detail viewport with the list keys (line, page, top,
+// bottom) and reports whether k was one of them.
+func (l ListKeys) scroll(vp *viewport.Model, k tea.KeyMsg) bool {
+	switch {
+	case key.Matches(k, l.Up):
+		vp.ScrollUp(1)
+	case key.Matches(k, l.Down):
+		vp.ScrollDown(1)
+	case key.Matches(k, l.PageUp):
+		vp.PageUp()
+	case key.Matches(k, l.PageDown):
+		vp.PageDown()
+	case key.Matches(k, l.Top):
+		vp.GotoTop()
+	case key.Matches(k, l.Bottom):
+		vp.GotoBottom()
+	default:
+		return false
+	}
+	return true
 }

@@ -445,18 +445,7 @@ func (p toolsPane) updateDetail(k tea.KeyMsg) (toolsPane, tea.Cmd) {
 	switch {
 	case key.Matches(k, p.km.Global.Back):
 		p.detailOpen = false
-	case key.Matches(k, l.Up):
-		p.detail.ScrollUp(1)
-	case key.Matches(k, l.Down):
-		p.detail.ScrollDown(1)
-	case key.Matches(k, l.PageUp):
-		p.detail.PageUp()
-	case key.Matches(k, l.PageDown):
-		p.detail.PageDown()
-	case key.Matches(k, l.Top):
-		p.detail.GotoTop()
-	case key.Matches(k, l.Bottom):
-		p.detail.GotoBottom()
+	case l.scroll(&p.detail, k):
 	case key.Matches(k, t.Scheme):
 		p.scheme = (p.scheme + 1) % len(names.Schemes())
 		y := p.detail.YOffset

@@ -486,18 +486,8 @@ func (p tracePane) updateKeys(k tea.KeyMsg) (tracePane, tea.Cmd) {
 		switch {
 		case key.Matches(k, p.km.Global.Back), key.Matches(k, l.Open):
 			p.payloadOpen = false
-		case key.Matches(k, l.Up):
-			p.payload.ScrollUp(1)
-		case key.Matches(k, l.Down):
-			p.payload.ScrollDown(1)
-		case key.Matches(k, l.PageUp):
-			p.payload.PageUp()
-		case key.Matches(k, l.PageDown):
-			p.payload.PageDown()
-		case key.Matches(k, l.Top):
-			p.payload.GotoTop()
-		case key.Matches(k, l.Bottom):
-			p.payload.GotoBottom()
+		default:
+			l.scroll(&p.payload, k)
 		}
 		return p, nil
 	}
