@@ -92,56 +92,47 @@ func (d *decoder) str(key string, dst *string) {
 	*dst = n.Str
 }
 
-func (d *decoder) boolean(key string, dst *bool) {
+// laxValue reads key with parse (pydantic's lax coercion); ok is false
+// when the key is absent or null, or its value is invalid (then reported
+// with msg).
+func laxValue[T any](d *decoder, key string, parse func(*Node) (T, bool), msg string) (v T, ok bool) {
 	n := d.node(key)
 	if n.IsNull() {
-		return
+		return v, false
 	}
-	b, ok := laxBool(n)
-	if !ok {
-		d.invalid(n, d.paths[key], "Input should be a valid boolean")
-		return
+	if v, ok = parse(n); !ok {
+		d.invalid(n, d.paths[key], msg)
 	}
-	*dst = b
+	return v, ok
+}
+
+const (
+	msgBool = "Input should be a valid boolean"
+	msgInt  = "Input should be a valid integer"
+)
+
+func (d *decoder) boolean(key string, dst *bool) {
+	if b, ok := laxValue(d, key, laxBool, msgBool); ok {
+		*dst = b
+	}
 }
 
 func (d *decoder) optBool(key string, dst **bool) {
-	n := d.node(key)
-	if n.IsNull() {
-		return
+	if b, ok := laxValue(d, key, laxBool, msgBool); ok {
+		*dst = &b
 	}
-	b, ok := laxBool(n)
-	if !ok {
-		d.invalid(n, d.paths[key], "Input should be a valid boolean")
-		return
-	}
-	*dst = &b
 }
 
 func (d *decoder) integer(key string, dst *int) {
-	n := d.node(key)
-	if n.IsNull() {
-		return
+	if i, ok := laxValue(d, key, laxInt, msgInt); ok {
+		*dst = i
 	}
-	i, ok := laxInt(n)
-	if !ok {
-		d.invalid(n, d.paths[key], "Input should be a valid integer")
-		return
-	}
-	*dst = i
 }
 
 func (d *decoder) optInt(key string, dst **int) {
-	n := d.node(key)
-	if n.IsNull() {
-		return
+	if i, ok := laxValue(d, key, laxInt, msgInt); ok {
+		*dst = &i
 	}
-	i, ok := laxInt(n)
-	if !ok {
-		d.invalid(n, d.paths[key], "Input should be a valid integer")
-		return
-	}
-	*dst = &i
 }
 
 func (d *decoder) literal(key string, dst *string, allowed ...string) {
