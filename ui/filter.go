@@ -406,18 +406,7 @@ func (p filterPane) updateKeys(k tea.KeyMsg) (filterPane, tea.Cmd) {
 			return p, notice(noticeWarn, "this workspace has no project files to write to; x shows the config to paste")
 		}
 		return p, planWrite(p.deps.Ctx, p.deps.Exporter, ExportRequest{Server: p.server, Agent: p.agentName(), Filter: p.spec()})
-	case key.Matches(k, l.Up):
-		p.cursor--
-	case key.Matches(k, l.Down):
-		p.cursor++
-	case key.Matches(k, l.PageUp):
-		p.cursor -= p.listRows()
-	case key.Matches(k, l.PageDown):
-		p.cursor += p.listRows()
-	case key.Matches(k, l.Top):
-		p.cursor = 0
-	case key.Matches(k, l.Bottom):
-		p.cursor = len(p.tools) - 1
+	case l.move(k, &p.cursor, p.listRows(), len(p.tools)):
 	}
 	p.clampCursor()
 	return p, nil

@@ -245,3 +245,26 @@ func (l ListKeys) scroll(vp *viewport.Model, k tea.KeyMsg) bool {
 	}
 	return true
 }
+
+// move moves a list cursor (or scroll offset) for k — a line, a page of
+// page rows, the top, the bottom of n rows — leaving clamping to the pane,
+// and reports whether k was a movement key.
+func (l ListKeys) move(k tea.KeyMsg, cursor *int, page, n int) bool {
+	switch {
+	case key.Matches(k, l.Up):
+		*cursor--
+	case key.Matches(k, l.Down):
+		*cursor++
+	case key.Matches(k, l.PageUp):
+		*cursor -= max(1, page)
+	case key.Matches(k, l.PageDown):
+		*cursor += max(1, page)
+	case key.Matches(k, l.Top):
+		*cursor = 0
+	case key.Matches(k, l.Bottom):
+		*cursor = n - 1
+	default:
+		return false
+	}
+	return true
+}

@@ -254,18 +254,7 @@ func (p serversPane) Update(msg tea.Msg) (serversPane, tea.Cmd) {
 	l, s := p.km.List, p.km.Servers
 	name := p.selected()
 	switch {
-	case key.Matches(k, l.Up):
-		p.cursor--
-	case key.Matches(k, l.Down):
-		p.cursor++
-	case key.Matches(k, l.PageUp):
-		p.cursor -= max(1, p.listRows())
-	case key.Matches(k, l.PageDown):
-		p.cursor += max(1, p.listRows())
-	case key.Matches(k, l.Top):
-		p.cursor = 0
-	case key.Matches(k, l.Bottom):
-		p.cursor = len(p.d.order) - 1
+	case l.move(k, &p.cursor, p.listRows(), len(p.d.order)):
 	case key.Matches(k, s.Section):
 		p.section = (p.section + 1) % sectionCount
 	case name == "":

@@ -326,18 +326,7 @@ func (p sessionsPane) Update(msg tea.Msg) (sessionsPane, tea.Cmd) {
 func (p sessionsPane) updateList(k tea.KeyMsg) (sessionsPane, tea.Cmd) {
 	l, s := p.km.List, p.km.Sessions
 	switch {
-	case key.Matches(k, l.Up):
-		p.cursor--
-	case key.Matches(k, l.Down):
-		p.cursor++
-	case key.Matches(k, l.PageUp):
-		p.cursor -= p.rowsAvail()
-	case key.Matches(k, l.PageDown):
-		p.cursor += p.rowsAvail()
-	case key.Matches(k, l.Top):
-		p.cursor = 0
-	case key.Matches(k, l.Bottom):
-		p.cursor = len(p.list) - 1
+	case l.move(k, &p.cursor, p.rowsAvail(), len(p.list)):
 	case key.Matches(k, s.Refresh):
 		return p, emit(refreshSessionsMsg{})
 	case key.Matches(k, l.Open):
@@ -382,18 +371,7 @@ func (p sessionsPane) updateResult(k tea.KeyMsg) (sessionsPane, tea.Cmd) {
 	case key.Matches(k, p.km.Global.Back), key.Matches(k, p.km.Trace.Collapse):
 		p.zone = zoneList
 		p.clampCursor()
-	case key.Matches(k, l.Up):
-		p.scroll--
-	case key.Matches(k, l.Down):
-		p.scroll++
-	case key.Matches(k, l.PageUp):
-		p.scroll -= p.panelRows()
-	case key.Matches(k, l.PageDown):
-		p.scroll += p.panelRows()
-	case key.Matches(k, l.Top):
-		p.scroll = 0
-	case key.Matches(k, l.Bottom):
-		p.scroll = len(p.lines)
+	case l.move(k, &p.scroll, p.panelRows(), len(p.lines)+1):
 	case key.Matches(k, s.Cancel):
 		if p.job != nil && p.job.running {
 			p.Stop()

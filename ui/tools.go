@@ -395,18 +395,7 @@ func (p toolsPane) Update(msg tea.Msg) (toolsPane, tea.Cmd) {
 		p.search.SetValue("")
 		p.query = ""
 		return p, p.refilter()
-	case key.Matches(k, l.Up):
-		p.cursor--
-	case key.Matches(k, l.Down):
-		p.cursor++
-	case key.Matches(k, l.PageUp):
-		p.cursor -= p.listRows()
-	case key.Matches(k, l.PageDown):
-		p.cursor += p.listRows()
-	case key.Matches(k, l.Top):
-		p.cursor = 0
-	case key.Matches(k, l.Bottom):
-		p.cursor = len(p.visible) - 1
+	case l.move(k, &p.cursor, p.listRows(), len(p.visible)):
 	case key.Matches(k, t.Sort):
 		p.sort = (p.sort + 1) % sortCount
 		return p, tea.Batch(p.refilter(), notice(noticeInfo, "sorted by %s", sortTitles[p.sort]))
