@@ -60,6 +60,8 @@ type sessionsPane struct {
 	// current is the recording of this workbench's last run, calls the
 	// one of its try-a-tool calls (both marked).
 	current, calls string
+	// nameW is the FILE column's width for list.
+	nameW int
 
 	cursor, offset int
 	width, height  int
@@ -175,6 +177,11 @@ func (p sessionsPane) CapturesInput() bool { return p.setup != nil && p.setup.ed
 // SetList takes a fresh listing, newest first as the store returns it.
 func (p *sessionsPane) SetList(l []SessionInfo, err error) {
 	p.list, p.err, p.loaded = l, err, true
+	// The FILE column's width, measured once per listing, not per frame.
+	p.nameW = len("FILE")
+	for _, s := range l {
+		p.nameW = max(p.nameW, ansi.StringWidth(printable(s.Name)))
+	}
 	p.clampCursor()
 }
 
@@ -691,10 +698,7 @@ func (p sessionsPane) listView(h int) string {
 	}
 	title := p.st.Pane.Title.Render("Sessions") + p.st.Pane.TitleMuted.Render(fmt.Sprintf(hint, len(p.list)))
 	// The file names line up; what each session holds follows them.
-	nameW := len("FILE")
-	for _, s := range p.list {
-		nameW = max(nameW, ansi.StringWidth(printable(s.Name)))
-	}
+	nameW := p.nameW
 	lines := []string{fit(title, iw), p.st.Row.Header.Render(pad("  "+pad("MODIFIED", 17)+" "+padLeft("SIZE", 9)+"  "+
 		pad("KIND", kindWidth)+" "+pad("FILE", nameW)+"  ABOUT", iw))}
 	switch {
