@@ -355,8 +355,8 @@ func (s *mcpgoSession) emitFrame(f frame) {
 	}
 	body := s.secrets.redact(string(raw))
 	s.em.Emit(session.Event{Kind: session.MCPFrame, Server: Handle(s.spec), Parent: s.curSpan(),
-		Data: map[string]any{"direction": dir, "method": f.Method, "id": f.ID, "bytes": f.Size,
-			"payload": body, "truncated": truncated}})
+		Data: map[string]any{session.KeyDirection: dir, session.KeyMethod: f.Method, session.KeyRequestID: f.ID, "bytes": f.Size,
+			session.KeyFrame: body, "truncated": truncated}})
 }
 
 func (s *mcpgoSession) stdioHooks() stdioHooks {
@@ -382,11 +382,11 @@ func (s *mcpgoSession) stdioHooks() stdioHooks {
 		},
 		stderr: func(line string) {
 			s.em.Emit(session.Event{Kind: session.MCPStderr, Server: Handle(s.spec), Parent: s.curSpan(),
-				Data: map[string]any{"line": s.secrets.redact(line)}})
+				Data: map[string]any{session.KeyLine: s.secrets.redact(line)}})
 		},
 		garbage: func(line string) {
 			s.em.Emit(session.Event{Kind: session.MCPFrame, Server: Handle(s.spec), Parent: s.curSpan(),
-				Data: map[string]any{"direction": "recv", "garbage": true, "payload": line, "bytes": len(line)}})
+				Data: map[string]any{session.KeyDirection: "recv", "garbage": true, session.KeyFrame: line, "bytes": len(line)}})
 		},
 	}
 }

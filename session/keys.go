@@ -49,7 +49,9 @@ const (
 	KeyMessage       = "message"         // warnings, guards, notifications: the text shown
 	KeyLine          = "line"            // crewbench_mcp_stderr: one stderr line
 	KeyDirection     = "direction"       // crewbench_mcp_frame: "send" or "recv"
-	KeyFrame         = "frame"           // crewbench_mcp_frame: the JSON-RPC message
+	KeyFrame         = "payload"         // crewbench_mcp_frame: the JSON-RPC message as JSON text (redacted, capped)
+	KeyMethod        = "method"          // crewbench_mcp_frame: the JSON-RPC method ("" for a response)
+	KeyRequestID     = "id"              // crewbench_mcp_frame: the JSON-RPC request id
 	KeyState         = "state"           // crewbench_mcp_server_state
 	KeyListed        = "listed"          // crewbench_mcp_tools_listed: tools the server listed
 	KeyKept          = "kept"            // crewbench_mcp_tools_listed: tools the filter/selection kept

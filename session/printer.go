@@ -369,25 +369,16 @@ func (p *Printer) verbosePoint(ev Event) string {
 		case "recv":
 			arrow = "⇠"
 		}
-		frame, ok := ev.Data[KeyFrame]
-		if !ok {
-			// mcpconn's form: the method, the request id and the params or
-			// result as JSON text.
-			t := arrow + " " + ev.Server
-			for _, k := range []string{"method", "id"} {
-				if s := ev.Str(k); s != "" {
-					t += " " + s
-				}
+		t := arrow + " " + ev.Server
+		for _, k := range []string{KeyMethod, KeyRequestID} {
+			if s := ev.Str(k); s != "" {
+				t += " " + s
 			}
-			if s := ev.Str("payload"); s != "" {
-				t += " " + p.clip(oneLine(s))
-			}
-			return t
 		}
-		if raw, ok := frame.(string); ok {
-			return arrow + " " + ev.Server + " " + oneLine(raw) // already JSON text
+		if s := ev.Str(KeyFrame); s != "" {
+			t += " " + p.clip(oneLine(s))
 		}
-		return arrow + " " + ev.Server + " " + compactJSON(frame)
+		return t
 	case MCPNotification:
 		return "notification " + ev.Server + ": " + firstNonEmpty(ev.Str(KeyMessage), compactJSON(ev.Data))
 	case MCPServerState:

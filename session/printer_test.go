@@ -132,3 +132,24 @@ func TestPrinterFailedRunColorsRed(t *testing.T) {
 		t.Errorf("summary does not say FAILED:\n%s", out)
 	}
 }
+
+// -v shows each JSON-RPC frame as mcpconn emits it: direction, server,
+// method, request id and the message text on one line.
+func TestPrinterVerboseFrames(t *testing.T) {
+	var buf bytes.Buffer
+	p := NewPrinter(&buf, PrinterOptions{Verbose: true})
+	em := NewEmitter(p)
+	em.Emit(Event{Kind: MCPFrame, Server: "weather", Data: map[string]any{KeyDirection: "send", KeyMethod: "tools/call", KeyRequestID: "7",
+		KeyFrame: "{\"jsonrpc\":\"2.0\",\"id\":7,\n\"method\":\"tools/call\"}"}})
+	em.Emit(Event{Kind: MCPFrame, Server: "weather", Data: map[string]any{KeyDirection: "recv", KeyRequestID: "7", KeyFrame: `{"jsonrpc":"2.0","id":7,"result":{}}`}})
+	_ = p.Close()
+	out := buf.String()
+	for _, want := range []string{
+		`⇢ weather tools/call 7 {"jsonrpc":"2.0","id":7, ⏎ "method":"tools/call"}`,
+		`⇠ weather 7 {"jsonrpc":"2.0","id":7,"result":{}}`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
