@@ -73,6 +73,26 @@ func (l *loader) addFile(path, role string) {
 
 // readFile reads a project file, recording it; a read failure is an error
 // at pos (the place that named the file) or at the file itself.
+// readJSONCObject reads a JSONC file whose top level must be an object
+// (shown is its name in messages, role what it is); a read or syntax error,
+// or another top level, is recorded.
+func (l *loader) readJSONCObject(path, shown, role string) (*Node, bool) {
+	src, ok := l.readFile(path, role, Pos{})
+	if !ok {
+		return nil, false
+	}
+	root, err := ParseJSONC(src, shown)
+	if err != nil {
+		l.errs = append(l.errs, asError(err, shown))
+		return nil, false
+	}
+	if root.Kind != KindObject {
+		l.err(root.Pos, "", shown, "expected a JSON object")
+		return nil, false
+	}
+	return root, true
+}
+
 func (l *loader) readFile(path, role string, pos Pos) ([]byte, bool) {
 	b, err := os.ReadFile(path)
 	if err != nil {

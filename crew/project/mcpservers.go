@@ -70,17 +70,8 @@ var hostVar = regexp.MustCompile(`\$\{([^}]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)`)
 // Code .mcp.json, Cursor, VS Code `servers`, Gemini CLI, Crush `mcp`).
 func (l *loader) loadMCPServersFile(path string) {
 	shown := l.rel(path)
-	src, ok := l.readFile(path, "mcpServers", Pos{})
+	root, ok := l.readJSONCObject(path, shown, "mcpServers")
 	if !ok {
-		return
-	}
-	root, err := ParseJSONC(src, shown)
-	if err != nil {
-		l.errs = append(l.errs, asError(err, shown))
-		return
-	}
-	if root.Kind != KindObject {
-		l.err(root.Pos, "", shown, "expected a JSON object")
 		return
 	}
 	dialect := detectDialect(path, root)

@@ -323,17 +323,8 @@ func (l *loader) loadJSONCrew(crewPath string) {
 	if _, ok := readPyproject(l.p.Dir); ok {
 		l.addFile(filepath.Join(l.p.Dir, "pyproject.toml"), "pyproject")
 	}
-	src, ok := l.readFile(crewPath, "crew", Pos{})
+	root, ok := l.readJSONCObject(crewPath, shown, "crew")
 	if !ok {
-		return
-	}
-	root, err := ParseJSONC(src, shown)
-	if err != nil {
-		l.errs = append(l.errs, asError(err, shown))
-		return
-	}
-	if root.Kind != KindObject {
-		l.err(root.Pos, "", shown, "expected a JSON object")
 		return
 	}
 	l.root = filepath.Dir(crewPath)
