@@ -37,15 +37,7 @@ type lenientParser struct {
 // True, False, None and unary +/-.
 func LiteralEval(s string) (any, error) {
 	p := &lenientParser{s: []rune(strings.TrimLeft(s, " \t")), mode: modePython}
-	v, err := p.value()
-	if err != nil {
-		return nil, err
-	}
-	p.skip()
-	if p.i != len(p.s) {
-		return nil, errSyntax
-	}
-	return v, nil
+	return p.whole()
 }
 
 // JSON5 is json5.loads for the common JSON5 extensions: comments, trailing
@@ -54,6 +46,12 @@ func LiteralEval(s string) (any, error) {
 func JSON5(s string) (any, error) {
 	p := &lenientParser{s: []rune(s), mode: modeJSON5}
 	p.skip()
+	return p.whole()
+}
+
+// whole parses one value that must run to the end of the input (trailing
+// whitespace and, in JSON5, comments allowed).
+func (p *lenientParser) whole() (any, error) {
 	v, err := p.value()
 	if err != nil {
 		return nil, err
