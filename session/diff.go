@@ -149,6 +149,23 @@ type FailureChange struct {
 	Error   string `json:"error"`
 }
 
+// Text describes the change after its sign: scope, name, outcome, task,
+// counts and the error.
+func (f FailureChange) Text() string {
+	s := strings.ReplaceAll(f.Scope, "_", " ") + " " + f.Name
+	if f.Outcome != "" {
+		s += " " + f.Outcome
+	}
+	if f.Task != "" {
+		s += " (task " + f.Task + ")"
+	}
+	s += fmt.Sprintf(" ×%d → ×%d", f.A, f.B)
+	if f.Error != "" {
+		s += ": " + f.Error
+	}
+	return s
+}
+
 // TimingDiff lists durations that moved past the noise threshold.
 type TimingDiff struct {
 	MinMS   float64        `json:"threshold_ms"`
@@ -1064,17 +1081,7 @@ func (d *SessionDiff) WriteText(w io.Writer, opts DiffTextOptions) error {
 			case f.B == 0:
 				sign, col = "-", ansiGreen
 			}
-			s := fmt.Sprintf("  %s %s %s", sign, strings.ReplaceAll(f.Scope, "_", " "), f.Name)
-			if f.Outcome != "" {
-				s += " " + f.Outcome
-			}
-			if f.Task != "" {
-				s += " (task " + f.Task + ")"
-			}
-			s += fmt.Sprintf(" ×%d → ×%d", f.A, f.B)
-			if f.Error != "" {
-				s += ": " + f.Error
-			}
+			s := "  " + sign + " " + f.Text()
 			p.line(col, "%s", s)
 		}
 	}

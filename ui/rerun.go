@@ -199,17 +199,7 @@ func diffLines(st *Styles, d *session.SessionDiff, heading string) []string {
 			case f.B == 0:
 				sign, style, what = "−", added, "gone"
 			}
-			s := fmt.Sprintf("%s %s %s %s", sign, what, strings.ReplaceAll(f.Scope, "_", " "), f.Name)
-			if f.Outcome != "" {
-				s += " " + f.Outcome
-			}
-			if f.Task != "" {
-				s += " (task " + f.Task + ")"
-			}
-			s += fmt.Sprintf(" ×%d → ×%d", f.A, f.B)
-			if f.Error != "" {
-				s += ": " + oneLine(f.Error)
-			}
+			s := sign + " " + what + " " + oneLine(f.Text())
 			out = append(out, "  "+style.Render(printable(s)))
 		}
 	}
