@@ -7,8 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -115,7 +116,7 @@ func TestNamesJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &obj); err != nil {
 		t.Fatal(err)
 	}
-	if keys := sortedKeys(obj); strings.Join(keys, ",") != "diagnostics,display_name,llm_name,status" {
+	if keys := slices.Sorted(maps.Keys(obj)); strings.Join(keys, ",") != "diagnostics,display_name,llm_name,status" {
 		t.Errorf("keys %v", keys)
 	}
 	var res struct {
@@ -151,15 +152,6 @@ func TestNamesJSON(t *testing.T) {
 	if !strings.Contains(out, `"display_name":"<angle>&"`) {
 		t.Errorf("escaped: %s", out)
 	}
-}
-
-func sortedKeys(m map[string]json.RawMessage) []string {
-	var keys []string
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func TestNamesErrors(t *testing.T) {

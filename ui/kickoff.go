@@ -2,6 +2,8 @@ package ui
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -79,7 +81,7 @@ func (p *kickoffPane) loadCrew() {
 			p.inputNames = append(p.inputNames, n)
 		}
 	}
-	for _, n := range sortedKeys(c.Inputs) {
+	for _, n := range slices.Sorted(maps.Keys(c.Inputs)) {
 		if !seen[n] {
 			seen[n] = true
 			p.inputNames = append(p.inputNames, n)

@@ -2,6 +2,8 @@ package ui
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -543,7 +545,7 @@ func (p serversPane) infoLines(name string, w int) []string {
 		if len(spec.Headers) > 0 {
 			h := red.RedactHeaders(spec.Headers)
 			var hs []string
-			for _, k := range sortedKeys(h) {
+			for _, k := range slices.Sorted(maps.Keys(h)) {
 				hs = append(hs, k+": "+h[k])
 			}
 			out = append(out, p.kv("headers", strings.Join(hs, "; ")))
@@ -617,7 +619,7 @@ func (p serversPane) envLines(name string) []string {
 		}
 		h := p.deps.Redactor.RedactHeaders(spec.Headers)
 		out := []string{p.st.Text.Muted.Render("headers sent with every request:")}
-		for _, k := range sortedKeys(h) {
+		for _, k := range slices.Sorted(maps.Keys(h)) {
 			out = append(out, k+": "+h[k])
 		}
 		return out

@@ -3,6 +3,8 @@ package ui
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -617,7 +619,7 @@ func (p tryPane) callCommand() string {
 	switch spec.Transport {
 	case mcpconn.TransportStdio:
 		words = append(words, "--stdio", shellQuote(p.deps.Redactor.RedactString(shellJoin(append([]string{spec.Command}, spec.Args...)))))
-		for _, k := range sortedKeys(spec.Env) {
+		for _, k := range slices.Sorted(maps.Keys(spec.Env)) {
 			if session.IsSecretName(k) {
 				words = append(words, "--env", fmt.Sprintf(`"%s=$%s"`, k, k))
 			} else {
@@ -630,7 +632,7 @@ func (p tryPane) callCommand() string {
 			words = append(words, "--sse")
 		}
 		h := p.deps.Redactor.RedactHeaders(spec.Headers)
-		for _, k := range sortedKeys(h) {
+		for _, k := range slices.Sorted(maps.Keys(h)) {
 			words = append(words, "--header", shellQuote(k+"="+h[k]))
 		}
 	}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -108,21 +110,12 @@ func hasStatic(f mcpconn.FilterSpec) bool { return len(f.Allowed) > 0 || len(f.B
 
 // envMembers renders an env or headers map with secrets as references.
 func (x *exporter) mapJSON(s *project.Server, field string, m map[string]string, indent string) string {
-	keys := sortedKeys(m)
+	keys := slices.Sorted(maps.Keys(m))
 	ms := make([]member, len(keys))
 	for i, k := range keys {
 		ms[i] = member{k, jsonStr(x.fieldValue(s, field, k, m[k]).json())}
 	}
 	return object(ms, indent)
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func (x *exporter) argsJSON(s *project.Server) string {
@@ -436,7 +429,7 @@ func (x *exporter) python(servers []*project.Server) string {
 }
 
 func (x *exporter) pyDict(s *project.Server, field string, m map[string]string, val func(value) string) string {
-	keys := sortedKeys(m)
+	keys := slices.Sorted(maps.Keys(m))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = pyStr(k) + ": " + val(x.fieldValue(s, field, k, m[k]))

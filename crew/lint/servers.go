@@ -2,12 +2,13 @@ package lint
 
 import (
 	"fmt"
+	"maps"
 	"net/netip"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"crewbench/crew/llm"
@@ -497,7 +498,7 @@ func (c *checker) secrets() {
 			{"env", "env", "=", s.Spec.Env, session.IsSecretName},
 			{"headers", "header", ": ", s.Spec.Headers, session.IsSecretHeader},
 		} {
-			for _, k := range sortedKeys(f.values) {
+			for _, k := range slices.Sorted(maps.Keys(f.values)) {
 				v := f.values[k]
 				if fromExpr[f.field+"."+k] || fromExpr[f.field] || session.IsPlaceholder(v) {
 					continue
@@ -554,13 +555,4 @@ func (c *checker) secretFix(s *project.Server, field, key string) string {
 		return fmt.Sprintf(`write "${%s}" and set %s in the environment`, envName, envName)
 	}
 	return fmt.Sprintf("JSON crews cannot read the environment (CrewAI does not expand ${VAR} in mcps): declare this server in crew.py with os.environ[%q], or keep this file out of version control and rotate the exposed credential", envName)
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

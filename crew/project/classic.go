@@ -2,8 +2,10 @@ package project
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"crewbench/crew/suggest"
@@ -446,7 +448,7 @@ func plainToNode(v any, pos Pos) *Node {
 		return n
 	case map[string]any:
 		n := &Node{Kind: KindObject, Pos: pos}
-		for _, k := range sortedKeys(t) {
+		for _, k := range slices.Sorted(maps.Keys(t)) {
 			n.Fields = append(n.Fields, &Field{Key: k, KeyPos: pos, Value: plainToNode(t[k], pos)})
 		}
 		return n

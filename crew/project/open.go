@@ -547,12 +547,3 @@ func (l *loader) resolveLLM(a *Agent) LLM {
 	}
 	return out
 }
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}

@@ -3,8 +3,10 @@ package project
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -784,7 +786,7 @@ func (l *loader) applyOverlay() {
 
 // byPos returns the keys of m in the order they were written.
 func byPos(m map[string]Pos) []string {
-	keys := sortedKeys(m)
+	keys := slices.Sorted(maps.Keys(m))
 	sort.SliceStable(keys, func(i, j int) bool {
 		a, b := m[keys[i]], m[keys[j]]
 		if a.Line != b.Line {

@@ -2,7 +2,9 @@ package project
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -132,7 +134,7 @@ func (p *Project) CheckInputs(inputs map[string]any) (missing []Placeholder, war
 			missing = append(missing, ph)
 		}
 	}
-	for _, k := range sortedKeys(inputs) {
+	for _, k := range slices.Sorted(maps.Keys(inputs)) {
 		if used[k] {
 			continue
 		}
@@ -166,7 +168,7 @@ func (p *Project) Interpolate(inputs map[string]any) (*Project, error) {
 	if len(inputs) == 0 {
 		return cp, nil
 	}
-	for _, k := range sortedKeys(inputs) {
+	for _, k := range slices.Sorted(maps.Keys(inputs)) {
 		if t := unsupportedInputType(inputs[k]); t != "" {
 			return nil, &Error{Msg: fmt.Sprintf("Invalid value for key '%s': Unsupported type %s in inputs. Only str, int, float, bool, dict, and list are allowed.", k, t)}
 		}

@@ -13,8 +13,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -79,7 +80,7 @@ func (e *UnknownServerError) Error() string {
 // each in server-name order. The first unknown server stops it with an
 // *UnknownServerError.
 func (c Changes) Apply(p *project.Project) error {
-	for _, name := range sortedKeys(c.Filters) {
+	for _, name := range slices.Sorted(maps.Keys(c.Filters)) {
 		s, err := server(p, name)
 		if err != nil {
 			return err
@@ -88,7 +89,7 @@ func (c Changes) Apply(p *project.Project) error {
 		s.Spec.Filter = mcpconn.FilterSpec{Allowed: append([]string(nil), f.Allowed...),
 			Blocked: append([]string(nil), f.Blocked...), Expr: f.Expr}
 	}
-	for _, name := range sortedKeys(c.Faults) {
+	for _, name := range slices.Sorted(maps.Keys(c.Faults)) {
 		s, err := server(p, name)
 		if err != nil {
 			return err
@@ -110,15 +111,6 @@ func server(p *project.Project, name string) (*project.Server, error) {
 		}
 	}
 	return nil, &UnknownServerError{Server: name, Known: p.ServerNames()}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Divergence is where a re-run stopped matching its recording. Its JSON
