@@ -85,15 +85,42 @@ func (p *Printer) Emit(ev Event) {
 		p.start = ev.Time
 	}
 	n := p.tree.Add(ev)
-	if p.pending != "" {
-		if ev.Kind == MCPRetryScheduled && (n == p.pendingNode || n == p.pendingNode.Parent) {
-			p.pending += "; retrying in " + fmtSetting(backoffOf(ev))
-			p.flushPending()
-			return
-		}
-		p.flushPending()
+	if p.pending == "" {
+		p.event(n, ev)
+		return
 	}
+	if ev.Kind == MCPRetryScheduled && (n == p.pendingNode || n == p.pendingNode.Parent) {
+		p.pending += "; retrying in " + fmtSetting(backoffOf(ev))
+		p.flushPending()
+		return
+	}
+	p.eventAfterPending(n, ev)
+}
+
+// eventAfterPending handles an event that arrives while a failed attempt's
+// line waits for its retry notice. Events that print nothing (the server's
+// exit, frames and stderr outside verbose mode, ...) may land between the
+// attempt's end and the retry notice depending on how fast the machine
+// reaps a process, so they must not decide the layout: the attempt line
+// keeps waiting until an event that prints something arrives.
+func (p *Printer) eventAfterPending(n *Node, ev Event) {
+	held, heldNode, heldTS := p.pending, p.pendingNode, p.pendingTS
+	p.pending, p.pendingNode, p.pendingTS = "", nil, ""
+	var scratch strings.Builder
+	w := p.w
+	p.w = &scratch
 	p.event(n, ev)
+	p.w = w
+	if scratch.Len() == 0 && p.pending == "" {
+		p.pending, p.pendingNode, p.pendingTS = held, heldNode, heldTS
+		return
+	}
+	if p.err == nil {
+		p.writeLine(heldTS, p.depth(heldNode), held, ansiRed)
+	}
+	if p.err == nil {
+		_, p.err = io.WriteString(p.w, scratch.String())
+	}
 }
 
 // Close prints anything still pending and, if no crew summary was printed,

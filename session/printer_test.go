@@ -153,3 +153,51 @@ func TestPrinterVerboseFrames(t *testing.T) {
 		}
 	}
 }
+
+// A failed attempt's line takes its retry notice whatever quiet events (the
+// server's exit, its stderr) land in between: how fast a loaded machine
+// reaps a process must not change the layout. An event that prints a line
+// of its own still comes after the attempt line.
+func TestPrinterRetryNoticeLayoutIgnoresQuietEvents(t *testing.T) {
+	t.Setenv("NO_COLOR", "")
+	for _, tc := range []struct {
+		name    string
+		between []Event
+		want    []string
+	}{
+		{"nothing between", nil, []string{"attempt 1 timeout after 1.0s; retrying in 2s"}},
+		{"process exit and stderr between", []Event{
+			{Kind: MCPStderr, Span: "att1", Server: "weather", Data: map[string]any{KeyMessage: "bye"}},
+			{Kind: MCPProcessExited, Span: "att1", Server: "weather"},
+		}, []string{"attempt 1 timeout after 1.0s; retrying in 2s"}},
+		{"a printed warning between", []Event{
+			{Kind: Warning, Span: "call", Data: map[string]any{KeyMessage: "server is slow"}},
+		}, []string{"attempt 1 timeout after 1.0s\n", "! server is slow\n", "↻ retrying in 2s"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			p := NewPrinter(&buf, PrinterOptions{})
+			c := newFakeClock()
+			em := NewEmitter(p).WithClock(c.now, Counter("s"))
+			em.Emit(Event{Kind: MCPToolExecutionStarted, Span: "call", Server: "weather", ToolName: "get_forecast"})
+			em.Emit(Event{Kind: MCPAttemptStarted, Span: "att1", Parent: "call", Server: "weather", Attempt: 1})
+			c.advance(time.Second)
+			em.Emit(Event{Kind: MCPAttemptFinished, Span: "att1", Parent: "call", Server: "weather", Attempt: 1,
+				Outcome: OutcomeTimeout, Duration: time.Second})
+			for _, ev := range tc.between {
+				em.Emit(ev)
+			}
+			em.Emit(Event{Kind: MCPRetryScheduled, Span: "call", Server: "weather", Attempt: 1, Outcome: OutcomeTimeout, Duration: 2 * time.Second})
+			_ = p.Close()
+			out := buf.String()
+			at := 0
+			for _, want := range tc.want {
+				i := strings.Index(out[at:], want)
+				if i < 0 {
+					t.Fatalf("output lacks %q (in order):\n%s", want, out)
+				}
+				at += i + len(want)
+			}
+		})
+	}
+}
