@@ -470,9 +470,6 @@ func (g *generator) number(s map[string]any, path string) any {
 
 func (g *generator) array(s map[string]any, path string, depth int) (any, bool) {
 	n, _ := intKeyword(s, "minItems")
-	if n < 0 {
-		n = 0
-	}
 	if n > maxItems {
 		g.note(path, fmt.Sprintf("minItems %d capped at %d", n, maxItems))
 		n = maxItems
@@ -481,6 +478,18 @@ func (g *generator) array(s map[string]any, path string, depth int) (any, bool) 
 	items := s["items"]
 	if tuple, ok := items.([]any); ok { // draft 4–2019-09 tuple form
 		prefix, items = tuple, s["additionalItems"]
+	}
+	if n < 1 {
+		// CrewAI's argument cleaning drops empty arrays before the call, so
+		// an empty array for a required argument reaches the server as a
+		// missing one. One item, unless the schema allows none.
+		n = 1
+		if most, ok := intKeyword(s, "maxItems"); ok && most < 1 {
+			n = 0
+		}
+		if allowed, isBool := items.(bool); isBool && !allowed && len(prefix) == 0 {
+			n = 0
+		}
 	}
 	if n < int64(len(prefix)) && n > 0 {
 		n = int64(len(prefix)) // a partial tuple is rarely what a server expects

@@ -70,7 +70,12 @@ func TestBuild(t *testing.T) {
 			`{"loc":{"lat":1}}`, nil},
 		{"arrays with minItems",
 			`{"type":"object","required":["a","b","c"],"properties":{"a":{"type":"array","items":{"type":"string"}},"b":{"type":"array","minItems":2,"items":{"type":"integer","minimum":3}},"c":{"type":"array","minItems":1,"items":{"type":"object","required":["k"],"properties":{"k":{"type":"boolean"}}}}}}`,
-			`{"a":[],"b":[3,3],"c":[{"k":false}]}`, nil},
+			`{"a":["test"],"b":[3,3],"c":[{"k":false}]}`, nil},
+		// CrewAI drops empty arrays before a call, so a required array
+		// gets one item unless the schema allows none.
+		{"arrays that allow no item stay empty",
+			`{"type":"object","required":["a","b"],"properties":{"a":{"type":"array","maxItems":0},"b":{"type":"array","items":false}}}`,
+			`{"a":[],"b":[]}`, nil},
 		{"tuples",
 			`{"type":"object","required":["p","q"],"properties":{"p":{"type":"array","minItems":1,"prefixItems":[{"type":"string"},{"type":"integer"}]},"q":{"type":"array","minItems":2,"items":[{"type":"boolean"},{"type":"string","format":"date"}]}}}`,
 			`{"p":["test",1],"q":[false,"2024-01-01"]}`, nil},
@@ -119,7 +124,7 @@ func TestBuild(t *testing.T) {
 		{"non-string required entries", `{"type":"object","required":["a",3],"properties":{"a":{"type":"boolean"}}}`, `{"a":false}`, []string{"required entry a number"}},
 		{"bad keyword types are ignored",
 			`{"type":"object","required":["a","b"],"properties":{"a":{"type":"integer","minimum":"5"},"b":{"type":"array","minItems":"2"}}}`,
-			`{"a":1,"b":[]}`, []string{"minimum a string is not a usable number"}},
+			`{"a":1,"b":["test"]}`, []string{"minimum a string is not a usable number"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
