@@ -482,6 +482,12 @@ func classify(ctx context.Context, err error, tr, conn *reqTrace) failureInfo {
 		f.Class = session.OutcomeCancelled
 	case errors.As(err, &se):
 		f.Class = session.OutcomeSpawnFailed
+	case errors.Is(err, transport.ErrAuthorizationRequired), errors.Is(err, transport.ErrOAuthAuthorizationRequired):
+		// A 401 on a later request of a session: the status recorded for it
+		// may be missing, and the connection's own (the GET stream's
+		// 404/405) says nothing about this request.
+		f.Class = session.OutcomeAuth
+		f.Text = httpxStatusText(http.StatusUnauthorized)
 	case rpcErr != nil:
 		f.Code, f.Text = rpcErr.Code, rpcErr.Message
 		f.Class = session.OutcomeJSONRPCError

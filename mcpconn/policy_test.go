@@ -3,6 +3,7 @@ package mcpconn
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -341,5 +342,55 @@ func TestAdapterResults(t *testing.T) {
 	r = Call(context.Background(), spec, "returns_empty_content", nil, Options{})
 	if !r.Raised || r.Text != "list index out of range" {
 		t.Errorf("empty content: %+v", r)
+	}
+}
+
+// A server that accepts initialize and answers 401 + WWW-Authenticate to
+// the next request is an auth failure, not retried: the class must not
+// fall back to the GET stream's 405.
+func TestUnauthorizedAfterInitializeIsAuth(t *testing.T) {
+	leakCheck(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		if r.Method == http.MethodDelete {
+			return
+		}
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&msg)
+		switch msg.Method {
+		case "initialize":
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Mcp-Session-Id", "s-1")
+			_, _ = fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"late-auth","version":"1"}}}`, msg.ID)
+		case "notifications/initialized":
+			w.WriteHeader(http.StatusAccepted)
+		default:
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://`+r.Host+`/.well-known/oauth-protected-resource"`)
+			w.WriteHeader(http.StatusUnauthorized)
+		}
+	}))
+	defer srv.Close()
+	spec := ServerSpec{Name: "late-auth", Transport: TransportHTTP, URL: srv.URL + "/mcp"}
+
+	d, _ := Discover(context.Background(), spec, Options{})
+	if d == nil || d.Outcome != session.OutcomeAuth {
+		t.Fatalf("discovery: %+v", d)
+	}
+	if strings.Contains(d.CrewAIError, "attempts") {
+		t.Errorf("discovery retried an auth failure: %q", d.CrewAIError)
+	}
+
+	r := Call(context.Background(), spec, "x", nil, Options{})
+	if r.Outcome != session.OutcomeAuth || len(r.Attempts) != 1 {
+		t.Errorf("call: outcome %s after %d attempts: %q", r.Outcome, len(r.Attempts), r.Text)
+	}
+	if !strings.Contains(r.Text, "Authentication failed") {
+		t.Errorf("call text %q, want CrewAI's authentication wording", r.Text)
 	}
 }
