@@ -20,11 +20,23 @@ type serverSecrets struct {
 }
 
 func newServerSecrets(spec ServerSpec) serverSecrets {
+	// A password in the URL also reaches names derived from it (CrewAI's
+	// server_name, every LLM-visible tool name, span names), which every
+	// command prints and records. It is marked process-wide, so no output
+	// path has to know which server a name came from.
+	session.AddSecretValues(session.URLSecrets(spec.URL)...)
 	return serverSecrets{
 		url:         spec.URL,
 		redactedURL: session.RedactURL(spec.URL),
-		red:         session.NewRedactor(session.NamedSecrets(spec.Env, spec.Headers)...),
+		red:         session.NewRedactor(SecretValues(spec)...),
 	}
+}
+
+// SecretValues are the values of spec that must never be shown: its secret
+// env and credential header values (session.NamedSecrets) and the password
+// in its URL in every form it can take in a name (session.URLSecrets).
+func SecretValues(spec ServerSpec) []string {
+	return append(session.NamedSecrets(spec.Env, spec.Headers), session.URLSecrets(spec.URL)...)
 }
 
 // redact returns text with the server's secrets hidden. The URL is

@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"maps"
+	"math"
 	"net/url"
 	"regexp"
 	"slices"
@@ -149,7 +150,121 @@ func IsSecretName(name string) bool {
 			return true
 		}
 	}
+	for _, part := range strings.FieldsFunc(up, func(r rune) bool { return r == '_' || r == '.' }) {
+		if secretNameParts[part] {
+			return true
+		}
+	}
 	return false
+}
+
+// secretNameParts are short words that name a credential only as a whole
+// part of a name ("DB_PASS", "PG_DSN", "CREDS"), not inside a longer word
+// ("PASSTHROUGH", "COMPASS").
+var secretNameParts = map[string]bool{"PASS": true, "PWD": true, "CREDS": true, "DSN": true, "PASSPHRASE": true, "PAT": true}
+
+// IsSecretValue reports whether a value looks like a credential by its
+// shape alone, whatever it is stored under: a well-known token format
+// (sk-…, ghp_…, a JWT, …) or a long random-looking string (20+ characters
+// of a token alphabet, mixing letters and digits, high entropy). URLs with
+// a password are not included: RedactString keeps their structure and
+// hides the password alone.
+func IsSecretValue(v string) bool {
+	v = strings.TrimSpace(v[len(AuthPrefix(v)):])
+	if len(v) < 16 {
+		return false
+	}
+	if m := tokenShapes.FindStringIndex(v); m != nil && m[0] == 0 && m[1] == len(v) {
+		return true
+	}
+	return looksRandom(v)
+}
+
+// looksRandom: 20+ bytes of [A-Za-z0-9_+/=-] that mix letters and digits
+// as generated tokens do, with at least 3.5 bits of entropy per byte.
+func looksRandom(v string) bool {
+	if len(v) < 20 {
+		return false
+	}
+	var counts [256]int
+	lower, upper, digits := 0, 0, 0
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c >= 'a' && c <= 'z':
+			lower++
+		case c >= 'A' && c <= 'Z':
+			upper++
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '_' || c == '-' || c == '+' || c == '/' || c == '=':
+		default:
+			return false
+		}
+		counts[c]++
+	}
+	// Mixed case and digits (base64, most API keys), or a good share of
+	// both letters and digits (hex tokens); words with a number stay out.
+	letters := lower + upper
+	mixed := lower > 0 && upper > 0 && digits > 0
+	if !mixed && (4*digits < len(v) || 4*letters < len(v)) {
+		return false
+	}
+	entropy := 0.0
+	n := float64(len(v))
+	for _, k := range counts {
+		if k > 0 {
+			p := float64(k) / n
+			entropy -= p * math.Log2(p)
+		}
+	}
+	return entropy >= 3.5
+}
+
+// URLSecrets returns the password in a URL's userinfo
+// ("http://user:pw@host/…") in the forms it can reach output: as written,
+// and as it appears in a CrewAI server or tool name derived from the URL
+// (lower-cased, every character outside [a-z0-9] turned into "_"). Nil
+// when the URL carries no password.
+func URLSecrets(raw string) []string {
+	_, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return nil
+	}
+	if end := strings.IndexAny(rest, "/?#"); end >= 0 {
+		rest = rest[:end]
+	}
+	at := strings.LastIndexByte(rest, '@')
+	if at < 0 {
+		return nil
+	}
+	_, pw, hasPass := strings.Cut(rest[:at], ":")
+	if !hasPass || pw == "" {
+		return nil
+	}
+	out := []string{pw}
+	if dec, err := url.PathUnescape(pw); err == nil && dec != pw {
+		out = append(out, dec)
+	}
+	for _, form := range []string{strings.ToLower(pw), nameForm(pw)} {
+		if form != pw && len(form) >= 6 {
+			out = append(out, form)
+		}
+	}
+	return out
+}
+
+// nameForm is how a string reads inside a sanitized CrewAI name.
+func nameForm(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r + ('a' - 'A')
+		}
+		return '_'
+	}, s)
 }
 
 // IsSecretHeader reports whether an HTTP header carries credentials:
@@ -209,9 +324,10 @@ func RedactSecretValue(v string) string {
 
 // RedactNamed redacts one value stored under name (an env var, a header, a
 // map key): hidden whole when the name looks secret (IsSecretHeader, which
-// includes IsSecretName), otherwise treated as free text.
+// includes IsSecretName) or the value does (IsSecretValue), otherwise
+// treated as free text (which hides URL passwords in place).
 func (r *Redactor) RedactNamed(name, value string) string {
-	if IsSecretHeader(name) {
+	if IsSecretHeader(name) || IsSecretValue(value) {
 		return RedactSecretValue(value)
 	}
 	return r.self().RedactString(value)
@@ -234,20 +350,37 @@ func IsPlaceholder(v string) bool {
 
 // NamedSecrets returns the values to mark secret (AddValues, NewRedactor)
 // from an environment and a set of headers: the values of secret-looking
-// variables (IsSecretName) and credential headers (IsSecretHeader); for a
+// variables (IsSecretName) and credential headers (IsSecretHeader), values
+// that look secret whatever their name (IsSecretValue), and the passwords
+// of URLs inside any value (URLSecrets); for a
 // header with an auth scheme ("Bearer abc") the credential alone, so it is
 // hidden wherever it is quoted and the scheme stays readable.
 func NamedSecrets(env, headers map[string]string) []string {
 	var out []string
 	for k, v := range env {
-		if IsSecretName(k) {
+		if IsSecretName(k) || IsSecretValue(v) {
 			out = append(out, v)
 		}
+		out = append(out, valueURLSecrets(v)...)
 	}
 	for k, v := range headers {
-		if IsSecretHeader(k) {
+		if IsSecretHeader(k) || IsSecretValue(v) {
 			out = append(out, v[len(AuthPrefix(v)):])
 		}
+		out = append(out, valueURLSecrets(v)...)
+	}
+	return out
+}
+
+// valueURLSecrets collects the passwords of the URLs inside a value (a DSN,
+// a proxy setting), which may be quoted elsewhere without their URL.
+func valueURLSecrets(v string) []string {
+	if !strings.Contains(v, "://") {
+		return nil
+	}
+	var out []string
+	for _, u := range urlRe.FindAllString(v, -1) {
+		out = append(out, URLSecrets(u)...)
 	}
 	return out
 }

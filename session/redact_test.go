@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -274,4 +275,80 @@ func FuzzRedactString(f *testing.F) {
 		_ = r.RedactURL(s)
 		_ = r.RedactValue("k", map[string]any{s: s, "token": s})
 	})
+}
+
+// Credentials are recognised by their shape whatever they are stored
+// under, and the short credential words count only as whole name parts.
+func TestSecretShapesAndNames(t *testing.T) {
+	for _, tc := range []struct {
+		v    string
+		want bool
+	}{
+		{"sk-proj-AbCdEfGhIjKlMnOpQrStUv", true},
+		{"Bearer ghp_abcdefghijklmnopqrstuvwxyz0123", true},
+		{"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", true},
+		{"q8Zr2LwX9vKp4TbN7mYc1HfQ", true},
+		{"3f786850e387550fdab836ed7e6dc881de23001b", true},
+		{"production_environment_2", false},
+		{"/usr/local/bin:/usr/bin:/bin", false},
+		{"Paris", false},
+		{"00000000000000000000000", false},
+		{"hello world this is text 12345", false},
+	} {
+		if got := IsSecretValue(tc.v); got != tc.want {
+			t.Errorf("IsSecretValue(%q) = %v, want %v", tc.v, got, tc.want)
+		}
+	}
+	for name, want := range map[string]bool{"CREDS": true, "DB_PASS": true, "PG_DSN": true, "GITHUB_PAT": true,
+		"PASSTHROUGH": false, "COMPASS_DIR": false, "PATH": false, "CREDENTIALS": true} {
+		if got := IsSecretName(name); got != want {
+			t.Errorf("IsSecretName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// A URL's password is hidden in every form it takes in a derived name.
+func TestURLSecretsReachDerivedNames(t *testing.T) {
+	got := URLSecrets("http://spyuser:S3cret-Pass@localhost:18923/mcp")
+	for _, want := range []string{"S3cret-Pass", "s3cret-pass", "s3cret_pass"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("URLSecrets lacks %q: %q", want, got)
+		}
+	}
+	if URLSecrets("http://user@host/x") != nil || URLSecrets("not a url") != nil {
+		t.Error("a URL without a password has no secrets")
+	}
+	r := NewRedactor(got...)
+	for _, leak := range []string{
+		"spyuser:S3cret-Pass@localhost:18923_mcp",
+		"spyuser_s3cret_pass_localhost_18923_mcp_get_forecast",
+	} {
+		if out := r.RedactString(leak); strings.Contains(strings.ToLower(out), "s3cret") {
+			t.Errorf("RedactString(%q) = %q", leak, out)
+		}
+	}
+}
+
+// Env values that are secret by shape, and DSN passwords, are marked and
+// hidden even under innocent names.
+func TestNamedSecretsByValue(t *testing.T) {
+	env := map[string]string{
+		"CONN":  "postgres://app:hunter2-long@db:5432/app",
+		"BLOB":  "q8Zr2LwX9vKp4TbN7mYc1HfQ",
+		"CITY":  "Paris",
+		"CREDS": "plain-creds-value",
+	}
+	got := NamedSecrets(env, nil)
+	for _, want := range []string{"hunter2-long", "q8Zr2LwX9vKp4TbN7mYc1HfQ", "plain-creds-value"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("NamedSecrets lacks %q: %q", want, got)
+		}
+	}
+	if slices.Contains(got, "Paris") {
+		t.Errorf("NamedSecrets marks an ordinary value: %q", got)
+	}
+	shown := NewRedactor().RedactEnv(env)
+	if shown["BLOB"] != Redacted || shown["CREDS"] != Redacted || strings.Contains(shown["CONN"], "hunter2") || shown["CITY"] != "Paris" {
+		t.Errorf("RedactEnv: %q", shown)
+	}
 }

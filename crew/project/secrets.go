@@ -1,12 +1,15 @@
 package project
 
-import "crewbench/session"
+import (
+	"crewbench/mcpconn"
+	"crewbench/session"
+)
 
 // SecretValues are the project's secret values, for marking in a
 // session.Redactor so nothing crewbench shows about the project (lint
 // findings, export diffs) quotes them: the .env and crewbench.yaml env
-// values under secret-looking names, every server's secret env and
-// credential header values (session.NamedSecrets), and the agents' LLM
+// values under secret-looking names, every server's secret env, credential
+// header and URL password values (mcpconn.SecretValues), and the agents' LLM
 // api_key values.
 func (p *Project) SecretValues() []string {
 	var out []string
@@ -21,7 +24,7 @@ func (p *Project) SecretValues() []string {
 		out = append(out, session.NamedSecrets(p.Overlay.Env, nil)...)
 	}
 	for _, s := range p.Servers {
-		out = append(out, session.NamedSecrets(s.Spec.Env, s.Spec.Headers)...)
+		out = append(out, mcpconn.SecretValues(s.Spec)...)
 	}
 	for _, a := range p.Agents {
 		if a.LLM != nil && a.LLM.APIKey != "" {
