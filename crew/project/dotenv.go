@@ -16,6 +16,9 @@ type DotEnv struct {
 	// Invalid are lines python-dotenv skips with "python-dotenv could not
 	// parse statement starting at line N".
 	Invalid []Pos
+	// Oversized are bindings whose expansion would pass maxDotEnvValue;
+	// they keep their unexpanded text.
+	Oversized []Pos
 	// Disabled is true when PYTHON_DOTENV_DISABLED is set to a true value:
 	// python-dotenv then loads nothing.
 	Disabled bool
@@ -71,37 +74,46 @@ func ParseDotEnv(src []byte, file string, environ []string, override bool) *DotE
 	for r.i < len(r.s) {
 		r.binding(e)
 	}
-	// resolve_variables
-	env := map[string]*string{}
-	procEnv := func() {
-		for _, kv := range environ {
-			if k, v, ok := strings.Cut(kv, "="); ok {
-				v := v
-				env[k] = &v
-			}
+	// resolve_variables: each value sees the process environment and the
+	// bindings before it; with override the file's bindings win, without
+	// it the environment does. One lookup instead of python-dotenv's
+	// rebuilt dict per line keeps a long file linear.
+	procEnv := map[string]string{}
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			procEnv[k] = v
 		}
 	}
 	resolved := map[string]*string{}
+	lookup := func(name string) (string, bool) {
+		if !override {
+			if v, ok := procEnv[name]; ok {
+				return v, true
+			}
+		}
+		if v, ok := resolved[name]; ok {
+			if v == nil {
+				return "", true
+			}
+			return *v, true
+		}
+		v, ok := procEnv[name]
+		return v, ok
+	}
 	for i := range e.Vars {
 		v := &e.Vars[i]
 		if !v.HasValue {
 			resolved[v.Key] = nil
 			continue
 		}
-		clear(env)
-		if override {
-			procEnv()
-			for k, x := range resolved {
-				env[k] = x
-			}
-		} else {
-			for k, x := range resolved {
-				env[k] = x
-			}
-			procEnv()
+		val, ok := expandPosixVars(v.Raw, lookup, maxDotEnvValue)
+		if !ok {
+			// python-dotenv would build the whole value (a line like
+			// A2=${A1}${A1} doubles it); crewbench keeps it unexpanded.
+			val = v.Raw
+			e.Oversized = append(e.Oversized, v.Pos)
 		}
-		v.Value = expandPosixVars(v.Raw, env)
-		val := v.Value
+		v.Value = val
 		resolved[v.Key] = &val
 	}
 	for k, v := range resolved {
@@ -114,19 +126,34 @@ func ParseDotEnv(src []byte, file string, environ []string, override bool) *DotE
 
 var posixVar = regexp.MustCompile(`\$\{([^}:]*)(?::-([^}]*))?\}`)
 
-// expandPosixVars is python-dotenv's Variable.resolve over a value.
-func expandPosixVars(s string, env map[string]*string) string {
-	return posixVar.ReplaceAllStringFunc(s, func(m string) string {
-		sub := posixVar.FindStringSubmatch(m)
-		name, def := sub[1], sub[2]
-		if v, ok := env[name]; ok {
-			if v == nil {
-				return ""
-			}
-			return *v
+// maxDotEnvValue bounds one expanded .env value (1 MiB): far above any
+// real credential or URL, far below what a chain of ${A}${A} lines builds.
+const maxDotEnvValue = 1 << 20
+
+// expandPosixVars is python-dotenv's Variable.resolve over a value. It
+// reports false, and stops building, once the result would pass limit.
+func expandPosixVars(s string, lookup func(string) (string, bool), limit int) (string, bool) {
+	matches := posixVar.FindAllStringSubmatchIndex(s, -1)
+	if matches == nil {
+		return s, len(s) <= limit
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range matches {
+		b.WriteString(s[last:m[0]])
+		name := s[m[2]:m[3]]
+		sub, ok := lookup(name)
+		if !ok && m[4] >= 0 {
+			sub = s[m[4]:m[5]]
 		}
-		return def
-	})
+		if b.Len()+len(sub) > limit {
+			return "", false
+		}
+		b.WriteString(sub)
+		last = m[1]
+	}
+	b.WriteString(s[last:])
+	return b.String(), b.Len() <= limit
 }
 
 type dotenvReader struct {

@@ -1,7 +1,9 @@
 package project
 
 import (
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -93,4 +95,73 @@ func FuzzDotEnv(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A chain of doubling lines (A1=${A0}${A0} …) would build 2^40 bytes; each
+// value is capped, the oversized bindings are named, and the loader says
+// so instead of running out of memory.
+func TestDotEnvExpansionBombIsBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("A0=xxxxxxxxxxxxxxxx\n")
+	for i := 1; i <= 40; i++ {
+		fmt.Fprintf(&b, "A%d=${A%d}${A%d}\n", i, i-1, i-1)
+	}
+	e := ParseDotEnv([]byte(b.String()), ".env", nil, true)
+	if len(e.Oversized) == 0 {
+		t.Fatal("no binding reported oversized")
+	}
+	for _, v := range e.Vars {
+		if len(v.Value) > maxDotEnvValue {
+			t.Fatalf("%s expanded to %d bytes", v.Key, len(v.Value))
+		}
+	}
+	if v, _ := e.Lookup("A3"); v != strings.Repeat("x", 128) {
+		t.Errorf("A3 = %q, want 128 x (small expansions still work)", v)
+	}
+	if e.Oversized[0].Line != 18 {
+		t.Errorf("first oversized binding at line %d, want 18 (A17, 2 MiB)", e.Oversized[0].Line)
+	}
+}
+
+// Expansion sees the environment and the earlier bindings in the order
+// load_dotenv's override flag says.
+func TestDotEnvExpansionPrecedence(t *testing.T) {
+	src := []byte("HOME=/from/file\nX=${HOME}\nY=${UNSET:-dflt}\nW=${EMPTY:-d}\nEMPTY\nV=${EMPTY:-d}\n")
+	env := []string{"HOME=/from/env"}
+	for _, tc := range []struct {
+		override bool
+		x        string
+	}{{true, "/from/file"}, {false, "/from/env"}} {
+		e := ParseDotEnv(src, ".env", env, tc.override)
+		if x, _ := e.Lookup("X"); x != tc.x {
+			t.Errorf("override=%v: X = %q, want %q", tc.override, x, tc.x)
+		}
+		if y, _ := e.Lookup("Y"); y != "dflt" {
+			t.Errorf("Y = %q", y)
+		}
+		if w, _ := e.Lookup("W"); w != "d" {
+			t.Errorf("W = %q, want the default (EMPTY is bound after W)", w)
+		}
+		if v, _ := e.Lookup("V"); v != "" {
+			t.Errorf("V = %q, want empty (a key without a value expands to nothing)", v)
+		}
+	}
+}
+
+// Parsing is linear in the number of lines (python-dotenv's per-line copy
+// of every binding made 40k lines take 32 s): compare ns/op at 2k and 20k.
+func BenchmarkParseDotEnv(b *testing.B) {
+	environ := os.Environ()
+	for _, n := range []int{2_000, 20_000} {
+		var sb strings.Builder
+		for i := range n {
+			fmt.Fprintf(&sb, "K%d=${K%d}v\n", i, max(i-1, 0))
+		}
+		src := []byte(sb.String())
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			for b.Loop() {
+				ParseDotEnv(src, ".env", environ, true)
+			}
+		})
+	}
 }

@@ -119,6 +119,9 @@ func OpenWith(path string, opts Options) (*Project, error) {
 			for _, bad := range p.Env.Invalid {
 				l.note(bad, Warn, "dotenv-invalid", fmt.Sprintf("python-dotenv could not parse statement starting at line %d", bad.Line))
 			}
+			for _, big := range p.Env.Oversized {
+				l.note(big, Warn, "dotenv-oversized", fmt.Sprintf("the value at line %d expands to more than %d bytes (python-dotenv would build it whole); crewbench keeps it unexpanded", big.Line, maxDotEnvValue))
+			}
 			if p.Env.Disabled {
 				l.note(Pos{File: l.rel(envPath)}, Warn, "dotenv-disabled", "PYTHON_DOTENV_DISABLED is set: python-dotenv loads nothing, so .env is ignored")
 			}
