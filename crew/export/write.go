@@ -2,6 +2,7 @@ package export
 
 import (
 	"bytes"
+	"crewbench/crew/filelimit"
 	"errors"
 	"fmt"
 	"os"
@@ -77,7 +78,7 @@ func PlanFilter(p *project.Project, serverName string, allowed, blocked []string
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(p.Dir, filepath.FromSlash(file))
 		}
-		src, err := os.ReadFile(path)
+		src, err := filelimit.Read(path, filelimit.Source)
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", file, err)
 		}
@@ -581,7 +582,7 @@ func applySpans(src []byte, spans []span) ([]byte, error) {
 // or FILE.<time>.bak when that exists), then replaces the file atomically.
 // It refuses when the file changed since the edit was planned.
 func (e *Edit) Apply() (backup string, err error) {
-	cur, err := os.ReadFile(e.Path)
+	cur, err := filelimit.Read(e.Path, filelimit.Source)
 	if err != nil {
 		return "", fmt.Errorf("reading %s: %w", e.Shown, err)
 	}

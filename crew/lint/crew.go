@@ -1,8 +1,8 @@
 package lint
 
 import (
+	"crewbench/crew/filelimit"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -409,7 +409,7 @@ var extras = map[string]struct{ pkgs []string }{
 // tools checks tool references: invented class names, missing extras, and
 // the stand-ins crewbench needs to run Python tools.
 func (c *checker) tools() {
-	pyproject, havePyproject := os.ReadFile(filepath.Join(c.p.Dir, "pyproject.toml"))
+	pyproject, havePyproject := filelimit.Read(filepath.Join(c.p.Dir, "pyproject.toml"), filelimit.Config)
 	deps := strings.ToLower(string(pyproject))
 	for _, r := range c.allToolRefs() {
 		class := r.Class

@@ -1,9 +1,9 @@
 package lint
 
 import (
+	"crewbench/crew/filelimit"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -54,7 +54,7 @@ func (c *checker) readPython() []pyFile {
 		if info, err := d.Info(); err != nil || info.Size() > maxPyFileSize {
 			return nil
 		}
-		b, err := os.ReadFile(path)
+		b, err := filelimit.Read(path, maxPyFileSize)
 		if err != nil || !utf8.Valid(b) {
 			return nil
 		}

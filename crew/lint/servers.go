@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"crewbench/crew/filelimit"
 	"fmt"
 	"maps"
 	"net/netip"
@@ -25,7 +26,7 @@ const sampleTool = "lookup_stock"
 // deploymentProject reports whether dir holds a project `crewai deploy`
 // would ship: a pyproject.toml with a [tool.crewai] table.
 func deploymentProject(dir string) bool {
-	b, err := os.ReadFile(filepath.Join(dir, "pyproject.toml"))
+	b, err := filelimit.Read(filepath.Join(dir, "pyproject.toml"), filelimit.Config)
 	if err != nil {
 		return false
 	}

@@ -2,8 +2,8 @@ package llm
 
 import (
 	"context"
+	"crewbench/crew/filelimit"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -31,7 +31,7 @@ func newScriptedFromConfig(cfg Config, path string) (*Scripted, error) {
 		if path == "" {
 			return nil, configError(ProviderScripted, "scripted: needs a script file (scripted:FILE)")
 		}
-		b, err := os.ReadFile(cfg.path(path))
+		b, err := filelimit.Read(cfg.path(path), filelimit.Script)
 		if err != nil {
 			return nil, &Error{Kind: KindConfig, Provider: ProviderScripted, Message: fmt.Sprintf("reading the script: %v", err), Err: err}
 		}

@@ -1,7 +1,10 @@
 package project
 
 import (
+	"crewbench/crew/filelimit"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -85,10 +88,14 @@ func normalizePackageName(s string) string {
 }
 
 func (l *loader) loadClassic(lay classicLayout) {
-	src, err := os.ReadFile(lay.crewPy)
-	if err == nil {
+	src, err := filelimit.Read(lay.crewPy, filelimit.Source)
+	switch {
+	case err == nil:
 		l.addFile(lay.crewPy, "crew.py")
-	} else {
+	case errors.Is(err, fs.ErrNotExist):
+		src = nil
+	default:
+		l.err(Pos{File: l.rel(lay.crewPy)}, "", "", "cannot read "+l.rel(lay.crewPy)+": "+errText(err))
 		src = nil
 	}
 	l.loadClassicSource(lay, src)
@@ -258,9 +265,13 @@ func (l *loader) loadClassicSource(lay classicLayout, src []byte) {
 // mappings. A missing file is a warning (CrewAI logs one and uses {}).
 func (l *loader) readYAMLConfig(path, role string) *Node {
 	shown := l.rel(path)
-	src, err := os.ReadFile(path)
-	if err != nil {
+	src, err := filelimit.Read(path, filelimit.Config)
+	if errors.Is(err, fs.ErrNotExist) {
 		l.note(Pos{File: shown}, Warn, "yaml-missing", fmt.Sprintf("%s not found: CrewAI logs a warning and uses {}", shown))
+		return nil
+	}
+	if err != nil {
+		l.err(Pos{File: shown}, "", "", "cannot read "+shown+": "+errText(err))
 		return nil
 	}
 	l.addFile(path, role)
@@ -1032,8 +1043,12 @@ func (cx *classicCtx) crewSettings(call *pyExpr, scope *pyScope) {
 
 // mainInputs reads the literal inputs = {...} of main.py's run().
 func (l *loader) mainInputs(path string) {
-	src, err := os.ReadFile(path)
+	src, err := filelimit.Read(path, filelimit.Source)
+	if errors.Is(err, fs.ErrNotExist) {
+		return
+	}
 	if err != nil {
+		l.note(Pos{File: l.rel(path)}, Warn, "main-unreadable", "cannot read "+l.rel(path)+": "+errText(err)+"; its inputs are not used")
 		return
 	}
 	l.addFile(path, "main.py")

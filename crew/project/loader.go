@@ -1,6 +1,7 @@
 package project
 
 import (
+	"crewbench/crew/filelimit"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,7 +95,7 @@ func (l *loader) readJSONCObject(path, shown, role string) (*Node, bool) {
 }
 
 func (l *loader) readFile(path, role string, pos Pos) ([]byte, bool) {
-	b, err := os.ReadFile(path)
+	b, err := filelimit.Read(path, filelimit.Config)
 	if err != nil {
 		if !pos.IsValid() {
 			pos = Pos{File: l.rel(path)}

@@ -3,6 +3,7 @@ package project
 import (
 	"bufio"
 	"bytes"
+	"crewbench/crew/filelimit"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -113,7 +114,9 @@ func OpenWith(path string, opts Options) (*Project, error) {
 	// .env: crewai run reads <cwd>/.env with override=True for JSON crews;
 	// `import crewai` finds the project's .env with override=False.
 	if envPath := filepath.Join(dir, ".env"); isFile(envPath) {
-		if src, err := os.ReadFile(envPath); err == nil {
+		if src, err := filelimit.Read(envPath, filelimit.Config); err != nil {
+			l.err(Pos{File: l.rel(envPath)}, "", "", "cannot read "+l.rel(envPath)+": "+errText(err))
+		} else {
 			l.addFile(envPath, ".env")
 			p.Env = ParseDotEnv(src, l.rel(envPath), environ, kind != KindClassic)
 			for _, bad := range p.Env.Invalid {
@@ -217,7 +220,7 @@ func detect(dir, file string, ov *Overlay) (ProjectKind, string, string) {
 }
 
 func looksLikeCrew(path string) bool {
-	src, err := os.ReadFile(path)
+	src, err := filelimit.Read(path, filelimit.Config)
 	if err != nil {
 		return false
 	}
@@ -235,14 +238,13 @@ type pyproject struct {
 }
 
 func readPyproject(dir string) (pyproject, bool) {
-	f, err := os.Open(filepath.Join(dir, "pyproject.toml"))
+	src, err := filelimit.Read(filepath.Join(dir, "pyproject.toml"), filelimit.Config)
 	if err != nil {
 		return pyproject{}, false
 	}
-	defer f.Close()
 	var pp pyproject
 	section := ""
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(src))
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())

@@ -1,10 +1,10 @@
 package project
 
 import (
+	"crewbench/crew/filelimit"
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -104,7 +104,7 @@ type ovParser struct {
 // loadOverlay parses and validates an overlay file. dir is the overlay's
 // directory (for `project:`).
 func (l *loader) loadOverlay(path, shown string) *Overlay {
-	src, err := os.ReadFile(path)
+	src, err := filelimit.Read(path, filelimit.Config)
 	if err != nil {
 		l.err(Pos{File: shown}, "", "", "cannot read "+shown+": "+errText(err))
 		return nil
