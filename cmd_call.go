@@ -16,8 +16,6 @@ import (
 	"crewbench/session"
 )
 
-func init() { addCommand(newCallCmd) }
-
 type callOpts struct {
 	target   targetFlags
 	args     string

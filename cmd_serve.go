@@ -22,8 +22,6 @@ import (
 	"crewbench/session"
 )
 
-func init() { addCommand(newServeCmd) }
-
 type serveOpts struct {
 	demo      bool
 	crewName  string
