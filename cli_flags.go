@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -21,6 +20,7 @@ import (
 	"crewbench/crew/suggest"
 	"crewbench/fixtures/demo"
 	"crewbench/mcpconn"
+	"crewbench/mcpconn/cmdline"
 	"crewbench/session"
 )
 
@@ -48,11 +48,14 @@ type targetFlags struct {
 func (f *targetFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	f.project.register(fs)
-	fs.StringVar(&f.stdio, "stdio", "", `stdio server command line, split like a shell would but run without one ("cmd arg…")`)
-	fs.StringVar(&f.url, "url", "", "streamable-HTTP server URL (with --sse: an SSE endpoint)")
-	fs.BoolVar(&f.sse, "sse", false, "the --url is a legacy HTTP+SSE endpoint")
-	fs.StringArrayVar(&f.headers, "header", nil, "HTTP header `K=V` for --url (repeatable)")
-	fs.StringArrayVar(&f.env, "env", nil, "environment variable `K=V` for a --stdio server, on top of CrewAI's six (repeatable)")
+	// The server's flags are the ones the workbench's "copy as command"
+	// writes (cmdline.CallLine).
+	cf := cmdline.CallFlags
+	fs.StringVar(&f.stdio, cf.Stdio.Name, "", cf.Stdio.Usage)
+	fs.StringVar(&f.url, cf.URL.Name, "", cf.URL.Usage)
+	fs.BoolVar(&f.sse, cf.SSE.Name, false, cf.SSE.Usage)
+	fs.StringArrayVar(&f.headers, cf.Header.Name, nil, cf.Header.Usage)
+	fs.StringArrayVar(&f.env, cf.Env.Name, nil, cf.Env.Usage)
 	fs.BoolVar(&f.inherit, "inherit-env", false, "NOT CrewAI behaviour: give a --stdio server this process's whole environment (debugging)")
 	fs.StringVar(&f.protocol, "protocol", "", `MCP protocol version (default `+mcpconn.DefaultProtocolVersion+`; "auto" probes)`)
 }
@@ -67,7 +70,7 @@ func (f *targetFlags) spec() (mcpconn.ServerSpec, error) {
 	var s mcpconn.ServerSpec
 	switch {
 	case f.stdio != "":
-		words, err := splitCommandLine(f.stdio)
+		words, err := cmdline.Split(f.stdio)
 		if err != nil {
 			return s, fmt.Errorf("--stdio: %w", err)
 		}
@@ -122,73 +125,6 @@ func keyValues(flag string, kvs []string) (map[string]string, error) {
 		m[strings.TrimSpace(k)] = v
 	}
 	return m, nil
-}
-
-// splitCommandLine splits a command line into words like a POSIX shell
-// (whitespace separates; '…' is literal; "…" allows \" \\ \$ \`; a
-// backslash outside quotes escapes the next character) without expanding
-// anything: no variables, globs or substitutions, and no shell is run.
-func splitCommandLine(s string) ([]string, error) {
-	var words []string
-	var cur strings.Builder
-	inWord := false
-	const (
-		plain = iota
-		single
-		double
-	)
-	state := plain
-	rs := []rune(s)
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
-		switch state {
-		case single:
-			if r == '\'' {
-				state = plain
-			} else {
-				cur.WriteRune(r)
-			}
-		case double:
-			switch {
-			case r == '"':
-				state = plain
-			case r == '\\' && i+1 < len(rs) && strings.ContainsRune(`"\$`+"`", rs[i+1]):
-				i++
-				cur.WriteRune(rs[i])
-			default:
-				cur.WriteRune(r)
-			}
-		default:
-			switch {
-			case unicode.IsSpace(r):
-				if inWord {
-					words = append(words, cur.String())
-					cur.Reset()
-					inWord = false
-				}
-			case r == '\'':
-				state, inWord = single, true
-			case r == '"':
-				state, inWord = double, true
-			case r == '\\':
-				if i+1 < len(rs) {
-					i++
-					cur.WriteRune(rs[i])
-				}
-				inWord = true
-			default:
-				cur.WriteRune(r)
-				inWord = true
-			}
-		}
-	}
-	if state != plain {
-		return nil, errors.New("unterminated quote")
-	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	return words, nil
 }
 
 // ---- projects ------------------------------------------------------------------
