@@ -35,18 +35,68 @@ func TestEngineDoesNotImportUI(t *testing.T) {
 	}
 }
 
-// TestNamesAndSessionImportNothingFromTheProject: names and session are leaves.
+// TestNamesAndSessionImportNothingFromTheProject: names and session (with
+// their subpackages) are leaves.
 func TestNamesAndSessionImportNothingFromTheProject(t *testing.T) {
-	for _, pkg := range []string{"./names", "./session"} {
-		out, err := exec.Command("go", "list", "-deps", pkg).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
-		}
-		self := "crewbench/" + strings.TrimPrefix(pkg, "./")
-		for _, dep := range strings.Fields(string(out)) {
-			if strings.HasPrefix(dep, "crewbench/") && dep != self && !strings.HasPrefix(dep, self+"/") {
-				t.Errorf("%s imports %s; it must import nothing from the project", pkg, dep)
+	for _, tree := range []string{"names", "session"} {
+		self := "crewbench/" + tree
+		for _, dep := range goListDeps(t, "./"+tree+"/...") {
+			if strings.HasPrefix(dep, "crewbench/") && !inTree(dep, self) {
+				t.Errorf("%s/... imports %s; it must import nothing from the project", tree, dep)
 			}
 		}
 	}
 }
+
+// TestMCPGoStaysBehindMCPConn: only mcpconn/** and fixtures/** (tests
+// included) import mcp-go; everything else goes through mcpconn's types.
+func TestMCPGoStaysBehindMCPConn(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f",
+		`{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}`, "./...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list ./...: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg := fields[0]
+		if inTree(pkg, "crewbench/mcpconn") || inTree(pkg, "crewbench/fixtures") {
+			continue
+		}
+		for _, imp := range fields[1:] {
+			if inTree(imp, "github.com/mark3labs/mcp-go") {
+				t.Errorf("%s imports %s; only mcpconn/** and fixtures/** may", pkg, imp)
+			}
+		}
+	}
+}
+
+// mcpconnCrewAllowlist lists the imports from crew that mcpconn still has,
+// each with where it comes from. Delete a line when its import goes; the
+// list must end empty.
+var mcpconnCrewAllowlist = map[string]string{
+	"crewbench/crew/suggest": "mcpconn/filter/hints.go (suggest.Within); goes when names/suggest lands",
+}
+
+// TestMCPConnImportsNothingFromCrew: the arrow runs crew → mcpconn, never
+// back.
+func TestMCPConnImportsNothingFromCrew(t *testing.T) {
+	for _, dep := range goListDeps(t, "./mcpconn/...") {
+		if _, ok := mcpconnCrewAllowlist[dep]; inTree(dep, "crewbench/crew") && !ok {
+			t.Errorf("mcpconn/... imports %s; mcpconn must import nothing from crew", dep)
+		}
+	}
+}
+
+// goListDeps is `go list -deps PATTERN`: the packages PATTERN's packages
+// (tests aside) depend on, themselves included.
+func goListDeps(t *testing.T, pattern string) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", pattern).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v\n%s", pattern, err, out)
+	}
+	return strings.Fields(string(out))
+}
+
+// inTree reports whether pkg is root or one of its subpackages.
+func inTree(pkg, root string) bool { return pkg == root || strings.HasPrefix(pkg, root+"/") }

@@ -13,10 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"crewbench/mcpconn"
+	"crewbench/mcpconn/cmdline"
 	"crewbench/session"
 )
-
-func init() { addCommand(newCallCmd) }
 
 type callOpts struct {
 	target   targetFlags
@@ -65,12 +64,15 @@ Exit status: 0 ok, 1 usage or config error, 2 connection failure,
 	}
 	o.target.register(cmd)
 	fs := cmd.Flags()
-	fs.StringVar(&o.args, "args", "{}", "tool arguments as a JSON object")
-	fs.StringVar(&o.policy, "policy", "", "call policy: native, https-string, adapter or session")
-	fs.DurationVar(&o.timeout, "timeout", 0, "per-attempt call timeout (CrewAI: 30s native, 60s https-string)")
-	fs.DurationVar(&o.connect, "connect-timeout", 0, "connect timeout (CrewAI: 30s)")
-	fs.IntVar(&o.attempts, "attempts", 0, "attempts per call (CrewAI: 3)")
-	fs.DurationVar(&o.backoff, "backoff", 0, "first backoff between attempts, doubling (CrewAI: 1s)")
+	// The call's flags are the ones the workbench's "copy as command"
+	// writes (cmdline.CallLine).
+	cf := cmdline.CallFlags
+	fs.StringVar(&o.args, cf.Args.Name, "{}", cf.Args.Usage)
+	fs.StringVar(&o.policy, cf.Policy.Name, "", cf.Policy.Usage)
+	fs.DurationVar(&o.timeout, cf.Timeout.Name, 0, cf.Timeout.Usage)
+	fs.DurationVar(&o.connect, cf.Connect.Name, 0, cf.Connect.Usage)
+	fs.IntVar(&o.attempts, cf.Attempts.Name, 0, cf.Attempts.Usage)
+	fs.DurationVar(&o.backoff, cf.Backoff.Name, 0, cf.Backoff.Usage)
 	fs.BoolVar(&o.json, "json", false, "print JSON")
 	addSessionFlags(cmd, &o.session)
 	return cmd

@@ -2,15 +2,18 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"crewbench/fixtures/fixturetest"
 	"crewbench/mcpconn"
+	"crewbench/mcpconn/cmdline"
 	"crewbench/session"
 )
 
@@ -438,4 +441,112 @@ func TestSmokeRecords(t *testing.T) {
 	if code != exitOK || filepath.Dir(recordedPath(t, errs)) != filepath.Dir(sessionFiles(t)[0]) || len(sessionFiles(t)) != before+1 {
 		t.Errorf("default: exit %d, %s", code, errs)
 	}
+}
+
+// The workbench's "copy as command" line (cmdline.CallLine) parses back,
+// through the CLI entry, to the call it was written from: the same server,
+// environment, headers, tool, arguments, policy and limits.
+func TestCallLineParsesBackToTheSameCall(t *testing.T) {
+	var mu sync.Mutex
+	var headers []http.Header
+	notMCP := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		headers = append(headers, r.Header.Clone())
+		mu.Unlock()
+		http.NotFound(w, r)
+	}))
+	defer notMCP.Close()
+	command, fixtureArgs := fixturetest.Command("weather")
+	for _, tc := range []struct {
+		name string
+		spec mcpconn.ServerSpec
+		tool string
+		args map[string]any
+		code int
+	}{
+		{"stdio", mcpconn.ServerSpec{Transport: mcpconn.TransportStdio, Command: command, Args: fixtureArgs,
+			Env: map[string]string{"LOG_LEVEL": "warn", "GREETING": "it's <here>"}, Policy: mcpconn.PolicySession,
+			Timeouts: mcpconn.Timeouts{Call: 20 * time.Second, Attempts: 2, Backoff: 150 * time.Millisecond, Connect: 25 * time.Second}},
+			"getForecast", map[string]any{"city": "Lisbon & <Porto>", "days": 2}, exitOK},
+		{"http", mcpconn.ServerSpec{Transport: mcpconn.TransportHTTP, URL: notMCP.URL + "/mcp",
+			Headers: map[string]string{"X-Crewbench-Test": "one 'two'"}, Timeouts: mcpconn.Timeouts{Connect: 5 * time.Second}},
+			"search", map[string]any{"q": "boots", "limit": 3}, exitConnection},
+		{"sse", mcpconn.ServerSpec{Transport: mcpconn.TransportSSE, URL: notMCP.URL + "/sse",
+			Headers: map[string]string{"X-Crewbench-Test": "sse"}, Policy: mcpconn.PolicyNative,
+			Timeouts: mcpconn.Timeouts{Connect: 5 * time.Second}},
+			"search", map[string]any{}, exitConnection},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			line := cmdline.CallLine("crewbench", tc.spec, tc.tool, tc.args, session.DefaultRedactor)
+			words, err := cmdline.Split(line)
+			if err != nil || len(words) < 2 || words[0] != "crewbench" || words[1] != "call" {
+				t.Fatalf("%s: %q %v", line, words, err)
+			}
+			rec := filepath.Join(t.TempDir(), "call.jsonl")
+			code, out, errs := run(t, append(words[1:], "--json", "--record", rec)...)
+			if code != tc.code {
+				t.Fatalf("%s\nexit %d, want %d\n%s\n%s", line, code, tc.code, out, errs)
+			}
+			f, err := session.ReadFile(rec, session.ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Server, transport, tool, policy and limits, as `call` records them.
+			if got, want := jsonOf(t, f.Header.Meta), jsonOf(t, callMeta(tc.spec, tc.tool)); got != want {
+				t.Errorf("%s\nparsed to %s\nwant      %s", line, got, want)
+			}
+			var r mcpconn.CallResult
+			if err := json.Unmarshal([]byte(out), &r); err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			if got, want := jsonOf(t, r.Arguments), jsonOf(t, tc.args); got != want {
+				t.Errorf("arguments %s, want %s", got, want)
+			}
+			switch tc.spec.Transport {
+			case mcpconn.TransportStdio:
+				var spawned *session.Event
+				for i, ev := range f.Events {
+					if ev.Kind == session.MCPProcessSpawned {
+						spawned = &f.Events[i]
+					}
+				}
+				if spawned == nil {
+					t.Fatal("no process spawned")
+				}
+				env, _ := spawned.Data["env"].(map[string]any)
+				if spawned.Str("command") != tc.spec.Command || jsonOf(t, spawned.Data["args"]) != jsonOf(t, tc.spec.Args) ||
+					env["LOG_LEVEL"] != "warn" || env["GREETING"] != "it's <here>" {
+					t.Errorf("spawned %+v", spawned.Data)
+				}
+			default:
+				mu.Lock()
+				defer mu.Unlock()
+				found := false
+				for _, h := range headers {
+					found = found || h.Get("X-Crewbench-Test") == tc.spec.Headers["X-Crewbench-Test"]
+				}
+				if !found {
+					t.Errorf("no request carried the header: %v", headers)
+				}
+			}
+		})
+	}
+}
+
+// jsonOf is v as JSON with object keys sorted, so a struct and the map
+// read back from its JSON compare equal.
+func jsonOf(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var generic any
+	if err := json.Unmarshal(b, &generic); err != nil {
+		t.Fatal(err)
+	}
+	if b, err = json.Marshal(generic); err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -12,8 +12,6 @@ import (
 	"crewbench/session"
 )
 
-func init() { addCommand(newDiffCmd) }
-
 // Exit codes of `crewbench diff`, as diff(1) has them.
 const (
 	diffExitSame      = 0
@@ -74,14 +72,6 @@ Exit codes (as diff(1)):
 	f.DurationVar(&o.timingMin, "timing-min", session.DefaultTimingMin, "report a duration only when it moved by at least this much")
 	f.Float64Var(&o.timingRatio, "timing-ratio", session.DefaultTimingRatio, "… and by at least this fraction of A's duration")
 	return cmd
-}
-
-// argsWithExitCode makes cobra's argument checks exit with code, so a
-// usage mistake is "error" (2), not "different" (1).
-func argsWithExitCode(code int, check cobra.PositionalArgs) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		return exitCode(code, check(cmd, args))
-	}
 }
 
 func runDiff(cmd *cobra.Command, o *diffOpts, pathA, pathB string) error {

@@ -14,8 +14,6 @@ import (
 	"crewbench/mcpconn"
 )
 
-func init() { addCommand(newExportConfigCmd) }
-
 type exportConfigOptions struct {
 	format  string
 	servers []string

@@ -11,8 +11,6 @@ import (
 	"crewbench/fixtures"
 )
 
-func init() { addCommand(newFixtureCmd) }
-
 func newFixtureCmd() *cobra.Command {
 	var long strings.Builder
 	long.WriteString(`Run one of crewbench's fixture MCP servers: over stdio by default, or on

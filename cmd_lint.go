@@ -11,8 +11,6 @@ import (
 	"crewbench/crew/lint"
 )
 
-func init() { addCommand(newLintCmd) }
-
 type lintOptions struct {
 	rules         bool
 	json          bool

@@ -15,8 +15,6 @@ import (
 	"crewbench/names"
 )
 
-func init() { addCommand(newNamesCmd) }
-
 // namesOpts are the flags shared by every `crewbench names` form.
 type namesOpts struct {
 	json    bool

@@ -15,8 +15,6 @@ import (
 	"crewbench/session"
 )
 
-func init() { addCommand(newReplayCmd) }
-
 // Exit codes of `crewbench replay` (and `crewbench diff`).
 const (
 	replayExitOK       = 0
@@ -24,13 +22,14 @@ const (
 	replayExitError    = 2 // the session or the project could not be read or run
 )
 
-// openReplayTUI, when set (by the workbench), opens a session in the TUI.
-// `crewbench replay FILE` calls it when stdout is a terminal and neither
-// --json nor --print is given; without it, replay prints.
-var openReplayTUI func(cmd *cobra.Command, path string) error
-
-// replayIsTerminal decides whether stdout is a terminal (tests replace it).
-var replayIsTerminal = sessionIsTerminal
+// replayViewer is how `crewbench replay FILE` shows a session on a
+// terminal: open opens it in the workbench, when stdout is a terminal
+// (isTerminal) and neither --json nor --print is given. A nil open always
+// prints.
+type replayViewer struct {
+	open       func(cmd *cobra.Command, path string) error
+	isTerminal func(io.Writer) bool
+}
 
 type replayOpts struct {
 	json      bool
@@ -47,7 +46,7 @@ type replayOpts struct {
 	session   sessionFlags
 }
 
-func newReplayCmd() *cobra.Command {
+func newReplayCmd(viewer replayViewer) *cobra.Command {
 	// A re-run is a run: it is recorded by default like one.
 	o := &replayOpts{session: sessionFlags{recordByDefault: true}}
 	cmd := &cobra.Command{
@@ -93,7 +92,7 @@ Exit codes:
   crewbench replay run.jsonl --rerun ./my_crew --fault github=is_error,tool=search_issues,times=1 --record rerun.jsonl`,
 		Args: argsWithExitCode(replayExitError, cobra.RangeArgs(1, 2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runReplay(cmd, o, args)
+			return runReplay(cmd, o, viewer, args)
 		},
 	}
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exitCode(replayExitError, err) })
@@ -113,7 +112,7 @@ Exit codes:
 	return cmd
 }
 
-func runReplay(cmd *cobra.Command, o *replayOpts, args []string) error {
+func runReplay(cmd *cobra.Command, o *replayOpts, viewer replayViewer, args []string) error {
 	path := args[0]
 	if len(args) == 2 && !o.rerun {
 		return exitCode(replayExitError, fmt.Errorf("unexpected argument %q: a project PATH is only taken with --rerun", args[1]))
@@ -153,8 +152,8 @@ func runReplay(cmd *cobra.Command, o *replayOpts, args []string) error {
 	if o.json {
 		return exitCode(replayExitError, writeEventLines(stdout, f.Events, red))
 	}
-	if openReplayTUI != nil && !o.print && replayIsTerminal(stdout) {
-		return openReplayTUI(cmd, path)
+	if viewer.open != nil && !o.print && viewer.isTerminal(stdout) {
+		return viewer.open(cmd, path)
 	}
 	color, err := sessionUseColor(o.color, stdout)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"crewbench/crew/llm"
+	"crewbench/crew/rerun"
 	"crewbench/fixtures/demo"
 	"crewbench/mcpconn"
 	"crewbench/session"
@@ -357,23 +358,31 @@ func readString(t *testing.T, path string) string {
 func TestReplayOpensTheWorkbenchOnATerminal(t *testing.T) {
 	path := recordSession(t, filepath.Join(t.TempDir(), "run.jsonl"), sessionSpec{})
 	var opened []string
-	oldHook, oldTerm := openReplayTUI, replayIsTerminal
-	t.Cleanup(func() { openReplayTUI, replayIsTerminal = oldHook, oldTerm })
-	openReplayTUI = func(cmd *cobra.Command, p string) error {
-		opened = append(opened, p)
-		return nil
+	terminal := true
+	viewer := replayViewer{
+		open: func(cmd *cobra.Command, p string) error {
+			opened = append(opened, p)
+			return nil
+		},
+		isTerminal: func(io.Writer) bool { return terminal },
 	}
-	replayIsTerminal = func(io.Writer) bool { return true }
-	if code, out, _ := runSessionCLI(t, "replay", path); code != 0 || out != "" || len(opened) != 1 || opened[0] != path {
+	// The command tree as execute builds it, with the workbench and the
+	// terminal check replaced.
+	runReplayCLI := func(args ...string) (int, string) {
+		var out bytes.Buffer
+		code := executeRoot(context.Background(), newRootCmd(viewer), args, strings.NewReader(""), &out, io.Discard)
+		return code, out.String()
+	}
+	if code, out := runReplayCLI("replay", path); code != 0 || out != "" || len(opened) != 1 || opened[0] != path {
 		t.Fatalf("terminal: exit %d, out %q, opened %v", code, out, opened)
 	}
 	for _, flag := range []string{"--print", "--json"} {
-		if code, out, _ := runSessionCLI(t, "replay", path, flag); code != 0 || out == "" || len(opened) != 1 {
+		if code, out := runReplayCLI("replay", path, flag); code != 0 || out == "" || len(opened) != 1 {
 			t.Errorf("%s: exit %d, opened %v", flag, code, opened)
 		}
 	}
-	replayIsTerminal = func(io.Writer) bool { return false }
-	if code, out, _ := runSessionCLI(t, "replay", path); code != 0 || out == "" || len(opened) != 1 {
+	terminal = false
+	if code, out := runReplayCLI("replay", path); code != 0 || out == "" || len(opened) != 1 {
 		t.Errorf("not a terminal: exit %d, opened %v", code, opened)
 	}
 }
@@ -655,7 +664,7 @@ func TestRerunProviderDivergenceKinds(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("strict: stops at the first divergence", func(t *testing.T) {
-		rp := newRerunProvider(recorded, false)
+		rp := rerun.NewProvider(recorded, false)
 		if resp, err := rp.Call(ctx, req("A", "one"), nil); err != nil || resp.Content != "reply one" {
 			t.Fatalf("call 1: %q %v", resp.Content, err)
 		}
@@ -666,25 +675,25 @@ func TestRerunProviderDivergenceKinds(t *testing.T) {
 		if _, err := rp.Call(ctx, req("A", "three"), nil); err == nil || !strings.Contains(err.Error(), "left the recording earlier") {
 			t.Fatalf("call after the divergence: %v", err)
 		}
-		all, first := rp.result(rp.replay.Served())
+		all, first := rp.Result(rp.Served())
 		if len(all) != 1 || first == nil || first.Kind != "request" || first.LLMCall != 2 || first.Field != "content" || first.Message != 0 {
 			t.Errorf("divergences %+v first %+v", all, first)
 		}
 	})
 	t.Run("keep going: every divergence, every reply", func(t *testing.T) {
-		rp := newRerunProvider(recorded, true)
+		rp := rerun.NewProvider(recorded, true)
 		for _, text := range []string{"one", "TWO", "THREE"} {
 			if _, err := rp.Call(ctx, req("A", text), nil); err != nil {
 				t.Fatalf("%s: %v", text, err)
 			}
 		}
-		all, first := rp.result(rp.replay.Served())
+		all, first := rp.Result(rp.Served())
 		if len(all) != 2 || first.LLMCall != 2 || all[1].LLMCall != 3 {
 			t.Errorf("divergences %+v", all)
 		}
 	})
 	t.Run("the run asks for more calls than were recorded", func(t *testing.T) {
-		rp := newRerunProvider(recorded, false)
+		rp := rerun.NewProvider(recorded, false)
 		for _, text := range []string{"one", "two", "three"} {
 			if _, err := rp.Call(ctx, req("A", text), nil); err != nil {
 				t.Fatal(err)
@@ -693,17 +702,17 @@ func TestRerunProviderDivergenceKinds(t *testing.T) {
 		if _, err := rp.Call(ctx, req("B", "four"), nil); err == nil {
 			t.Fatal("a fourth call succeeded")
 		}
-		_, first := rp.result(rp.replay.Served())
+		_, first := rp.Result(rp.Served())
 		if first == nil || first.Kind != "extra_call" || first.LLMCall != 4 || first.Agent != "B" || !strings.Contains(first.Statement, "went further than the recording") {
 			t.Errorf("first %+v", first)
 		}
 	})
 	t.Run("the run ends before the recording does", func(t *testing.T) {
-		rp := newRerunProvider(recorded, false)
+		rp := rerun.NewProvider(recorded, false)
 		if _, err := rp.Call(ctx, req("A", "one"), nil); err != nil {
 			t.Fatal(err)
 		}
-		_, first := rp.result(rp.replay.Served())
+		_, first := rp.Result(rp.Served())
 		if first == nil || first.Kind != "ended_early" || first.LLMCall != 2 || first.Statement != "the run ended after 1 LLM call of the 3 recorded; recorded call 2 was never made" {
 			t.Errorf("first %+v", first)
 		}

@@ -7,20 +7,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 
 	"github.com/spf13/cobra"
 
 	"crewbench/crew"
-	"crewbench/crew/project"
-	"crewbench/fixtures/demo"
 	"crewbench/session"
 )
-
-func init() { addCommand(newRunCmd) }
 
 // Exit codes of `crewbench run`.
 const (
@@ -29,10 +23,6 @@ const (
 	runExitToolFailure = 3   // the crew finished, but tool calls failed
 	runExitInterrupted = 130 // Ctrl+C
 )
-
-// selfExecutable is the program started for the demo's `crewbench fixture
-// NAME` servers; tests may replace it.
-var selfExecutable = os.Executable
 
 type runOpts struct {
 	demo      bool
@@ -172,52 +162,6 @@ func runRun(cmd *cobra.Command, o *runOpts, args []string) error {
 	return nil
 }
 
-// openCrewProject opens the project a crew command runs: args[0] (default
-// "."), the NAME crew inside it, or the embedded demo materialized in a
-// temporary directory (its fixture servers started as this executable).
-// cleanup removes what it created.
-func openCrewProject(args []string, useDemo bool, crewName, overlay string) (*project.Project, *crew.MCP, func(), error) {
-	if useDemo && len(args) > 0 {
-		return nil, nil, nil, errors.New("give either PATH or --demo, not both")
-	}
-	mcp := &crew.MCP{}
-	cleanup := func() {}
-	path := "."
-	if len(args) == 1 {
-		path = args[0]
-	}
-	var err error
-	if useDemo {
-		dir, err := os.MkdirTemp("", "crewbench-demo-")
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("demo: %w", err)
-		}
-		cleanup = func() { _ = os.RemoveAll(dir) }
-		if path, err = demo.Materialize(filepath.Join(dir, "project")); err != nil {
-			cleanup()
-			return nil, nil, nil, err
-		}
-		exe, err := selfExecutable()
-		if err != nil {
-			cleanup()
-			return nil, nil, nil, fmt.Errorf("demo: cannot find the crewbench executable: %w", err)
-		}
-		mcp.SelfCommand = exe
-		// A private TMPDIR gives the flaky fixture a fresh call counter.
-		mcp.SelfEnv = map[string]string{"TMPDIR": dir}
-	} else if crewName != "" {
-		if path, err = runCrewPath(path, crewName); err != nil {
-			return nil, nil, nil, err
-		}
-	}
-	p, err := project.Open(path, overlay)
-	if err != nil {
-		cleanup()
-		return nil, nil, nil, fmt.Errorf("open project: %w", err)
-	}
-	return p, mcp, cleanup, nil
-}
-
 // runParseInputs reads --input key=value flags.
 func runParseInputs(kvs []string) (map[string]any, error) {
 	if len(kvs) == 0 {
@@ -232,27 +176,6 @@ func runParseInputs(kvs []string) (map[string]any, error) {
 		out[strings.TrimSpace(k)] = v
 	}
 	return out, nil
-}
-
-// runCrewPath picks a crew definition inside dir: NAME.jsonc, NAME.json or the
-// directory NAME.
-func runCrewPath(dir, name string) (string, error) {
-	for _, cand := range []string{name + ".jsonc", name + ".json", name} {
-		p := filepath.Join(dir, cand)
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
-		}
-	}
-	var have []string
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		n := e.Name()
-		if e.IsDir() || strings.HasSuffix(n, ".jsonc") || strings.HasSuffix(n, ".json") {
-			have = append(have, strings.TrimSuffix(strings.TrimSuffix(n, ".jsonc"), ".json"))
-		}
-	}
-	sort.Strings(have)
-	return "", fmt.Errorf("--crew %s: no %s.jsonc, %s.json or directory %s in %s (found: %s)", name, name, name, name, dir, strings.Join(have, ", "))
 }
 
 // runUseColor decides colour: "always", "never", or "auto" (a terminal, and

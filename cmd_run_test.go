@@ -15,18 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"crewbench/fixtures/fixturetest"
 	"crewbench/session"
 )
-
-// The demo's servers are `crewbench fixture NAME`; with selfExecutable being
-// this test binary, they arrive as "fixture NAME" and must reach the
-// fixture dispatch in TestMain.
-func init() {
-	if len(os.Args) > 1 && os.Args[1] == "fixture" {
-		os.Args[1] = fixturetest.Arg0
-	}
-}
 
 func runCrewCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()

@@ -3,30 +3,24 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 	"github.com/spf13/cobra"
 
 	"crewbench/crew"
 	"crewbench/crew/project"
+	"crewbench/mcpconn/serve"
 	"crewbench/names"
 	"crewbench/session"
 )
-
-func init() { addCommand(newServeCmd) }
 
 type serveOpts struct {
 	demo      bool
@@ -88,60 +82,28 @@ func runServe(cmd *cobra.Command, o *serveOpts, args []string) error {
 	if err != nil {
 		return exitCode(1, err)
 	}
-	srv := server.NewMCPServer("crewbench-serve", buildVersion(),
-		server.WithToolCapabilities(false),
-		server.WithLogging(),
-		server.WithRecovery(),
-		server.WithInstructions(pub.instructions()))
-	srv.AddTool(pub.tool, pub.handle)
+	srv := serve.New(serve.Info{Name: "crewbench-serve", Version: buildVersion(), Instructions: pub.instructions()}, pub.tool)
 
 	ctx := cmd.Context()
 	stderr := cmd.ErrOrStderr()
 	fmt.Fprintf(stderr, "crewbench serve: crew %q as tool %s\n", pub.crewName, pub.tool.Name)
 	if o.httpAddr == "" {
-		ss := server.NewStdioServer(srv)
-		ss.SetErrorLogger(log.New(stderr, "crewbench serve: ", 0))
-		err = ss.Listen(ctx, cmd.InOrStdin(), cmd.OutOrStdout())
 		// stdin closed (the client went away) or Ctrl+C: both are the end.
-		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+		if err := srv.ServeStdio(ctx, cmd.InOrStdin(), cmd.OutOrStdout(), log.New(stderr, "crewbench serve: ", 0)); err != nil {
 			return exitCode(1, fmt.Errorf("serve: %w", err))
 		}
 		pub.wait()
 		return nil
 	}
-	return serveHTTP(ctx, srv, o.httpAddr, stderr, pub)
-}
-
-// serveHTTP serves srv over streamable HTTP at ADDR/mcp until ctx ends.
-func serveHTTP(ctx context.Context, srv *server.MCPServer, addr string, stderr io.Writer, pub *crewPublisher) error {
-	ln, err := net.Listen("tcp", addr)
+	// Calls run under ctx: Ctrl+C cancels them (and reaps their servers).
+	err = srv.ServeHTTP(ctx, o.httpAddr, serve.HTTPOptions{
+		ErrorLog:  log.New(stderr, "crewbench serve: http: ", 0),
+		Logger:    slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Listening: func(url string) { fmt.Fprintf(stderr, "crewbench serve: listening on %s\n", url) },
+	})
 	if err != nil {
-		return exitCode(1, fmt.Errorf("serve: listen on %s: %w", addr, err))
-	}
-	hs := &http.Server{
-		ReadHeaderTimeout: 10 * time.Second,
-		// Calls run under ctx: Ctrl+C cancels them (and reaps their servers).
-		BaseContext: func(net.Listener) context.Context { return ctx },
-		ErrorLog:    log.New(stderr, "crewbench serve: http: ", 0),
-	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	sh := server.NewStreamableHTTPServer(srv, server.WithStreamableHTTPServer(hs), server.WithStreamableHTTPLogger(logger))
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", sh)
-	hs.Handler = mux
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
-	fmt.Fprintf(stderr, "crewbench serve: listening on http://%s/mcp\n", ln.Addr())
-	select {
-	case err := <-served:
 		return exitCode(1, fmt.Errorf("serve: %w", err))
-	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	_ = sh.Shutdown(sctx)
-	cancel()
-	_ = hs.Close()
-	<-served
 	pub.wait()
 	return nil
 }
@@ -156,7 +118,7 @@ type crewPublisher struct {
 	demo      bool
 	crewName  string
 	tasks     []string
-	tool      mcp.Tool
+	tool      serve.Tool
 	// defaults are the crew's own inputs (crew.jsonc "inputs").
 	defaults map[string]any
 	// log writes the per-call lines (log.Logger serializes concurrent calls).
@@ -187,9 +149,8 @@ func newCrewPublisher(p *project.Project, m *crew.MCP, o *serveOpts, stderr io.W
 	if err != nil {
 		return nil, err
 	}
-	pub.tool = mcp.NewToolWithRawSchema(name, pub.description(c), schema)
-	pub.tool.Annotations = mcp.ToolAnnotation{Title: "Run the crew " + c.Name,
-		ReadOnlyHint: mcp.ToBoolPtr(false), OpenWorldHint: mcp.ToBoolPtr(true)}
+	pub.tool = serve.Tool{Name: name, Description: pub.description(c), InputSchema: schema,
+		Title: "Run the crew " + c.Name, ReadOnly: false, OpenWorld: true, Handler: pub.handle}
 	return pub, nil
 }
 
@@ -251,7 +212,7 @@ func (pub *crewPublisher) instructions() string {
 func (pub *crewPublisher) wait() { pub.running.Wait() }
 
 // handle runs the crew for one tools/call.
-func (pub *crewPublisher) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (pub *crewPublisher) handle(ctx context.Context, args map[string]any, progress serve.Progress) serve.Result {
 	pub.running.Add(1)
 	defer pub.running.Done()
 	start := time.Now()
@@ -259,7 +220,7 @@ func (pub *crewPublisher) handle(ctx context.Context, req mcp.CallToolRequest) (
 	for k, v := range pub.defaults {
 		inputs[k] = v
 	}
-	for k, v := range req.GetArguments() {
+	for k, v := range args {
 		if s, ok := v.(string); ok {
 			inputs[k] = s
 		} else {
@@ -273,12 +234,12 @@ func (pub *crewPublisher) handle(ctx context.Context, req mcp.CallToolRequest) (
 			ms = appendUnique(ms, m.Name)
 		}
 		sort.Strings(ms)
-		return mcp.NewToolResultError("missing required input(s): " + strings.Join(ms, ", ")), nil
+		return serveError("missing required input(s): " + strings.Join(ms, ", "))
 	}
 	// A fresh crew per call: kickoff interpolates inputs into it.
 	c, _, err := crew.FromProject(pub.p, crew.ProjectOptions{LLM: pub.llm})
 	if err != nil {
-		return mcp.NewToolResultError("build the crew: " + err.Error()), nil
+		return serveError("build the crew: " + err.Error())
 	}
 	red := session.NewRedactor(pub.p.SecretValues()...)
 	runID := session.NewID()
@@ -295,12 +256,12 @@ func (pub *crewPublisher) handle(ctx context.Context, req mcp.CallToolRequest) (
 			sinks = append(sinks, rec)
 		}
 	}
-	if p := progressOf(ctx, req, len(pub.tasks)); p != nil {
-		sinks = append(sinks, p)
+	if progress != nil {
+		sinks = append(sinks, &taskProgress{report: progress, total: len(pub.tasks)})
 	}
 	m, done, err := pub.callMCP()
 	if err != nil {
-		return mcp.NewToolResultError("prepare the call: " + err.Error()), nil
+		return serveError("prepare the call: " + err.Error())
 	}
 	defer done()
 	out, runErr := crew.Kickoff(ctx, c, inputs, crew.Options{Emitter: session.NewEmitter(sinks), RunID: runID, MCP: m, OutputDir: pub.outputDir})
@@ -311,26 +272,31 @@ func (pub *crewPublisher) handle(ctx context.Context, req mcp.CallToolRequest) (
 		}
 	}
 	verdict := "ok"
-	var res *mcp.CallToolResult
+	var res serve.Result
 	switch {
 	case runErr != nil:
 		verdict = "failed: " + oneLineText(runErr.Error())
-		res = mcp.NewToolResultError(red.RedactString("the crew failed: " + runErr.Error()))
+		res = serveError(red.RedactString("the crew failed: " + runErr.Error()))
 	default:
-		res = mcp.NewToolResultText(red.RedactString(out.String()))
+		res = serve.Result{Text: []string{red.RedactString(out.String())}}
 		if s := out.FailureSummary(); s != "" {
 			verdict = fmt.Sprintf("ok with %d tool failure(s)", len(out.ToolFailures()))
-			res.Content = append(res.Content, mcp.NewTextContent(red.RedactString(s)))
+			res.Text = append(res.Text, red.RedactString(s))
 		}
 	}
-	res.StructuredContent = pub.structured(out, runErr, recorded, red)
+	res.Structured = pub.structured(out, runErr, recorded, red)
 	line := fmt.Sprintf("%s %s → %s in %s", pub.tool.Name, red.RedactString(compactJSON(inputs)), verdict,
 		time.Since(start).Round(time.Millisecond))
 	if recorded != "" {
 		line += " · session " + recorded
 	}
 	pub.log.Print(line)
-	return res, nil
+	return res
+}
+
+// serveError is an isError result saying why.
+func serveError(text string) serve.Result {
+	return serve.Result{Text: []string{text}, IsError: true}
 }
 
 // callMCP is the MCP configuration of one call: every call is a run of its
@@ -387,29 +353,16 @@ func (pub *crewPublisher) structured(out *crew.CrewOutput, runErr error, recorde
 	return m
 }
 
-// progressOf reports each finished task to a client that asked for
-// progress (a progressToken in the request), or returns nil.
-func progressOf(ctx context.Context, req mcp.CallToolRequest, total int) session.Sink {
-	if req.Params.Meta == nil || req.Params.Meta.ProgressToken == nil {
-		return nil
-	}
-	srv := server.ServerFromContext(ctx)
-	if srv == nil {
-		return nil
-	}
-	return &progressSinkMCP{ctx: ctx, srv: srv, token: req.Params.Meta.ProgressToken, total: total}
+// taskProgress reports each finished task to a client that asked for
+// progress.
+type taskProgress struct {
+	report serve.Progress
+	total  int
+	mu     sync.Mutex
+	done   int
 }
 
-type progressSinkMCP struct {
-	ctx   context.Context
-	srv   *server.MCPServer
-	token mcp.ProgressToken
-	total int
-	mu    sync.Mutex
-	done  int
-}
-
-func (p *progressSinkMCP) Emit(ev session.Event) {
+func (p *taskProgress) Emit(ev session.Event) {
 	if ev.Kind != session.TaskCompleted && ev.Kind != session.TaskFailed {
 		return
 	}
@@ -421,11 +374,7 @@ func (p *progressSinkMCP) Emit(ev session.Event) {
 	if ev.Kind == session.TaskFailed {
 		verb = "failed"
 	}
-	// A client that is gone is not worth failing the run for.
-	_ = p.srv.SendNotificationToClient(p.ctx, "notifications/progress", map[string]any{
-		"progressToken": p.token, "progress": n, "total": p.total,
-		"message": fmt.Sprintf("task %s %s (%d of %d)", ev.TaskName, verb, n, p.total),
-	})
+	p.report(float64(n), float64(p.total), fmt.Sprintf("task %s %s (%d of %d)", ev.TaskName, verb, n, p.total))
 }
 
 func compactJSON(v any) string {

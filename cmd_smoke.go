@@ -18,8 +18,6 @@ import (
 	"crewbench/session"
 )
 
-func init() { addCommand(newSmokeCmd) }
-
 type smokeOpts struct {
 	sse      bool
 	headers  []string

@@ -2,10 +2,8 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -17,177 +15,7 @@ import (
 	"crewbench/mcpconn"
 	"crewbench/mcpconn/filter"
 	"crewbench/names"
-	"crewbench/session"
 )
-
-func init() { addCommand(newToolsCmd) }
-
-// Exit codes shared by the MCP commands (crewbench call documents them).
-const (
-	exitOK         = 0
-	exitUsage      = 1
-	exitConnection = 2
-	exitToolError  = 3
-	exitTimeout    = 4
-)
-
-// targetFlags describe an ad-hoc server on the command line.
-type targetFlags struct {
-	stdio    string
-	url      string
-	sse      bool
-	headers  []string
-	env      []string
-	inherit  bool
-	protocol string
-	project  projectFlags
-}
-
-func (f *targetFlags) register(cmd *cobra.Command) {
-	fs := cmd.Flags()
-	f.project.register(fs)
-	fs.StringVar(&f.stdio, "stdio", "", `stdio server command line, split like a shell would but run without one ("cmd arg…")`)
-	fs.StringVar(&f.url, "url", "", "streamable-HTTP server URL (with --sse: an SSE endpoint)")
-	fs.BoolVar(&f.sse, "sse", false, "the --url is a legacy HTTP+SSE endpoint")
-	fs.StringArrayVar(&f.headers, "header", nil, "HTTP header `K=V` for --url (repeatable)")
-	fs.StringArrayVar(&f.env, "env", nil, "environment variable `K=V` for a --stdio server, on top of CrewAI's six (repeatable)")
-	fs.BoolVar(&f.inherit, "inherit-env", false, "NOT CrewAI behaviour: give a --stdio server this process's whole environment (debugging)")
-	fs.StringVar(&f.protocol, "protocol", "", `MCP protocol version (default `+mcpconn.DefaultProtocolVersion+`; "auto" probes)`)
-}
-
-func (f *targetFlags) adHoc() bool { return f.stdio != "" || f.url != "" }
-
-// spec builds the ad-hoc server spec from the flags.
-func (f *targetFlags) spec() (mcpconn.ServerSpec, error) {
-	if f.stdio != "" && f.url != "" {
-		return mcpconn.ServerSpec{}, errors.New("give either --stdio or --url, not both")
-	}
-	var s mcpconn.ServerSpec
-	switch {
-	case f.stdio != "":
-		words, err := splitCommandLine(f.stdio)
-		if err != nil {
-			return s, fmt.Errorf("--stdio: %w", err)
-		}
-		if len(words) == 0 {
-			return s, errors.New("--stdio: empty command")
-		}
-		s = mcpconn.ServerSpec{Transport: mcpconn.TransportStdio, Command: words[0], Args: words[1:]}
-		if len(f.headers) > 0 {
-			return s, errors.New("--header applies to --url servers")
-		}
-		env, err := keyValues("--env", f.env)
-		if err != nil {
-			return s, err
-		}
-		s.Env = env
-		s.InheritEnv = f.inherit
-	case f.url != "":
-		u, err := url.Parse(f.url)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return s, fmt.Errorf("--url %q: want an http(s) URL", session.RedactURL(f.url))
-		}
-		s = mcpconn.ServerSpec{Transport: mcpconn.TransportHTTP, URL: f.url}
-		if f.sse {
-			s.Transport = mcpconn.TransportSSE
-		}
-		h, err := keyValues("--header", f.headers)
-		if err != nil {
-			return s, err
-		}
-		s.Headers = h
-		if len(f.env) > 0 || f.inherit {
-			return s, errors.New("--env and --inherit-env apply to --stdio servers")
-		}
-	default:
-		return s, errors.New("no server: give a server name, --stdio \"cmd args\" or --url URL")
-	}
-	s.ProtocolVersion = f.protocol
-	s.Name = mcpconn.Handle(s)
-	return s, nil
-}
-
-func keyValues(flag string, kvs []string) (map[string]string, error) {
-	if len(kvs) == 0 {
-		return nil, nil
-	}
-	m := map[string]string{}
-	for _, kv := range kvs {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || strings.TrimSpace(k) == "" {
-			return nil, fmt.Errorf("%s %q: want K=V", flag, kv)
-		}
-		m[strings.TrimSpace(k)] = v
-	}
-	return m, nil
-}
-
-// splitCommandLine splits a command line into words like a POSIX shell
-// (whitespace separates; '…' is literal; "…" allows \" \\ \$ \`; a
-// backslash outside quotes escapes the next character) without expanding
-// anything: no variables, globs or substitutions, and no shell is run.
-func splitCommandLine(s string) ([]string, error) {
-	var words []string
-	var cur strings.Builder
-	inWord := false
-	const (
-		plain = iota
-		single
-		double
-	)
-	state := plain
-	rs := []rune(s)
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
-		switch state {
-		case single:
-			if r == '\'' {
-				state = plain
-			} else {
-				cur.WriteRune(r)
-			}
-		case double:
-			switch {
-			case r == '"':
-				state = plain
-			case r == '\\' && i+1 < len(rs) && strings.ContainsRune(`"\$`+"`", rs[i+1]):
-				i++
-				cur.WriteRune(rs[i])
-			default:
-				cur.WriteRune(r)
-			}
-		default:
-			switch {
-			case unicode.IsSpace(r):
-				if inWord {
-					words = append(words, cur.String())
-					cur.Reset()
-					inWord = false
-				}
-			case r == '\'':
-				state, inWord = single, true
-			case r == '"':
-				state, inWord = double, true
-			case r == '\\':
-				if i+1 < len(rs) {
-					i++
-					cur.WriteRune(rs[i])
-				}
-				inWord = true
-			default:
-				cur.WriteRune(r)
-				inWord = true
-			}
-		}
-	}
-	if state != plain {
-		return nil, errors.New("unterminated quote")
-	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	return words, nil
-}
 
 // ---- crewbench tools -------------------------------------------------------------
 
@@ -407,12 +235,4 @@ func printable(s string) string {
 		return s
 	}
 	return fmt.Sprintf("%q", s)
-}
-
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > max {
-		return string(r[:max]) + "…"
-	}
-	return s
 }

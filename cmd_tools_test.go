@@ -104,57 +104,6 @@ func TestToolsUsageAndConnectionErrors(t *testing.T) {
 	}
 }
 
-func TestSplitCommandLine(t *testing.T) {
-	cases := []struct {
-		in   string
-		want []string
-	}{
-		{"crewbench fixture weather", []string{"crewbench", "fixture", "weather"}},
-		{`npx -y "@scope/pkg name" 'a b' c\ d`, []string{"npx", "-y", "@scope/pkg name", "a b", "c d"}},
-		{`echo "a \"q\" $HOME" ''`, []string{"echo", `a "q" $HOME`, ""}},
-		{"  spaced\t\targs  ", []string{"spaced", "args"}},
-		{"", nil},
-	}
-	for _, c := range cases {
-		got, err := splitCommandLine(c.in)
-		if err != nil || strings.Join(got, "|") != strings.Join(c.want, "|") || len(got) != len(c.want) {
-			t.Errorf("split(%q) = %q, %v; want %q", c.in, got, err, c.want)
-		}
-	}
-	if _, err := splitCommandLine(`"open`); err == nil {
-		t.Error("unterminated double quote accepted")
-	}
-}
-
-func FuzzSplitCommandLine(f *testing.F) {
-	for _, s := range []string{"a b", `"x y" 'z'`, `a\ b`, `"\\"`, "'"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		words, err := splitCommandLine(s)
-		if err != nil {
-			return
-		}
-		// Re-quoting every word and splitting again gives the same words.
-		var b strings.Builder
-		for i, w := range words {
-			if i > 0 {
-				b.WriteByte(' ')
-			}
-			b.WriteString("'" + strings.ReplaceAll(w, "'", `'\''`) + "'")
-		}
-		again, err := splitCommandLine(b.String())
-		if err != nil || len(again) != len(words) {
-			t.Fatalf("round trip of %q: %q → %q (%v)", s, words, again, err)
-		}
-		for i := range words {
-			if again[i] != words[i] {
-				t.Fatalf("round trip of %q: %q → %q", s, words, again)
-			}
-		}
-	})
-}
-
 func TestSmokeStdioFixture(t *testing.T) {
 	cmd, args := fixturetest.Command("inventory")
 	code, out, errs := run(t, append([]string{"smoke", "--"}, append([]string{cmd}, args...)...)...)

@@ -26,15 +26,12 @@ import (
 // embedded demo. This file only composes: it opens the project, builds the
 // engine pieces and hands them to ui.Run.
 
-func init() {
-	rootRun = runWorkbenchRoot
-	openReplayTUI = func(cmd *cobra.Command, path string) error { return openReplayWorkbench(cmd, path, "") }
-	rootFlags = append(rootFlags, func(root *cobra.Command) {
-		addThemeFlag(root)
-		root.Flags().String("project", ".", "the project to open: a directory or a crew/overlay/mcpServers file")
-		root.Flags().StringP("config", "c", "", "crewbench.yaml overlay `FILE` (default: the one beside the project)")
-	})
-	addCommand(newDemoCmd)
+// addWorkbenchRootFlags adds the workbench's flags to the root command,
+// since bare `crewbench` runs the workbench.
+func addWorkbenchRootFlags(root *cobra.Command) {
+	addThemeFlag(root)
+	root.Flags().String("project", ".", "the project to open: a directory or a crew/overlay/mcpServers file")
+	root.Flags().StringP("config", "c", "", "crewbench.yaml overlay `FILE` (default: the one beside the project)")
 }
 
 func addThemeFlag(cmd *cobra.Command) {
@@ -82,10 +79,11 @@ type workbenchOptions struct {
 	replay string
 }
 
-// openReplayWorkbench opens a recorded session in the workbench: the
-// trace view shows it, and the sessions view lists the others.
-func openReplayWorkbench(cmd *cobra.Command, path, theme string) error {
-	return openWorkbench(cmd, workbenchOptions{path: ".", demoIfNone: true, theme: theme, replay: path})
+// openReplayWorkbench opens a recorded session in the workbench (in the
+// default theme): the trace view shows it, and the sessions view lists the
+// others.
+func openReplayWorkbench(cmd *cobra.Command, path string) error {
+	return openWorkbench(cmd, workbenchOptions{path: ".", demoIfNone: true, replay: path})
 }
 
 func openWorkbench(cmd *cobra.Command, o workbenchOptions) error {
@@ -209,7 +207,7 @@ func loadWorkspace(o workbenchOptions) (*workspace, error) {
 			w.cleanup()
 			return nil, fmt.Errorf("open the demo: %w", err)
 		}
-		exe, err := selfExecutable()
+		exe, err := os.Executable()
 		if err != nil {
 			w.cleanup()
 			return nil, fmt.Errorf("demo: cannot find the crewbench executable: %w", err)

@@ -1,8 +1,9 @@
 // Command crewbench is a terminal workbench for people who build CrewAI crews.
 //
-// main.go is the composition root: the cobra command tree, flags and wiring.
-// Each subcommand lives in its own cmd_<name>.go file and registers itself
-// with addCommand, so commands can be added without touching this file.
+// main.go is the composition root: the cobra command tree and its wiring.
+// Each subcommand lives in its own cmd_<name>.go file; newRootCmd lists
+// them all. What several commands share is in cli_shared.go (exit codes,
+// output helpers) and cli_flags.go (the flag groups and what they open).
 package main
 
 import (
@@ -32,44 +33,11 @@ func buildVersion() string {
 	return "dev"
 }
 
-// commandFactories are registered by the cmd_*.go files' init functions.
-var commandFactories []func() *cobra.Command
-
-// addCommand registers a subcommand factory. A factory builds a fresh
-// command each time, so tests can run the tree many times in one process.
-func addCommand(f func() *cobra.Command) { commandFactories = append(commandFactories, f) }
-
-// exitError carries a process exit code with its message.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-// exitCode wraps err so main exits with code. A nil err stays nil.
-func exitCode(code int, err error) error {
-	if err == nil {
-		return nil
-	}
-	return &exitError{code: code, err: err}
-}
-
-// silentExit ends the process with code without printing anything more
-// (the command already reported what happened).
-type silentExit struct{ code int }
-
-func (e silentExit) Error() string { return fmt.Sprintf("exit status %d", e.code) }
-
-// rootRun is what bare `crewbench` does; the TUI replaces it when it exists.
-var rootRun func(cmd *cobra.Command, args []string) error
-
-// rootFlags lets cmd_*.go files add flags to the root command (the
-// workbench's --theme), since bare `crewbench` runs the workbench.
-var rootFlags []func(root *cobra.Command)
-
-func newRootCmd() *cobra.Command {
+// newRootCmd builds the command tree: bare `crewbench` opens the
+// workbench, and every subcommand is listed here. A fresh tree each time
+// lets tests run it many times in one process. replay is how `crewbench
+// replay FILE` shows a session on a terminal (the workbench).
+func newRootCmd(replay replayViewer) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "crewbench",
 		Short: "A terminal workbench for CrewAI crews and their MCP tools",
@@ -81,27 +49,38 @@ traces you can step through.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if rootRun != nil {
-				return rootRun(cmd, args)
-			}
-			return cmd.Help()
-		},
+		RunE:          runWorkbenchRoot,
 	}
 	root.SetVersionTemplate("crewbench {{.Version}}\n")
-	for _, f := range rootFlags {
-		f(root)
-	}
-	for _, f := range commandFactories {
-		root.AddCommand(f())
-	}
+	addWorkbenchRootFlags(root)
+	root.AddCommand(
+		newDemoCmd(),
+		newNamesCmd(),
+		newToolsCmd(),
+		newCallCmd(),
+		newSmokeCmd(),
+		newLintCmd(),
+		newRunCmd(),
+		newReplayCmd(replay),
+		newDiffCmd(),
+		newExportCmd(),
+		newExportConfigCmd(),
+		newServeCmd(),
+		newFixtureCmd(),
+	)
 	return root
 }
 
-// execute runs the command tree with the given arguments and streams and
-// returns the process exit code. Errors are printed as one line on stderr.
+// execute runs crewbench with the given arguments and streams and returns
+// the process exit code.
 func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	root := newRootCmd()
+	return executeRoot(ctx, newRootCmd(replayViewer{open: openReplayWorkbench, isTerminal: sessionIsTerminal}),
+		args, stdin, stdout, stderr)
+}
+
+// executeRoot runs a command tree and returns the process exit code.
+// Errors are printed as one line on stderr.
+func executeRoot(ctx context.Context, root *cobra.Command, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)

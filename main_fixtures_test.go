@@ -19,6 +19,12 @@ var fixtureDispatch bool
 // so the MCP commands (tools, call, smoke) are tested against real stdio
 // processes without building the crewbench binary.
 func TestMain(m *testing.M) {
+	// The demo's servers are `crewbench fixture NAME`; with os.Executable
+	// being this test binary, they arrive as "fixture NAME" and must reach
+	// the fixture dispatch.
+	if len(os.Args) > 1 && os.Args[1] == "fixture" {
+		os.Args[1] = fixturetest.Arg0
+	}
 	fixturetest.RunIfFixture()
 	// `<test binary> crewbench-cli ARGS…` runs the CLI as a real process
 	// (crewbench serve over stdio).

@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"crewbench/crew"
-	"crewbench/crew/llm"
 	"crewbench/crew/project"
 	"crewbench/crew/rerun"
 	"crewbench/fixtures/demo"
@@ -140,27 +138,4 @@ func rerunProject(f *session.File, given string, mcp *crew.MCP) (string, func(),
 		return "", nothing, fmt.Errorf("the recorded project %s is not there any more (%v); give its path: crewbench replay FILE --rerun PATH", session.RedactString(dir), errors.Unwrap(err))
 	}
 	return dir, nothing, nil
-}
-
-func rerunPlural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}
-
-// rerunProvider is crew/rerun's provider under the name this package's
-// tests know it by.
-type rerunProvider struct{ replay *rerun.Provider }
-
-func newRerunProvider(events []session.Event, keepGoing bool) *rerunProvider {
-	return &rerunProvider{replay: rerun.NewProvider(events, keepGoing)}
-}
-
-func (rp *rerunProvider) Call(ctx context.Context, req llm.Request, onChunk func(llm.Chunk)) (llm.Response, error) {
-	return rp.replay.Call(ctx, req, onChunk)
-}
-
-func (rp *rerunProvider) result(served int) ([]rerunDivergence, *rerunDivergence) {
-	return rp.replay.Result(served)
 }

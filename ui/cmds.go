@@ -13,6 +13,7 @@ import (
 
 	"crewbench/crew"
 	"crewbench/mcpconn"
+	"crewbench/mcpconn/cmdline"
 	"crewbench/mcpconn/filter"
 	"crewbench/session"
 )
@@ -340,7 +341,7 @@ func prepareEditor(target editorTarget, text, ext string) tea.Cmd {
 }
 
 func runEditor(editor string, target editorTarget, path string) tea.Cmd {
-	words, err := splitWords(editor)
+	words, err := cmdline.Split(editor)
 	if err != nil || len(words) == 0 {
 		return emit(editorExitedMsg{target: target, path: path, err: fmt.Errorf("$EDITOR %q: cannot parse", editor)})
 	}
@@ -362,41 +363,6 @@ func readEditorFile(target editorTarget, path string, runErr error) tea.Cmd {
 		}
 		return editorDoneMsg{target: target, text: string(b)}
 	}
-}
-
-// splitWords splits an $EDITOR value like a shell would for simple cases:
-// whitespace-separated words with '…' and "…" quoting.
-func splitWords(s string) ([]string, error) {
-	var out []string
-	var cur []rune
-	var quote rune
-	inWord := false
-	for _, r := range s {
-		switch {
-		case quote != 0:
-			if r == quote {
-				quote = 0
-			} else {
-				cur = append(cur, r)
-			}
-		case r == '\'' || r == '"':
-			quote, inWord = r, true
-		case r == ' ' || r == '\t':
-			if inWord {
-				out = append(out, string(cur))
-				cur, inWord = cur[:0], false
-			}
-		default:
-			cur, inWord = append(cur, r), true
-		}
-	}
-	if quote != 0 {
-		return nil, errors.New("unterminated quote")
-	}
-	if inWord {
-		out = append(out, string(cur))
-	}
-	return out, nil
 }
 
 // Export.

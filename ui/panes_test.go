@@ -891,10 +891,6 @@ func TestTextHelpers(t *testing.T) {
 			t.Errorf("fmtDur(%s) = %q, want %q", tc.d, got, tc.want)
 		}
 	}
-	words, err := splitWords(`code --wait "my file"`)
-	if err != nil || strings.Join(words, "|") != "code|--wait|my file" {
-		t.Errorf("splitWords = %q %v", words, err)
-	}
 	if got := printable("a\x1b[31mb\x07"); got != `a\x1b[31mb\x07` {
 		t.Errorf("printable = %q", got)
 	}

@@ -3,8 +3,6 @@ package ui
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +15,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"crewbench/mcpconn"
+	"crewbench/mcpconn/cmdline"
 	"crewbench/session"
 )
 
@@ -609,55 +608,14 @@ func (p *tryPane) absorb(ev session.Event) {
 	}
 }
 
-// callCommand is the call as a `crewbench call` command line. Secret env
-// values are referenced as shell variables and secret headers redacted, so
-// the command is safe to paste anywhere.
+// callCommand is the call as a `crewbench call` command line, written with
+// the CLI's own flags (cmdline.CallLine): secret env values are referenced
+// as shell variables and secret headers redacted, so the command is safe
+// to paste anywhere.
 func (p tryPane) callCommand() string {
 	spec, _ := p.callSpec()
 	args, _ := p.args()
-	words := []string{p.deps.SelfCommand, "call"}
-	switch spec.Transport {
-	case mcpconn.TransportStdio:
-		words = append(words, "--stdio", shellQuote(p.deps.Redactor.RedactString(shellJoin(append([]string{spec.Command}, spec.Args...)))))
-		for _, k := range slices.Sorted(maps.Keys(spec.Env)) {
-			if session.IsSecretName(k) {
-				words = append(words, "--env", fmt.Sprintf(`"%s=$%s"`, k, k))
-			} else {
-				words = append(words, "--env", shellQuote(k+"="+p.deps.Redactor.RedactString(spec.Env[k])))
-			}
-		}
-	default:
-		words = append(words, "--url", shellQuote(p.deps.Redactor.RedactURL(spec.URL)))
-		if spec.Transport == mcpconn.TransportSSE {
-			words = append(words, "--sse")
-		}
-		h := p.deps.Redactor.RedactHeaders(spec.Headers)
-		for _, k := range slices.Sorted(maps.Keys(h)) {
-			words = append(words, "--header", shellQuote(k+"="+h[k]))
-		}
-	}
-	words = append(words, shellQuote(p.toolName))
-	if args == nil {
-		args = map[string]any{}
-	}
-	words = append(words, "--args", shellQuote(p.deps.Redactor.RedactString(compactJSON(args))))
-	if spec.Policy != "" {
-		words = append(words, "--policy", string(spec.Policy))
-	}
-	t := spec.Timeouts
-	if t.Call > 0 {
-		words = append(words, "--timeout", t.Call.String())
-	}
-	if t.Attempts > 0 {
-		words = append(words, "--attempts", strconv.Itoa(t.Attempts))
-	}
-	if t.Backoff > 0 {
-		words = append(words, "--backoff", t.Backoff.String())
-	}
-	if t.Connect > 0 {
-		words = append(words, "--connect-timeout", t.Connect.String())
-	}
-	return strings.Join(words, " ")
+	return cmdline.CallLine(p.deps.SelfCommand, spec, p.toolName, args, p.deps.Redactor)
 }
 
 // renderOut rebuilds the result text (on events, ticks and resizes only).
