@@ -140,7 +140,7 @@ func runCall(cmd *cobra.Command, o *callOpts, args []string) error {
 	// The recording (and a live export) hide the server's own credentials
 	// (secret env values, Authorization and other credential headers) on
 	// top of the standard rules.
-	o.session.redactor = session.NewRedactor(session.NamedSecrets(spec.Env, spec.Headers)...)
+	o.session.redactor = session.NewRedactor(mcpconn.SecretValues(spec)...)
 	record, closeSinks, err := openSessionSinks(&o.session, session.Header{
 		RunID: session.NewID(), Command: "call", Meta: callMeta(spec, tool),
 	})

@@ -154,7 +154,7 @@ func runSmoke(cmd *cobra.Command, o *smokeOpts, args []string) error {
 	spec.Timeouts.Call = o.timeout
 
 	// One recording for the whole run, hiding the server's credentials.
-	o.session.redactor = session.NewRedactor(session.NamedSecrets(spec.Env, spec.Headers)...)
+	o.session.redactor = session.NewRedactor(mcpconn.SecretValues(spec)...)
 	record, closeSinks, err := openSessionSinks(&o.session, session.Header{
 		RunID: session.NewID(), Command: "smoke",
 		Meta: map[string]any{

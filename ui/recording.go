@@ -63,7 +63,7 @@ func (l *CallLog) Begin(spec mcpconn.ServerSpec) (session.Sink, string, error) {
 	if l.red == nil {
 		l.red = session.NewRedactor()
 	}
-	l.red.AddValues(session.NamedSecrets(spec.Env, spec.Headers)...)
+	l.red.AddValues(mcpconn.SecretValues(spec)...)
 	if l.rec == nil {
 		meta := map[string]any{}
 		for k, v := range l.Meta {
