@@ -384,6 +384,11 @@ func (s *mcpgoSession) stdioHooks() stdioHooks {
 			s.em.Emit(session.Event{Kind: session.MCPStderr, Server: Handle(s.spec), Parent: s.curSpan(),
 				Data: map[string]any{session.KeyLine: s.secrets.redact(line)}})
 		},
+		unreaped: func(pids []int) {
+			s.em.Emit(session.Event{Kind: session.Warning, Server: Handle(s.spec), Parent: s.curSpan(),
+				Data: map[string]any{session.KeyMessage: fmt.Sprintf("could not end %d process(es) the server started outside its process group (pids %v); end them by hand", len(pids), pids),
+					"pids": pids}})
+		},
 		garbage: func(line string) {
 			s.em.Emit(session.Event{Kind: session.MCPFrame, Server: Handle(s.spec), Parent: s.curSpan(),
 				Data: map[string]any{session.KeyDirection: "recv", "garbage": true, session.KeyFrame: line, "bytes": len(line)}})

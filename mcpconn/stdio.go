@@ -51,6 +51,8 @@ type stdioTransport struct {
 	doneOnce sync.Once
 	exited   chan struct{} // closed after cmd.Wait returns
 	exitErr  error
+	// escapees remembers descendants that may leave the process group.
+	escapees *descendantWatch
 	readers  sync.WaitGroup
 
 	closeOnce sync.Once
@@ -68,6 +70,9 @@ type stdioHooks struct {
 	exited  func(pid int, state *os.ProcessState, err error)
 	stderr  func(line string)
 	garbage func(line string)
+	// unreaped is told the pids of descendants still running after Close
+	// sent them SIGKILL.
+	unreaped func(pids []int)
 }
 
 // maxStderrLine caps one reported stderr line; the rest of a longer line is
@@ -125,6 +130,7 @@ func (t *stdioTransport) Start(context.Context) error {
 	closeAll(inR, outW, errW)
 	t.cmd, t.stdin, t.stdout, t.stderr = cmd, inW, outR, errR
 	pid := cmd.Process.Pid
+	t.escapees = watchDescendants(pid)
 	if t.hooks.spawned != nil {
 		t.hooks.spawned(pid)
 	}
@@ -408,12 +414,18 @@ func (t *stdioTransport) GetSessionId() string { return "" }
 // process group: close stdin, wait up to the grace period, SIGTERM, wait
 // again, SIGKILL. Group members that outlive the leader (a wrapper that
 // exits while its child keeps running) are killed too, so Close never
-// leaves a process behind. It returns within about 2×grace + 2 s.
+// leaves a process behind; descendants that left the group (setsid) are
+// ended too, where the platform lets crewbench see them (Linux). It returns
+// within about 3×grace + 4 s.
 func (t *stdioTransport) Close() error {
 	t.closeOnce.Do(func() {
 		if t.cmd == nil {
 			return
 		}
+		// The tree is still connected now: remember every descendant
+		// before the leader's exit reparents them.
+		t.escapees.scan()
+		defer t.escapees.stop()
 		// Not under writeMu: a write blocked on a server that stopped
 		// reading stdin must not block Close; closing unblocks it.
 		_ = t.stdin.Close()
@@ -425,6 +437,9 @@ func (t *stdioTransport) Close() error {
 			}
 		}
 		reapGroup(t.cmd, t.grace)
+		if left := t.escapees.reap(t.grace); len(left) > 0 && t.hooks.unreaped != nil {
+			t.hooks.unreaped(left)
+		}
 		t.markDone()
 		// Readers end at EOF once every holder of the pipes is gone; closing
 		// our ends unblocks them if a process outside the group kept a copy.
