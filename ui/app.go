@@ -85,9 +85,6 @@ type Model struct {
 
 	srv           *serverData
 	statusPending bool
-	// pendingCmd is a command a setter had to start (setView runs from
-	// places that cannot return one); Update returns it.
-	pendingCmd tea.Cmd
 
 	servers  serversPane
 	tools    toolsPane
@@ -161,16 +158,6 @@ func (m Model) Init() tea.Cmd {
 
 // Update routes one message (see the table at the top of the file).
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	nm, cmd := m.update(msg)
-	if mm, ok := nm.(Model); ok && mm.pendingCmd != nil {
-		pc := mm.pendingCmd
-		mm.pendingCmd = nil
-		return mm, tea.Batch(cmd, pc)
-	}
-	return nm, cmd
-}
-
-func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -236,23 +223,23 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case showToolsMsg:
 		cmd := m.tools.scopeServer(msg.server)
-		m.setView(viewTools)
-		return m, cmd
+		viewCmd := m.setView(viewTools)
+		return m, tea.Batch(cmd, viewCmd)
 	case toolSearchMsg:
 		var cmd tea.Cmd
 		m.tools, cmd = m.tools.Update(msg)
 		return m, cmd
 	case showFilterMsg:
 		cmd := m.filter.Open(msg.server, m.srv)
-		m.setView(viewFilter)
-		return m, cmd
+		viewCmd := m.setView(viewFilter)
+		return m, tea.Batch(cmd, viewCmd)
 	case showTryMsg:
 		m.try.Open(m.srv, msg.server, msg.tool)
-		m.setView(viewTry)
-		return m, nil
+		cmd := m.setView(viewTry)
+		return m, cmd
 	case showViewMsg:
-		m.setView(msg.v)
-		return m, nil
+		cmd := m.setView(msg.v)
+		return m, cmd
 
 	case filterResultMsg, exportMsg, writePlanMsg, writeDoneMsg:
 		var cmd tea.Cmd
@@ -296,8 +283,8 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 	case startRunMsg:
 		cmd := m.trace.StartRun(m.ctx, m.deps.Runner, msg)
-		m.setView(viewTrace)
-		return m, cmd
+		viewCmd := m.setView(viewTrace)
+		return m, tea.Batch(cmd, viewCmd)
 	case runDoneMsg:
 		var cmd tea.Cmd
 		m.trace, cmd = m.trace.Update(msg)
@@ -326,8 +313,8 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, notice(noticeWarn, "a run is in progress: stop it (X in 6 Trace) before opening a session")
 		}
 		m.trace.Load(msg.path, msg.file)
-		m.setView(viewTrace)
-		return m, notice(noticeInfo, "opened %s (%s)", msg.path, plural(len(msg.file.Events), "event"))
+		cmd := m.setView(viewTrace)
+		return m, tea.Batch(cmd, notice(noticeInfo, "opened %s (%s)", msg.path, plural(len(msg.file.Events), "event")))
 	case rerunSetupMsg:
 		return m, m.sessions.OpenSetup(msg.path, m.deps.Workspace.Servers, m.filter.Tried())
 	case compareRunMsg:
@@ -353,8 +340,8 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, notice(noticeWarn, "a run is in progress: stop it (X in 6 Trace) before opening another trace")
 		}
 		m.trace.LoadEvents(msg.source, msg.events)
-		m.setView(viewTrace)
-		return m, notice(noticeInfo, "6 Trace shows the %s (%s)", msg.source, plural(len(msg.events), "event"))
+		cmd := m.setView(viewTrace)
+		return m, tea.Batch(cmd, notice(noticeInfo, "6 Trace shows the %s (%s)", msg.source, plural(len(msg.events), "event")))
 	}
 	// Anything else (cursor blink, …) belongs to the current view.
 	return m.updateCurrent(msg)
@@ -399,11 +386,11 @@ func (m Model) updateKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.layout()
 		return m, nil
 	case key.Matches(msg, g.NextView):
-		m.setView((m.view + 1) % viewCount)
-		return m, nil
+		cmd := m.setView((m.view + 1) % viewCount)
+		return m, cmd
 	case key.Matches(msg, g.PrevView):
-		m.setView((m.view + viewCount - 1) % viewCount)
-		return m, nil
+		cmd := m.setView((m.view + viewCount - 1) % viewCount)
+		return m, cmd
 	case m.showHelp && key.Matches(msg, g.Back):
 		m.showHelp = false
 		m.layout()
@@ -411,8 +398,8 @@ func (m Model) updateKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	}
 	for v := view(0); v < viewCount; v++ {
 		if key.Matches(msg, g.Views[v]) {
-			m.setView(v)
-			return m, nil
+			cmd := m.setView(v)
+			return m, cmd
 		}
 	}
 	return m.updateCurrent(msg)
@@ -473,19 +460,23 @@ func (m Model) quit() (tea.Model, tea.Cmd) {
 	return m, closePool(m.deps.Pool)
 }
 
-func (m *Model) setView(v view) {
+// setView switches to v and returns what arriving there starts (the
+// playground's first evaluation), for the caller to batch.
+func (m *Model) setView(v view) tea.Cmd {
 	if v == m.view {
-		return
+		return nil
 	}
 	m.view = v
+	var cmd tea.Cmd
 	if v == viewFilter && !m.filter.chosen {
 		// Arriving by tab or digit: show the server selected in 1 Servers.
 		if s := m.servers.selected(); s != "" {
 			m.filter.load(s, true)
-			m.pendingCmd = m.filter.recompute()
+			cmd = m.filter.recompute()
 		}
 	}
 	m.focusView(v)
+	return cmd
 }
 
 func (m *Model) focusView(v view) {
