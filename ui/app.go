@@ -352,18 +352,18 @@ func (m Model) updateKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	// with several runes ("3e"). Outside a text field each rune is a
 	// command of its own, so replay them one by one; a rune that opens a
 	// text field ("/") sends the rest into it.
-	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.capturing() {
+	if isRuneBurst(msg) && !m.capturing() {
 		var cmds []tea.Cmd
 		var model tea.Model = m
 		for i, r := range msg.Runes {
 			cur := model.(Model)
 			if cur.capturing() {
-				rest := tea.KeyMsg{Type: tea.KeyRunes, Runes: msg.Runes[i:], Alt: msg.Alt}
+				rest := runesKey(msg.Runes[i:], msg.Alt)
 				nm, cmd := cur.updateKey(rest)
 				return nm, tea.Batch(append(cmds, cmd)...)
 			}
 			var cmd tea.Cmd
-			model, cmd = cur.updateKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt})
+			model, cmd = cur.updateKey(runesKey([]rune{r}, msg.Alt))
 			cmds = append(cmds, cmd)
 		}
 		return model, tea.Batch(cmds...)
@@ -413,9 +413,9 @@ func (m Model) updateMouse(msg tea.MouseMsg) (tea.Model, tea.Cmd) {
 	var k tea.KeyMsg
 	switch msg.Button {
 	case tea.MouseButtonWheelUp:
-		k = tea.KeyMsg{Type: tea.KeyUp}
+		k = wheelUpKey
 	case tea.MouseButtonWheelDown:
-		k = tea.KeyMsg{Type: tea.KeyDown}
+		k = wheelDownKey
 	default:
 		return m, nil
 	}

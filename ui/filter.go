@@ -326,17 +326,13 @@ func (p filterPane) Update(msg tea.Msg) (filterPane, tea.Cmd) {
 
 func (p filterPane) updateEditing(k tea.KeyMsg) (filterPane, tea.Cmd) {
 	in := p.km.Input
-	switch {
-	case key.Matches(k, in.Cancel), key.Matches(k, in.Done):
+	if key.Matches(k, in.Cancel) || key.Matches(k, in.Done) {
 		p.stopEditing()
 		return p, nil
-	case k.Type == tea.KeyTab || k.Type == tea.KeyDown:
+	}
+	if to, ok := (focusRing{keys: in, n: len(p.fields), wrap: true}).move(k, p.field); ok {
 		p.fields[p.field].Blur()
-		p.field = (p.field + 1) % len(p.fields)
-		return p, p.fields[p.field].Focus()
-	case k.Type == tea.KeyShiftTab || k.Type == tea.KeyUp:
-		p.fields[p.field].Blur()
-		p.field = (p.field + len(p.fields) - 1) % len(p.fields)
+		p.field = to
 		return p, p.fields[p.field].Focus()
 	}
 	before := p.fields[p.field].Value()

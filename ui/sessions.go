@@ -441,20 +441,16 @@ func (p sessionsPane) updateSetup(k tea.KeyMsg) (sessionsPane, tea.Cmd) {
 	su := p.setup
 	l, s, in := p.km.List, p.km.Sessions, p.km.Input
 	if su.editing {
-		switch {
-		case key.Matches(k, in.Cancel), key.Matches(k, in.Done):
+		if key.Matches(k, in.Cancel) || key.Matches(k, in.Done) {
 			su.editing = false
 			for i := range su.inputs {
 				su.inputs[i].Blur()
 			}
 			return p, nil
-		case k.Type == tea.KeyTab || k.Type == tea.KeyDown:
+		}
+		if to, ok := (focusRing{keys: in, n: len(su.inputs), wrap: true}).move(k, su.field); ok {
 			su.inputs[su.field].Blur()
-			su.field = (su.field + 1) % len(su.inputs)
-			return p, su.inputs[su.field].Focus()
-		case k.Type == tea.KeyShiftTab || k.Type == tea.KeyUp:
-			su.inputs[su.field].Blur()
-			su.field = (su.field + len(su.inputs) - 1) % len(su.inputs)
+			su.field = to
 			return p, su.inputs[su.field].Focus()
 		}
 		var cmd tea.Cmd

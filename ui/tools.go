@@ -369,11 +369,11 @@ func (p toolsPane) Update(msg tea.Msg) (toolsPane, tea.Cmd) {
 			p.typing = false
 			p.search.Blur()
 			return p, nil
-		case k.Type == tea.KeyUp:
+		case key.Matches(k, p.km.Input.CursorUp):
 			p.cursor--
 			p.clampCursor()
 			return p, nil
-		case k.Type == tea.KeyDown:
+		case key.Matches(k, p.km.Input.CursorDown):
 			p.cursor++
 			p.clampCursor()
 			return p, nil

@@ -355,16 +355,15 @@ func (p tryPane) updateEditing(k tea.KeyMsg) (tryPane, tea.Cmd) {
 		return p, nil
 	case p.raw && key.Matches(k, p.km.Try.Editor):
 		return p, p.openEditor()
-	case !p.raw && (key.Matches(k, in.Done) || k.Type == tea.KeyTab || k.Type == tea.KeyDown):
+	case p.raw:
+		return p.updateInput(k)
+	case key.Matches(k, in.Done):
 		p.stopEditing()
-		if key.Matches(k, in.Done) {
-			return p, nil
-		}
-		p.cursor = min(p.cursor+1, p.rows()-1)
-		return p, p.startEditing()
-	case !p.raw && (k.Type == tea.KeyShiftTab || k.Type == tea.KeyUp):
+		return p, nil
+	}
+	if to, ok := (focusRing{keys: in, n: p.rows()}).move(k, p.cursor); ok {
 		p.stopEditing()
-		p.cursor = max(p.cursor-1, 0)
+		p.cursor = to
 		return p, p.startEditing()
 	}
 	return p.updateInput(k)
@@ -461,7 +460,7 @@ func (p tryPane) updateKeys(k tea.KeyMsg) (tryPane, tea.Cmd) {
 	case key.Matches(k, l.PageDown):
 		p.out.PageDown()
 	case key.Matches(k, t.Toggle):
-		p.toggle(k.Type == tea.KeyLeft)
+		p.toggle(key.Matches(k, t.ToggleBack))
 	case key.Matches(k, t.Edit):
 		if p.cursor < len(p.fields) && (p.fields[p.cursor].kind == kindBool || p.fields[p.cursor].kind == kindEnum) ||
 			p.cursor-len(p.fields) == setPolicy {
