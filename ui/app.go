@@ -28,7 +28,6 @@ import (
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 
 	"crewbench/mcpconn"
 	"crewbench/session"
@@ -85,9 +84,6 @@ type Model struct {
 
 	srv           *serverData
 	statusPending bool
-	// pendingCmd is a command a setter had to start (setView runs from
-	// places that cannot return one); Update returns it.
-	pendingCmd tea.Cmd
 
 	servers  serversPane
 	tools    toolsPane
@@ -161,16 +157,6 @@ func (m Model) Init() tea.Cmd {
 
 // Update routes one message (see the table at the top of the file).
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	nm, cmd := m.update(msg)
-	if mm, ok := nm.(Model); ok && mm.pendingCmd != nil {
-		pc := mm.pendingCmd
-		mm.pendingCmd = nil
-		return mm, tea.Batch(cmd, pc)
-	}
-	return nm, cmd
-}
-
-func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -236,23 +222,23 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case showToolsMsg:
 		cmd := m.tools.scopeServer(msg.server)
-		m.setView(viewTools)
-		return m, cmd
+		viewCmd := m.setView(viewTools)
+		return m, tea.Batch(cmd, viewCmd)
 	case toolSearchMsg:
 		var cmd tea.Cmd
 		m.tools, cmd = m.tools.Update(msg)
 		return m, cmd
 	case showFilterMsg:
 		cmd := m.filter.Open(msg.server, m.srv)
-		m.setView(viewFilter)
-		return m, cmd
+		viewCmd := m.setView(viewFilter)
+		return m, tea.Batch(cmd, viewCmd)
 	case showTryMsg:
 		m.try.Open(m.srv, msg.server, msg.tool)
-		m.setView(viewTry)
-		return m, nil
+		cmd := m.setView(viewTry)
+		return m, cmd
 	case showViewMsg:
-		m.setView(msg.v)
-		return m, nil
+		cmd := m.setView(msg.v)
+		return m, cmd
 
 	case filterResultMsg, exportMsg, writePlanMsg, writeDoneMsg:
 		var cmd tea.Cmd
@@ -296,8 +282,8 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 	case startRunMsg:
 		cmd := m.trace.StartRun(m.ctx, m.deps.Runner, msg)
-		m.setView(viewTrace)
-		return m, cmd
+		viewCmd := m.setView(viewTrace)
+		return m, tea.Batch(cmd, viewCmd)
 	case runDoneMsg:
 		var cmd tea.Cmd
 		m.trace, cmd = m.trace.Update(msg)
@@ -326,8 +312,8 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, notice(noticeWarn, "a run is in progress: stop it (X in 6 Trace) before opening a session")
 		}
 		m.trace.Load(msg.path, msg.file)
-		m.setView(viewTrace)
-		return m, notice(noticeInfo, "opened %s (%s)", msg.path, plural(len(msg.file.Events), "event"))
+		cmd := m.setView(viewTrace)
+		return m, tea.Batch(cmd, notice(noticeInfo, "opened %s (%s)", msg.path, plural(len(msg.file.Events), "event")))
 	case rerunSetupMsg:
 		return m, m.sessions.OpenSetup(msg.path, m.deps.Workspace.Servers, m.filter.Tried())
 	case compareRunMsg:
@@ -353,8 +339,8 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, notice(noticeWarn, "a run is in progress: stop it (X in 6 Trace) before opening another trace")
 		}
 		m.trace.LoadEvents(msg.source, msg.events)
-		m.setView(viewTrace)
-		return m, notice(noticeInfo, "6 Trace shows the %s (%s)", msg.source, plural(len(msg.events), "event"))
+		cmd := m.setView(viewTrace)
+		return m, tea.Batch(cmd, notice(noticeInfo, "6 Trace shows the %s (%s)", msg.source, plural(len(msg.events), "event")))
 	}
 	// Anything else (cursor blink, …) belongs to the current view.
 	return m.updateCurrent(msg)
@@ -365,18 +351,18 @@ func (m Model) updateKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	// with several runes ("3e"). Outside a text field each rune is a
 	// command of its own, so replay them one by one; a rune that opens a
 	// text field ("/") sends the rest into it.
-	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.capturing() {
+	if isRuneBurst(msg) && !m.capturing() {
 		var cmds []tea.Cmd
 		var model tea.Model = m
 		for i, r := range msg.Runes {
 			cur := model.(Model)
 			if cur.capturing() {
-				rest := tea.KeyMsg{Type: tea.KeyRunes, Runes: msg.Runes[i:], Alt: msg.Alt}
+				rest := runesKey(msg.Runes[i:], msg.Alt)
 				nm, cmd := cur.updateKey(rest)
 				return nm, tea.Batch(append(cmds, cmd)...)
 			}
 			var cmd tea.Cmd
-			model, cmd = cur.updateKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt})
+			model, cmd = cur.updateKey(runesKey([]rune{r}, msg.Alt))
 			cmds = append(cmds, cmd)
 		}
 		return model, tea.Batch(cmds...)
@@ -399,11 +385,11 @@ func (m Model) updateKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.layout()
 		return m, nil
 	case key.Matches(msg, g.NextView):
-		m.setView((m.view + 1) % viewCount)
-		return m, nil
+		cmd := m.setView((m.view + 1) % viewCount)
+		return m, cmd
 	case key.Matches(msg, g.PrevView):
-		m.setView((m.view + viewCount - 1) % viewCount)
-		return m, nil
+		cmd := m.setView((m.view + viewCount - 1) % viewCount)
+		return m, cmd
 	case m.showHelp && key.Matches(msg, g.Back):
 		m.showHelp = false
 		m.layout()
@@ -411,8 +397,8 @@ func (m Model) updateKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	}
 	for v := view(0); v < viewCount; v++ {
 		if key.Matches(msg, g.Views[v]) {
-			m.setView(v)
-			return m, nil
+			cmd := m.setView(v)
+			return m, cmd
 		}
 	}
 	return m.updateCurrent(msg)
@@ -426,9 +412,9 @@ func (m Model) updateMouse(msg tea.MouseMsg) (tea.Model, tea.Cmd) {
 	var k tea.KeyMsg
 	switch msg.Button {
 	case tea.MouseButtonWheelUp:
-		k = tea.KeyMsg{Type: tea.KeyUp}
+		k = wheelUpKey
 	case tea.MouseButtonWheelDown:
-		k = tea.KeyMsg{Type: tea.KeyDown}
+		k = wheelDownKey
 	default:
 		return m, nil
 	}
@@ -473,19 +459,23 @@ func (m Model) quit() (tea.Model, tea.Cmd) {
 	return m, closePool(m.deps.Pool)
 }
 
-func (m *Model) setView(v view) {
+// setView switches to v and returns what arriving there starts (the
+// playground's first evaluation), for the caller to batch.
+func (m *Model) setView(v view) tea.Cmd {
 	if v == m.view {
-		return
+		return nil
 	}
 	m.view = v
+	var cmd tea.Cmd
 	if v == viewFilter && !m.filter.chosen {
 		// Arriving by tab or digit: show the server selected in 1 Servers.
 		if s := m.servers.selected(); s != "" {
 			m.filter.load(s, true)
-			m.pendingCmd = m.filter.recompute()
+			cmd = m.filter.recompute()
 		}
 	}
 	m.focusView(v)
+	return cmd
 }
 
 func (m *Model) focusView(v view) {
@@ -549,126 +539,12 @@ func (m *Model) applyStatus(st []mcpconn.ServerStatus) tea.Cmd {
 	return cmd
 }
 
-// layout sizes every view from the window size and the footer's height.
-func (m *Model) layout() {
-	m.help.Width = m.width
-	bodyH := max(0, m.height-headerHeight-m.footerHeight())
-	for _, p := range []interface{ SetSize(w, h int) }{&m.servers, &m.tools, &m.filter, &m.try, &m.kickoff, &m.trace, &m.sessions} {
-		p.SetSize(m.width, bodyH)
-	}
-}
-
-const headerHeight = 2
-
 // noticeTTL is how long an info or warning notice stays in the status bar.
 const noticeTTL = 8 * time.Second
 
 // runShutdownGrace bounds the wait for a cancelled run to close its
 // recording when the workbench quits.
 const runShutdownGrace = 5 * time.Second
-
-func (m Model) footerHeight() int {
-	return 1 + lipgloss.Height(m.helpView())
-}
-
-// View draws header, the current view and the footer: exactly width×height.
-func (m Model) View() string {
-	if m.width == 0 || m.height == 0 {
-		return "" // before the first WindowSizeMsg
-	}
-	if m.width < minWidth || m.height < minHeight {
-		return fillLines(fmt.Sprintf("crewbench needs at least %d×%d (now %d×%d)", minWidth, minHeight, m.width, m.height), m.width, m.height)
-	}
-	bodyH := max(0, m.height-headerHeight-m.footerHeight())
-	var body string
-	switch m.view {
-	case viewServers:
-		body = m.servers.View()
-	case viewTools:
-		body = m.tools.View()
-	case viewFilter:
-		body = m.filter.View()
-	case viewTry:
-		body = m.try.View()
-	case viewKickoff:
-		body = m.kickoff.View()
-	case viewTrace:
-		body = m.trace.View()
-	case viewSessions:
-		body = m.sessions.View()
-	}
-	body = fillLines(body, m.width, bodyH)
-	return strings.Join([]string{m.headerView(), body, m.statusView(), m.helpView()}, "\n")
-}
-
-func (m Model) headerView() string {
-	st := m.st.Header
-	ws := m.deps.Workspace
-	parts := []string{st.Title.Render(" crewbench ")}
-	if ws.Name != "" {
-		parts = append(parts, st.Meta.Render(ws.Name))
-	}
-	if ws.LLM != "" {
-		parts = append(parts, st.Meta.Render("llm "+ws.LLM))
-	}
-	ready, conn, failed := m.srv.counts()
-	srv := st.Meta.Render(fmt.Sprintf("servers %d/%d ready", ready, len(m.srv.order)))
-	if conn > 0 {
-		srv += st.Connecting.Render(fmt.Sprintf(" ◌ %d connecting", conn))
-	}
-	if failed > 0 {
-		srv += st.Failed.Render(fmt.Sprintf(" ✕ %d failed", failed))
-	}
-	parts = append(parts, srv)
-	if r := m.trace.runBadge(); r != "" {
-		parts = append(parts, st.Meta.Render(r))
-	}
-	line := strings.Join(parts, st.Sep.Render(" · "))
-	line = st.Bar.Render(pad(line, m.width))
-
-	var tabs []string
-	for v := view(0); v < viewCount; v++ {
-		label := st.TabKey.Render(fmt.Sprintf("%d", v+1)) + " "
-		if v == m.view {
-			label += st.TabActive.Render(viewTitles[v])
-			label = m.st.Text.Accent.Render("▸") + label
-		} else {
-			label += st.Tab.Render(viewTitles[v])
-			label = " " + label
-		}
-		tabs = append(tabs, label)
-	}
-	return line + "\n" + pad(strings.Join(tabs, " "), m.width)
-}
-
-func (m Model) statusView() string {
-	n := m.notice
-	if n.text == "" {
-		switch {
-		case m.quitting:
-			n.text = "stopping servers…"
-		case m.connecting:
-			n.text = "connecting servers in the background — everything else works already"
-		}
-	}
-	s := m.st.Status.Info
-	switch n.level {
-	case noticeWarn:
-		s = m.st.Status.Warn
-	case noticeError:
-		s = m.st.Status.Error
-	}
-	return pad(s.Render(fit(printable(oneLine(n.text)), m.width)), m.width)
-}
-
-func (m Model) helpView() string {
-	hk := helpKeys{pane: m.current(), km: m.km, capturing: m.capturing()}
-	if m.showHelp {
-		v := m.help.FullHelpView(hk.FullHelp())
-		return fillLines(v, m.width, lipgloss.Height(v))
-	}
-	return pad(m.help.ShortHelpView(hk.ShortHelp()), m.width)
-}
 
 // Run runs the workbench until the user quits, then closes the recording
 // of its try-a-tool calls and the pool (again: Close is idempotent) so no

@@ -3,14 +3,11 @@ package ui
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 
 	"crewbench/mcpconn"
 	"crewbench/mcpconn/filter"
@@ -60,9 +57,6 @@ type filterPane struct {
 	width, height  int
 	focused        bool
 }
-
-// exportPlan is the export mode that shows a write's diff.
-const exportPlan = 4
 
 const (
 	fieldAllowed = iota
@@ -326,17 +320,13 @@ func (p filterPane) Update(msg tea.Msg) (filterPane, tea.Cmd) {
 
 func (p filterPane) updateEditing(k tea.KeyMsg) (filterPane, tea.Cmd) {
 	in := p.km.Input
-	switch {
-	case key.Matches(k, in.Cancel), key.Matches(k, in.Done):
+	if key.Matches(k, in.Cancel) || key.Matches(k, in.Done) {
 		p.stopEditing()
 		return p, nil
-	case k.Type == tea.KeyTab || k.Type == tea.KeyDown:
+	}
+	if to, ok := (focusRing{keys: in, n: len(p.fields), wrap: true}).move(k, p.field); ok {
 		p.fields[p.field].Blur()
-		p.field = (p.field + 1) % len(p.fields)
-		return p, p.fields[p.field].Focus()
-	case k.Type == tea.KeyShiftTab || k.Type == tea.KeyUp:
-		p.fields[p.field].Blur()
-		p.field = (p.field + len(p.fields) - 1) % len(p.fields)
+		p.field = to
 		return p, p.fields[p.field].Focus()
 	}
 	before := p.fields[p.field].Value()
@@ -446,69 +436,6 @@ func (p filterPane) applySuggestions() (filterPane, tea.Cmd) {
 	return p, tea.Batch(p.recompute(), notice(noticeInfo, "applied %d suggestion(s)", fixed))
 }
 
-// export renders the current filter in the chosen format: through the
-// project exporter when there is one, else the tool_filter fragment.
-func (p *filterPane) export() tea.Cmd {
-	format := ExportMCPSJSON
-	switch p.exportMode {
-	case 2:
-		format = ExportPython
-	case 3:
-		format = ExportMCPServers
-	}
-	fs := p.spec()
-	if p.deps.Exporter != nil {
-		p.exportText = p.st.Text.Muted.Render("rendering…")
-		return renderExport(p.deps.Ctx, p.deps.Exporter, format, ExportRequest{Server: p.server, Agent: p.agentName(), Filter: fs})
-	}
-	p.exportText = filterFragment(format, fs)
-	return nil
-}
-
-// filterFragment renders just the tool_filter of a server entry, in the
-// shapes crewai-formats.md §1.5 documents. The rest of the entry (command,
-// env, …) comes from the project exporter.
-func filterFragment(format ExportFormat, fs mcpconn.FilterSpec) string {
-	var b strings.Builder
-	list := func(v []string) string {
-		if len(v) == 0 {
-			return "null"
-		}
-		return compactJSON(v)
-	}
-	pyList := func(v []string) string {
-		if len(v) == 0 {
-			return "None"
-		}
-		q := make([]string, len(v))
-		for i, s := range v {
-			q[i] = fmt.Sprintf("%q", s)
-		}
-		return "[" + strings.Join(q, ", ") + "]"
-	}
-	switch format {
-	case ExportPython:
-		b.WriteString("from crewai.mcp.filters import create_static_tool_filter\n\n")
-		if len(fs.Allowed)+len(fs.Blocked) == 0 {
-			b.WriteString("# no static filter: every tool is kept\n")
-		} else {
-			fmt.Fprintf(&b, "tool_filter=create_static_tool_filter(\n    allowed_tool_names=%s,\n    blocked_tool_names=%s,\n)\n", pyList(fs.Allowed), pyList(fs.Blocked))
-		}
-	default:
-		if len(fs.Allowed)+len(fs.Blocked) == 0 {
-			b.WriteString("// no static filter: leave \"tool_filter\" out\n")
-		} else {
-			fmt.Fprintf(&b, "\"tool_filter\": {\"type\": \"static\", \"allowed_tool_names\": %s, \"blocked_tool_names\": %s}\n", list(fs.Allowed), list(fs.Blocked))
-		}
-	}
-	if fs.Expr != "" {
-		b.WriteString("\n# The CEL expression has no CrewAI config form: CrewAI takes a Python callable\n")
-		b.WriteString("# ({\"python\": \"your_pkg.filters.fn\"} in JSON) that must implement:\n#   " + fs.Expr + "\n")
-	}
-	b.WriteString("\n(add this to the server's entry in the agent's mcps — writing to the project needs export-config)")
-	return b.String()
-}
-
 func (p filterPane) ShortHelp() []key.Binding {
 	f := p.km.Filter
 	if p.editing {
@@ -536,32 +463,6 @@ func (p filterPane) hasSuggestions() bool {
 		}
 	}
 	return false
-}
-
-// maxHintLines bounds the hints shown above the tool list.
-const maxHintLines = 5
-
-// hintLines renders the filter's hints wrapped to w cells.
-func (p filterPane) hintLines(w int) []string {
-	var out []string
-	for _, hnt := range p.hints {
-		style := p.st.Text.Warning
-		glyph := "⚠ "
-		if hnt.Kind == filter.HintKeepsNothing {
-			style, glyph = p.st.Text.Danger, "✕ "
-		}
-		text := glyph + hnt.Message
-		if hnt.Kind == filter.HintDidYouMean {
-			text += " (F applies it)"
-		}
-		for _, l := range strings.Split(wrapText(text, max(1, w)), "\n") {
-			out = append(out, style.Render(l))
-		}
-	}
-	if len(out) > maxHintLines {
-		out = append(out[:maxHintLines-1], p.st.Text.Subtle.Render(fmt.Sprintf("… %d more hint lines", len(out)-maxHintLines+1)))
-	}
-	return out
 }
 
 func (p filterPane) editorHeight() int {
@@ -597,130 +498,4 @@ func (p filterPane) counts() (kept, total int) {
 		}
 	}
 	return kept, len(p.tools)
-}
-
-func (p filterPane) View() string {
-	if p.width == 0 || p.height == 0 {
-		return ""
-	}
-	f := p.st.Pane.Blurred
-	if p.focused {
-		f = p.st.Pane.Focused
-	}
-	eh := p.editorHeight()
-	editor := p.editorView(f, p.width, eh)
-	lower := p.listView(p.width, p.height-eh)
-	return editor + "\n" + lower
-}
-
-func (p filterPane) editorView(f lipgloss.Style, w, h int) string {
-	iw, _ := inner(f, w, h)
-	if p.server == "" {
-		return box(f, w, h, p.st.Pane.Title.Render("Filter playground")+"\n"+p.st.Text.Muted.Render("no server has listed its tools yet"))
-	}
-	kept, total := p.counts()
-	count := fmt.Sprintf("  %s · keeps %d of %d", p.server, kept, total)
-	if p.pending {
-		count += " …"
-	}
-	title := p.st.Pane.Title.Render("Filter playground") + p.st.Pane.TitleMuted.Render(count)
-	lines := []string{title}
-	for i := range p.fields {
-		label := p.st.Form.Label.Render(pad(fieldLabels[i], 19))
-		marker := "  "
-		if p.editing && p.field == i {
-			label = p.st.Form.LabelFocused.Render(pad(fieldLabels[i], 19))
-			marker = p.st.Row.Cursor.Render("› ")
-		} else if !p.editing && p.field == i {
-			marker = p.st.Text.Subtle.Render("· ")
-		}
-		lines = append(lines, marker+label+" "+p.fields[i].View())
-	}
-	ctxLine := p.st.Text.Muted.Render("context: server_name=" + p.serverName())
-	if a := p.agentName(); a != "" {
-		ctxLine += p.st.Text.Muted.Render(" · agent_role=") + p.agentsFor(p.server)[p.agent].Role + p.st.Text.Subtle.Render(" (a: other agent)")
-	}
-	lines = append(lines, ctxLine)
-	switch {
-	case p.err != nil:
-		msg := p.err.Error()
-		var ce *filter.CompileError
-		if errors.As(p.err, &ce) {
-			msg = fmt.Sprintf("line %d, column %d: %s", ce.Line, ce.Column, ce.Message)
-		}
-		lines = append(lines, p.st.Text.Danger.Render("✕ expression does not compile: "+msg))
-	case len(p.hints) == 0:
-		lines = append(lines, p.st.Text.Success.Render(fmt.Sprintf("✓ %d kept, %d dropped", kept, total-kept)))
-	}
-	lines = append(lines, p.hintLines(iw)...)
-	return box(f, w, h, strings.Join(lines, "\n"))
-}
-
-func (p filterPane) listView(w, h int) string {
-	f := p.st.Pane.Blurred
-	iw, ih := inner(f, w, h)
-	if p.exportMode != 0 {
-		title := p.st.Pane.Title.Render("Export")
-		text := p.exportText
-		switch p.exportMode {
-		case 1:
-			title += p.st.Pane.TitleMuted.Render("  the agent's mcps entry (x: next format · w: write to the project · esc: back)")
-		case 2:
-			title += p.st.Pane.TitleMuted.Render("  crew.py snippet (x: next format · esc: back)")
-		case 3:
-			title += p.st.Pane.TitleMuted.Render("  mcpServers JSON (x: next format · esc: back)")
-		case exportPlan:
-			if p.plan != nil {
-				title += p.st.Pane.TitleMuted.Render("  write " + p.plan.File + " — y writes (backup kept), esc cancels")
-				text = colorDiff(p.st, p.plan.Diff)
-			}
-		}
-		return box(f, w, h, title+"\n"+wrapText(text, iw))
-	}
-	lines := []string{p.st.Row.Header.Render(pad("  "+pad("VERDICT", 10)+" "+pad("TOOL (filters compare the sanitized name)", iw/2)+" REASON", iw))}
-	for i := p.offset; i < min(len(p.tools), p.offset+ih-1); i++ {
-		t := p.tools[i]
-		glyph, word, style := "–", string(t.Status), p.st.Verdict.Skipped
-		reason := t.Reason
-		if v, ok := p.verdictFor(i); ok && t.Status != mcpconn.ToolDropped {
-			reason = v.Reason
-			if v.Kept {
-				glyph, word, style = "✓", "kept", p.st.Verdict.Kept
-			} else {
-				glyph, word, style = "✕", "dropped", p.st.Verdict.Filtered
-			}
-		}
-		name := t.Sanitized
-		if t.Sanitized != t.Name {
-			name += p.st.Text.Subtle.Render(" ← " + printable(t.Name))
-		}
-		cursor := "  "
-		if i == p.cursor {
-			cursor = p.st.Row.Cursor.Render("›") + " "
-		}
-		line := cursor + style.Render(pad(glyph+" "+word, 10)) + " " + pad(name, iw/2) + " " + p.st.Text.Muted.Render(reason)
-		lines = append(lines, fit(line, iw))
-	}
-	if len(p.tools) == 0 && p.server != "" {
-		lines = append(lines, p.st.Text.Muted.Render("this server lists no tools"))
-	}
-	return box(f, w, h, strings.Join(lines, "\n"))
-}
-
-// colorDiff styles a unified diff.
-func colorDiff(st *Styles, diff string) string {
-	lines := strings.Split(diff, "\n")
-	for i, l := range lines {
-		switch {
-		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
-			lines[i] = st.Text.Bold.Render(l)
-		case strings.HasPrefix(l, "+"):
-			lines[i] = st.Text.Success.Render(l)
-		case strings.HasPrefix(l, "-"):
-			lines[i] = st.Text.Danger.Render(l)
-		case strings.HasPrefix(l, "@@"):
-			lines[i] = st.Text.Accent.Render(l)
-		}
-	}
-	return strings.Join(lines, "\n")
 }

@@ -41,6 +41,9 @@ type ListKeys struct {
 // InputKeys apply while a text field has focus.
 type InputKeys struct {
 	NextField, PrevField, Done, Cancel key.Binding
+	// CursorUp and CursorDown move a list's cursor while its search field
+	// takes the letters (so only the arrows, not k and j).
+	CursorUp, CursorDown key.Binding
 }
 
 // ServerKeys act on the selected server.
@@ -61,6 +64,8 @@ type FilterKeys struct {
 // TryKeys drive try-a-tool.
 type TryKeys struct {
 	Run, Edit, Toggle, Raw, Editor, Policy, Copy, Cancel key.Binding
+	// ToggleBack is the Toggle key that steps a choice backwards (←).
+	ToggleBack key.Binding
 }
 
 // KickoffKeys drive the kickoff screen.
@@ -116,10 +121,12 @@ func DefaultKeyMap() *KeyMap {
 		Open:     kb([]string{"enter"}, "enter", "open"),
 	}
 	km.Input = InputKeys{
-		NextField: kb([]string{"tab", "down"}, "tab/↓", "next field"),
-		PrevField: kb([]string{"shift+tab", "up"}, "shift+tab/↑", "prev field"),
-		Done:      kb([]string{"enter"}, "enter", "done"),
-		Cancel:    kb([]string{"esc"}, "esc", "stop editing"),
+		NextField:  kb([]string{"tab", "down"}, "tab/↓", "next field"),
+		PrevField:  kb([]string{"shift+tab", "up"}, "shift+tab/↑", "prev field"),
+		Done:       kb([]string{"enter"}, "enter", "done"),
+		Cancel:     kb([]string{"esc"}, "esc", "stop editing"),
+		CursorUp:   kb([]string{"up"}, "↑", "up"),
+		CursorDown: kb([]string{"down"}, "↓", "down"),
 	}
 	km.Servers = ServerKeys{
 		Reconnect: kb([]string{"r"}, "r", "reconnect"),
@@ -147,14 +154,15 @@ func DefaultKeyMap() *KeyMap {
 		Reset:   kb([]string{"R"}, "R", "reset"),
 	}
 	km.Try = TryKeys{
-		Run:    kb([]string{"ctrl+r", "r"}, "r", "run"),
-		Edit:   kb([]string{"enter", "e"}, "enter", "edit field"),
-		Toggle: kb([]string{" ", "left", "right"}, "space/←→", "toggle/choose"),
-		Raw:    kb([]string{"J"}, "J", "raw JSON"),
-		Editor: kb([]string{"E", "ctrl+e"}, "E", "$EDITOR"),
-		Policy: kb([]string{"p"}, "p", "policy"),
-		Copy:   kb([]string{"y"}, "y", "copy command"),
-		Cancel: kb([]string{"X"}, "X", "cancel call"),
+		Run:        kb([]string{"ctrl+r", "r"}, "r", "run"),
+		Edit:       kb([]string{"enter", "e"}, "enter", "edit field"),
+		Toggle:     kb([]string{" ", "left", "right"}, "space/←→", "toggle/choose"),
+		Raw:        kb([]string{"J"}, "J", "raw JSON"),
+		Editor:     kb([]string{"E", "ctrl+e"}, "E", "$EDITOR"),
+		Policy:     kb([]string{"p"}, "p", "policy"),
+		Copy:       kb([]string{"y"}, "y", "copy command"),
+		Cancel:     kb([]string{"X"}, "X", "cancel call"),
+		ToggleBack: kb([]string{"left"}, "←", "choose the previous"),
 	}
 	km.Kickoff = KickoffKeys{
 		Run:    kb([]string{"r"}, "r", "run"),
@@ -267,4 +275,24 @@ func (l ListKeys) move(k tea.KeyMsg, cursor *int, page, n int) bool {
 		return false
 	}
 	return true
+}
+
+// Besides the bindings, these are the only places ui spells out Bubble
+// Tea's key representation, so an upgrade changes this file alone.
+var (
+	// The mouse wheel scrolls as ↑ and ↓ do.
+	wheelUpKey   = tea.KeyMsg{Type: tea.KeyUp}
+	wheelDownKey = tea.KeyMsg{Type: tea.KeyDown}
+)
+
+// isRuneBurst reports whether k is several runes typed faster than the
+// terminal is read, which arrive as one message (a paste does too, but is
+// marked as one).
+func isRuneBurst(k tea.KeyMsg) bool {
+	return k.Type == tea.KeyRunes && len(k.Runes) > 1 && !k.Paste
+}
+
+// runesKey is the message typing runes makes (with alt held, if alt).
+func runesKey(runes []rune, alt bool) tea.KeyMsg {
+	return tea.KeyMsg{Type: tea.KeyRunes, Runes: runes, Alt: alt}
 }

@@ -159,17 +159,13 @@ func (p kickoffPane) Update(msg tea.Msg) (kickoffPane, tea.Cmd) {
 	}
 	if p.editing {
 		in := p.km.Input
-		switch {
-		case key.Matches(k, in.Cancel), key.Matches(k, in.Done):
+		if key.Matches(k, in.Cancel) || key.Matches(k, in.Done) {
 			p.stopEditing()
 			return p, nil
-		case k.Type == tea.KeyTab || k.Type == tea.KeyDown:
+		}
+		if to, ok := (focusRing{keys: in, n: p.rows()}).move(k, p.cursor); ok {
 			p.stopEditing()
-			p.cursor = min(p.cursor+1, p.rows()-1)
-			return p, p.edit()
-		case k.Type == tea.KeyShiftTab || k.Type == tea.KeyUp:
-			p.stopEditing()
-			p.cursor = max(p.cursor-1, 0)
+			p.cursor = to
 			return p, p.edit()
 		}
 		var cmd tea.Cmd

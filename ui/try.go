@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -18,21 +17,6 @@ import (
 	"crewbench/mcpconn/cmdline"
 	"crewbench/session"
 )
-
-// Call settings rows after the argument fields.
-const (
-	setPolicy = iota
-	setCall
-	setAttempts
-	setBackoff
-	setConnect
-	setCount
-)
-
-var setLabels = [setCount]string{"policy", "call timeout", "attempts", "backoff", "connect timeout"}
-
-// policies the user can pick; "" is CrewAI's for the server's ref kind.
-var policyChoices = []mcpconn.Policy{"", mcpconn.PolicyNative, mcpconn.PolicyHTTPSString, mcpconn.PolicyAdapter, mcpconn.PolicySession}
 
 // tryPane calls one tool with a form generated from its schema, under a
 // chosen call policy, and shows every attempt as it happens.
@@ -194,72 +178,7 @@ func (p *tryPane) open(t mcpconn.Tool) {
 	p.SetSize(p.width, p.height)
 }
 
-func (p tryPane) chosenPolicy() mcpconn.Policy {
-	if pol := policyChoices[p.policy]; pol != "" {
-		return pol
-	}
-	return mcpconn.EffectivePolicy(p.spec)
-}
-
-// refreshPlaceholders shows the numbers that apply when a field is left
-// empty: the project's where it overrides CrewAI, else CrewAI's.
-func (p *tryPane) refreshPlaceholders() {
-	pol := p.chosenPolicy()
-	l := mcpconn.CallLimits(p.spec, pol)
-	bare := p.spec
-	bare.Timeouts = mcpconn.Timeouts{}
-	c := mcpconn.CallLimits(bare, pol)
-	src := func(changed bool) string {
-		if changed {
-			return "project: "
-		}
-		return "CrewAI: "
-	}
-	p.settings[setCall].Placeholder = src(l.Call != c.Call) + durOrNone(l.Call)
-	p.settings[setAttempts].Placeholder = src(l.Attempts != c.Attempts) + strconv.Itoa(l.Attempts)
-	p.settings[setBackoff].Placeholder = src(l.Backoff != c.Backoff) + fmtDur(l.Backoff) + ", doubling"
-	p.settings[setConnect].Placeholder = src(l.Connect != c.Connect) + fmtDur(l.Connect)
-}
-
 func (p tryPane) rows() int { return len(p.fields) + setCount }
-
-// callSpec is the server spec with the chosen policy and timeouts.
-func (p tryPane) callSpec() (mcpconn.ServerSpec, error) {
-	s := p.spec
-	s.Policy = policyChoices[p.policy]
-	dur := func(i int, dst *time.Duration) error {
-		v := strings.TrimSpace(p.settings[i].Value())
-		if v == "" {
-			return nil
-		}
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 {
-			return fmt.Errorf("%s: %q is not a duration like 1s or 500ms", setLabels[i], v)
-		}
-		*dst = d
-		return nil
-	}
-	if err := dur(setCall, &s.Timeouts.Call); err != nil {
-		return s, err
-	}
-	if err := dur(setBackoff, &s.Timeouts.Backoff); err != nil {
-		return s, err
-	}
-	if err := dur(setConnect, &s.Timeouts.Connect); err != nil {
-		return s, err
-	}
-	if v := strings.TrimSpace(p.settings[setAttempts].Value()); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return s, fmt.Errorf("attempts: %q is not a positive number", v)
-		}
-		s.Timeouts.Attempts = n
-	}
-	if s.Policy == mcpconn.PolicyHTTPSString && s.Transport == mcpconn.TransportStdio {
-		return s, fmt.Errorf("the https-string policy needs an HTTP server")
-	}
-	return s, nil
-}
 
 // args returns the arguments from the form or the raw JSON.
 func (p tryPane) args() (map[string]any, error) {
@@ -329,83 +248,6 @@ func (p tryPane) Update(msg tea.Msg) (tryPane, tea.Cmd) {
 	return p, nil
 }
 
-func (p tryPane) updateInput(msg tea.Msg) (tryPane, tea.Cmd) {
-	var cmd tea.Cmd
-	switch {
-	case p.raw:
-		p.rawText, cmd = p.rawText.Update(msg)
-	case p.cursor < len(p.fields):
-		p.fields[p.cursor].input, cmd = p.fields[p.cursor].input.Update(msg)
-	default:
-		i := p.cursor - len(p.fields)
-		p.settings[i], cmd = p.settings[i].Update(msg)
-	}
-	return p, cmd
-}
-
-func (p tryPane) updateEditing(k tea.KeyMsg) (tryPane, tea.Cmd) {
-	in := p.km.Input
-	switch {
-	case key.Matches(k, in.Cancel):
-		p.stopEditing()
-		if p.raw {
-			p.syncFromRaw()
-		}
-		return p, nil
-	case p.raw && key.Matches(k, p.km.Try.Editor):
-		return p, p.openEditor()
-	case !p.raw && (key.Matches(k, in.Done) || k.Type == tea.KeyTab || k.Type == tea.KeyDown):
-		p.stopEditing()
-		if key.Matches(k, in.Done) {
-			return p, nil
-		}
-		p.cursor = min(p.cursor+1, p.rows()-1)
-		return p, p.startEditing()
-	case !p.raw && (k.Type == tea.KeyShiftTab || k.Type == tea.KeyUp):
-		p.stopEditing()
-		p.cursor = max(p.cursor-1, 0)
-		return p, p.startEditing()
-	}
-	return p.updateInput(k)
-}
-
-// startEditing focuses the row's text input; bools and enums do not edit.
-func (p *tryPane) startEditing() tea.Cmd {
-	if p.raw {
-		p.editing = true
-		return p.rawText.Focus()
-	}
-	switch {
-	case p.cursor < len(p.fields):
-		f := &p.fields[p.cursor]
-		if f.kind == kindBool || f.kind == kindEnum {
-			return nil
-		}
-		p.editing = true
-		return f.input.Focus()
-	case p.cursor-len(p.fields) == setPolicy:
-		return nil
-	default:
-		p.editing = true
-		return p.settings[p.cursor-len(p.fields)].Focus()
-	}
-}
-
-func (p *tryPane) syncFromRaw() {
-	v, _, err := decodeJSONValue(p.rawText.Value())
-	if err != nil {
-		p.rawErr = err.Error()
-		return
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		p.rawErr = "arguments must be a JSON object"
-		return
-	}
-	p.rawErr = ""
-	fillForm(p.fields, m)
-}
-
 func (p tryPane) updateKeys(k tea.KeyMsg) (tryPane, tea.Cmd) {
 	t, l := p.km.Try, p.km.List
 	if p.tool == nil {
@@ -460,7 +302,7 @@ func (p tryPane) updateKeys(k tea.KeyMsg) (tryPane, tea.Cmd) {
 	case key.Matches(k, l.PageDown):
 		p.out.PageDown()
 	case key.Matches(k, t.Toggle):
-		p.toggle(k.Type == tea.KeyLeft)
+		p.toggle(key.Matches(k, t.ToggleBack))
 	case key.Matches(k, t.Edit):
 		if p.cursor < len(p.fields) && (p.fields[p.cursor].kind == kindBool || p.fields[p.cursor].kind == kindEnum) ||
 			p.cursor-len(p.fields) == setPolicy {
@@ -470,36 +312,6 @@ func (p tryPane) updateKeys(k tea.KeyMsg) (tryPane, tea.Cmd) {
 		return p, p.startEditing()
 	}
 	return p, nil
-}
-
-// toggle cycles a boolean (unset → true → false), an enum or the policy.
-func (p *tryPane) toggle(back bool) {
-	step := 1
-	if back {
-		step = -1
-	}
-	if p.cursor >= len(p.fields) {
-		if p.cursor-len(p.fields) == setPolicy {
-			p.policy = (p.policy + step + len(policyChoices)) % len(policyChoices)
-			p.refreshPlaceholders()
-		}
-		return
-	}
-	f := &p.fields[p.cursor]
-	switch f.kind {
-	case kindBool:
-		f.boolVal = (f.boolVal + step + 3) % 3
-	case kindEnum:
-		n := len(f.enum) + 1 // plus "unset"
-		f.choice = (f.choice+1+step+n)%n - 1
-	}
-}
-
-func (p *tryPane) openEditor() tea.Cmd {
-	if p.deps.Editor == "" {
-		return notice(noticeWarn, "set $EDITOR to edit the arguments in your editor")
-	}
-	return prepareEditor(editTryArgs, p.rawText.Value(), ".json")
 }
 
 // run starts the call in the background.
@@ -650,71 +462,6 @@ func (p *tryPane) renderOut() {
 	p.out.SetContent(wrapText(strings.Join(b, "\n"), p.out.Width))
 }
 
-// maxShownResult caps the result text kept for display.
-const maxShownResult = 64 << 10
-
-func (p tryPane) outcomeLines(r *mcpconn.CallResult) []string {
-	st := p.st.Text
-	red := p.deps.Redactor
-	var b []string
-	head := fmt.Sprintf("%s in %s after %s", r.Outcome, fmtDur(r.Duration), plural(len(r.Attempts), "attempt"))
-	switch {
-	case r.Outcome == session.OutcomeOK:
-		b = append(b, p.st.Banner.OK.Render("✓ "+head))
-	default:
-		b = append(b, p.st.Banner.Failure.Render("✕ "+head))
-	}
-	switch {
-	case r.Failed && r.Raised:
-		b = append(b, st.Danger.Render("the agent sees an exception ("+r.FailureReason+")"))
-	case r.Failed:
-		b = append(b, st.Danger.Render("the agent sees a tool failure ("+r.FailureReason+")"))
-	case r.Outcome != session.OutcomeOK:
-		b = append(b, st.Warning.Render("the agent sees this as an ordinary result (this policy returns errors as text)"))
-	}
-	if r.Error != "" {
-		b = append(b, st.Muted.Render("why: ")+red.RedactString(r.Error))
-	}
-	b = append(b, "", st.Heading.Render("What CrewAI's tool returns to the agent"))
-	b = append(b, clipText(printable(red.RedactString(r.Text)), maxShownResult))
-	if len(r.Content) > 0 {
-		b = append(b, "", st.Heading.Render(fmt.Sprintf("Content (%s)", plural(len(r.Content), "item"))))
-		for _, c := range r.Content {
-			switch c.Type {
-			case "text":
-				text := c.Text
-				if v, ok, err := decodeJSONValue(text); err == nil && ok {
-					if _, isObj := v.(map[string]any); isObj {
-						text = prettyJSON([]byte(text))
-					} else if _, isArr := v.([]any); isArr {
-						text = prettyJSON([]byte(text))
-					}
-				}
-				b = append(b, clipText(printable(red.RedactString(text)), maxShownResult))
-			case "image", "audio":
-				b = append(b, st.Info.Render(fmt.Sprintf("[%s %s, %s — not shown]", c.Type, c.MIMEType, fmtBytes(int64(c.Bytes)))))
-			default:
-				line := "[" + c.Type
-				if c.URI != "" {
-					line += " " + red.RedactURL(c.URI)
-				}
-				b = append(b, st.Info.Render(line+"]"))
-			}
-		}
-	}
-	if len(r.Structured) > 0 {
-		b = append(b, "", st.Heading.Render("Structured content"), clipText(prettyJSON(r.Structured), maxShownResult))
-	}
-	return b
-}
-
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + fmt.Sprintf("\n… %s more not shown", fmtBytes(int64(len(s)-n)))
-}
-
 func (p tryPane) ShortHelp() []key.Binding {
 	t, l := p.km.Try, p.km.List
 	switch {
@@ -750,135 +497,4 @@ func (p tryPane) View() string {
 		return lipgloss.JoinHorizontal(lipgloss.Top, form, res)
 	}
 	return form + "\n" + res
-}
-
-func (p tryPane) formView(f lipgloss.Style, w, h int) string {
-	iw, ih := inner(f, w, h)
-	if p.tool == nil {
-		msg := "Pick a tool in 2 Tools and press t to try it here."
-		return box(f, w, h, p.st.Pane.Title.Render("Try a tool")+"\n"+p.st.Text.Muted.Render(msg))
-	}
-	title := p.st.Pane.Title.Render("Try ") + p.st.Text.Bold.Render(printable(p.tool.Name)) + p.st.Text.Muted.Render(" @ "+p.server)
-	lines := []string{title, p.st.Text.Muted.Render("the LLM calls it ") + fitMiddle(p.tool.LLMName, max(1, iw-17))}
-	if p.raw {
-		lines = append(lines, p.st.Text.Muted.Render("raw JSON arguments (J: back to the form, E: $EDITOR)"))
-		if p.formErr != "" {
-			lines[2] = p.st.Text.Warning.Render("the schema cannot be shown as a form: " + p.formErr)
-		}
-		lines = append(lines, p.rawText.View())
-		if p.rawErr != "" {
-			lines = append(lines, p.st.Form.Error.Render(p.rawErr))
-		}
-		return box(f, w, h, strings.Join(lines, "\n"))
-	}
-	var rows []string
-	if len(p.fields) == 0 {
-		rows = append(rows, p.st.Text.Muted.Render("  this tool takes no arguments"))
-	}
-	for i, fl := range p.fields {
-		rows = append(rows, p.fieldRow(i, fl, iw))
-	}
-	rows = append(rows, p.st.Text.Subtle.Render(strings.Repeat("─", max(0, iw))))
-	for i := 0; i < setCount; i++ {
-		rows = append(rows, p.settingRow(i, iw))
-	}
-	// Keep the cursor row visible (the form may be taller than the box).
-	avail := max(1, ih-2)
-	cur := p.cursor
-	if cur >= len(p.fields) {
-		cur++ // the rule line
-	}
-	if len(p.fields) == 0 {
-		cur++
-	}
-	if hint := p.cursorHint(); hint != "" {
-		avail-- // the last line explains the field under the cursor
-		off := window(cur, 0, max(1, avail), len(rows))
-		lines = append(lines, rows[off:min(len(rows), off+max(1, avail))]...)
-		lines = append(lines, p.st.Text.Subtle.Render(fit(hint, iw)))
-		return box(f, w, h, strings.Join(lines, "\n"))
-	}
-	off := window(cur, 0, avail, len(rows))
-	lines = append(lines, rows[off:min(len(rows), off+avail)]...)
-	return box(f, w, h, strings.Join(lines, "\n"))
-}
-
-// cursorHint explains the row under the cursor: its type and description.
-func (p tryPane) cursorHint() string {
-	if p.cursor < len(p.fields) {
-		f := p.fields[p.cursor]
-		h := kindNames[f.kind]
-		if f.kind == kindArray {
-			h = "array of " + kindNames[f.itemKind]
-		}
-		if f.required {
-			h += ", required"
-		}
-		if f.desc != "" {
-			h += ": " + oneLine(f.desc)
-		}
-		return h
-	}
-	switch p.cursor - len(p.fields) {
-	case setPolicy:
-		return "how the call runs: CrewAI's timeouts, retries and sessions for that policy (←/→)"
-	case setCall:
-		return "per-attempt timeout, e.g. 1s or 500ms (empty: the number shown)"
-	case setAttempts:
-		return "tries per call; CrewAI retries timeouts only"
-	case setBackoff:
-		return "first sleep between attempts; it doubles each time"
-	case setConnect:
-		return "connect (and initialize) timeout"
-	}
-	return ""
-}
-
-func (p tryPane) label(i int, text string, required bool) string {
-	l := pad(text, 18)
-	style := p.st.Form.Label
-	marker := "  "
-	if i == p.cursor {
-		style = p.st.Form.LabelFocused
-		marker = p.st.Row.Cursor.Render("› ")
-	}
-	out := marker + style.Render(l)
-	if required {
-		out += p.st.Form.Required.Render("*")
-	} else {
-		out += " "
-	}
-	return out + " "
-}
-
-func (p tryPane) fieldRow(i int, f formField, iw int) string {
-	row := p.label(i, f.label, f.required)
-	switch f.kind {
-	case kindBool:
-		v := []string{"unset", "true", "false"}[f.boolVal]
-		row += p.st.Text.Accent.Render("◂ " + v + " ▸")
-	case kindEnum:
-		v := "unset"
-		if f.choice >= 0 {
-			v = fmt.Sprint(f.enum[f.choice])
-		}
-		row += p.st.Text.Accent.Render("◂ "+v+" ▸") + p.st.Text.Subtle.Render(fmt.Sprintf(" (%d choices)", len(f.enum)))
-	default:
-		row += f.input.View()
-	}
-	return fit(row, iw)
-}
-
-func (p tryPane) settingRow(i, iw int) string {
-	row := p.label(len(p.fields)+i, setLabels[i], false)
-	if i == setPolicy {
-		name := string(policyChoices[p.policy])
-		if name == "" {
-			name = "CrewAI's (" + string(mcpconn.EffectivePolicy(p.spec)) + ")"
-		}
-		row += p.st.Text.Accent.Render("◂ " + name + " ▸")
-	} else {
-		row += p.settings[i].View()
-	}
-	return fit(row, iw)
 }

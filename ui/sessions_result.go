@@ -1,23 +1,220 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"crewbench/crew/rerun"
+	"crewbench/mcpconn"
 	"crewbench/session"
 )
 
-// The sessions view's result panel: a re-run against its recording (the
-// first divergence, then what changed) and a recording against this
+// The sessions view's result panel — the re-run or comparison it shows,
+// its keys and its lines: a re-run against its recording (the first
+// divergence, then what changed) and a recording against this
 // workbench's last run (what changed). Both are rendered from the
 // structured session.SessionDiff, section by section, in the workbench's
 // styles; lines are cut to the panel's width when drawn, never wrapped.
+
+// rerunJob is one re-run: running (with progress) or finished.
+type rerunJob struct {
+	gen        int
+	path, name string
+	filters    map[string]mcpconn.FilterSpec
+	faults     map[string][]mcpconn.Fault
+	keepGoing  bool
+	cancel     context.CancelFunc
+	finished   chan struct{}
+	started    time.Time
+	running    bool
+	ch         <-chan session.Event
+
+	events, llmCalls, toolCalls, toolFailures int
+
+	res  *rerun.Result
+	diff *session.SessionDiff
+	red  *session.Redactor
+	err  error
+}
+
+// progress counts a batch of the re-run's events.
+func (j *rerunJob) progress(evs []session.Event) {
+	for _, ev := range evs {
+		j.events++
+		switch ev.Kind {
+		case session.LLMCallCompleted, session.LLMCallFailed:
+			j.llmCalls++
+		case session.ToolUsageStarted:
+			j.toolCalls++
+		case session.ToolUsageError:
+			j.toolFailures++
+		}
+	}
+}
+
+// comparison is a recorded session compared with the last run.
+type comparison struct {
+	gen     int
+	name    string
+	against string
+	partial bool // the run was still going when compared
+	running bool
+	diff    *session.SessionDiff
+	err     error
+}
+
+// StartCompare compares the session at path with the last run's events.
+func (p *sessionsPane) StartCompare(path, against string, events []session.Event, done bool) tea.Cmd {
+	if p.store == nil {
+		return notice(noticeError, "no session store configured")
+	}
+	name := path
+	for _, s := range p.list {
+		if s.Path == path {
+			name = s.Name
+		}
+	}
+	p.gen++
+	p.cmp = &comparison{gen: p.gen, name: name, against: against, partial: !done, running: true}
+	p.shown = panelCompare
+	p.setup = nil
+	p.zone = zoneResult
+	p.scroll = 0
+	p.SetSize(p.width, p.height)
+	return compareWithRun(p.ctx, p.store, p.gen, path, events)
+}
+
+// panelRows is the number of scrolled lines the result panel shows.
+func (p sessionsPane) panelRows() int {
+	_, ih := inner(p.st.Pane.Focused, p.width, p.height-p.listHeight())
+	return max(1, ih-1) // the title line stays
+}
+
+func (p *sessionsPane) clampScroll() {
+	p.scroll = clamp(p.scroll, 0, max(0, len(p.lines)-p.panelRows()))
+}
+
+// refreshLines renders the result panel's lines at the current width.
+func (p *sessionsPane) refreshLines() {
+	iw, _ := inner(p.st.Pane.Focused, p.width, p.height)
+	switch p.shown {
+	case panelRerun:
+		p.lines = rerunLines(p.st, p.job, p.now, iw)
+	case panelCompare:
+		p.lines = compareLines(p.st, p.cmp)
+	default:
+		p.lines = nil
+	}
+	p.clampScroll()
+}
+
+func (p sessionsPane) updateResult(k tea.KeyMsg) (sessionsPane, tea.Cmd) {
+	l, s := p.km.List, p.km.Sessions
+	switch {
+	case key.Matches(k, s.Rerun), key.Matches(k, s.Compare):
+		// Again, on the session the list has selected.
+		return p.updateList(k)
+	case key.Matches(k, p.km.Global.Back), key.Matches(k, p.km.Trace.Collapse):
+		p.zone = zoneList
+		p.clampCursor()
+	case l.move(k, &p.scroll, p.panelRows(), len(p.lines)+1):
+	case key.Matches(k, s.Cancel):
+		if p.job != nil && p.job.running {
+			p.Stop()
+			return p, notice(noticeWarn, "cancelling the re-run…")
+		}
+	case key.Matches(k, s.OpenTrace):
+		if p.shown == panelRerun && p.job != nil && p.job.res != nil {
+			return p, emit(showEventsMsg{source: "re-run of " + p.job.name, events: p.job.res.Events})
+		}
+		return p, notice(noticeInfo, "only a finished re-run opens in 6 Trace")
+	}
+	p.clampScroll()
+	return p, nil
+}
+
+func (p sessionsPane) resultView(h int) string {
+	f := p.st.Pane.Blurred
+	if p.focused && p.zone == zoneResult {
+		f = p.st.Pane.Focused
+	}
+	iw, _ := inner(f, p.width, h)
+	var title string
+	switch p.shown {
+	case panelRerun:
+		title = p.st.Pane.Title.Render("Re-run ") + p.st.Text.Bold.Render(p.job.name) + p.st.Pane.TitleMuted.Render("  "+filtersLabel(p.job.filters, p.job.faults, p.job.keepGoing))
+	case panelCompare:
+		title = p.st.Pane.Title.Render("Compare ") + p.st.Text.Bold.Render(p.cmp.name) + p.st.Pane.TitleMuted.Render(" → "+p.cmp.against)
+	}
+	rows := p.panelRows()
+	if len(p.lines) > rows {
+		pos := fmt.Sprintf("  %d–%d of %d", p.scroll+1, min(len(p.lines), p.scroll+rows), len(p.lines))
+		title = fit(title, max(0, iw-ansi.StringWidth(pos)))
+		title = pad(title, iw-ansi.StringWidth(pos)) + p.st.Text.Subtle.Render(pos)
+	}
+	lines := []string{fit(title, iw)}
+	for i := p.scroll; i < min(len(p.lines), p.scroll+rows); i++ {
+		lines = append(lines, fit(p.lines[i], iw))
+	}
+	return box(f, p.width, h, strings.Join(lines, "\n"))
+}
+
+// filtersLabel says what a re-run changed, for its title.
+func filtersLabel(filters map[string]mcpconn.FilterSpec, faults map[string][]mcpconn.Fault, keepGoing bool) string {
+	var parts []string
+	servers := make([]string, 0, len(filters))
+	for s := range filters {
+		servers = append(servers, s)
+	}
+	sort.Strings(servers)
+	for _, s := range servers {
+		fs := filters[s]
+		var what []string
+		if len(fs.Allowed) > 0 {
+			what = append(what, "allowed "+strings.Join(fs.Allowed, ","))
+		}
+		if len(fs.Blocked) > 0 {
+			what = append(what, "blocked "+strings.Join(fs.Blocked, ","))
+		}
+		if fs.Expr != "" {
+			what = append(what, "CEL "+fs.Expr)
+		}
+		if len(what) == 0 {
+			what = append(what, "no filter")
+		}
+		parts = append(parts, s+": "+strings.Join(what, " "))
+	}
+	faulty := make([]string, 0, len(faults))
+	for s := range faults {
+		faulty = append(faulty, s)
+	}
+	sort.Strings(faulty)
+	for _, s := range faulty {
+		var fs []string
+		for _, f := range faults[s] {
+			fs = append(fs, f.String())
+		}
+		parts = append(parts, s+": fault "+strings.Join(fs, "; "))
+	}
+	label := "unchanged filters"
+	if len(parts) > 0 {
+		label = "with " + strings.Join(parts, " · ")
+	}
+	if keepGoing {
+		label += " · keep going"
+	}
+	return printable(label)
+}
 
 // rerunLines renders a re-run: progress while it runs, else its verdict,
 // its first divergence and the changes against the recording. w is the

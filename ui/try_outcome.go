@@ -1,0 +1,76 @@
+package ui
+
+import (
+	"fmt"
+
+	"crewbench/mcpconn"
+	"crewbench/session"
+)
+
+// Try-a-tool's outcome: what a finished call returned, told the way
+// CrewAI's tool hands it to the agent.
+
+// maxShownResult caps the result text kept for display.
+const maxShownResult = 64 << 10
+
+func (p tryPane) outcomeLines(r *mcpconn.CallResult) []string {
+	st := p.st.Text
+	red := p.deps.Redactor
+	var b []string
+	head := fmt.Sprintf("%s in %s after %s", r.Outcome, fmtDur(r.Duration), plural(len(r.Attempts), "attempt"))
+	switch {
+	case r.Outcome == session.OutcomeOK:
+		b = append(b, p.st.Banner.OK.Render("✓ "+head))
+	default:
+		b = append(b, p.st.Banner.Failure.Render("✕ "+head))
+	}
+	switch {
+	case r.Failed && r.Raised:
+		b = append(b, st.Danger.Render("the agent sees an exception ("+r.FailureReason+")"))
+	case r.Failed:
+		b = append(b, st.Danger.Render("the agent sees a tool failure ("+r.FailureReason+")"))
+	case r.Outcome != session.OutcomeOK:
+		b = append(b, st.Warning.Render("the agent sees this as an ordinary result (this policy returns errors as text)"))
+	}
+	if r.Error != "" {
+		b = append(b, st.Muted.Render("why: ")+red.RedactString(r.Error))
+	}
+	b = append(b, "", st.Heading.Render("What CrewAI's tool returns to the agent"))
+	b = append(b, clipText(printable(red.RedactString(r.Text)), maxShownResult))
+	if len(r.Content) > 0 {
+		b = append(b, "", st.Heading.Render(fmt.Sprintf("Content (%s)", plural(len(r.Content), "item"))))
+		for _, c := range r.Content {
+			switch c.Type {
+			case "text":
+				text := c.Text
+				if v, ok, err := decodeJSONValue(text); err == nil && ok {
+					if _, isObj := v.(map[string]any); isObj {
+						text = prettyJSON([]byte(text))
+					} else if _, isArr := v.([]any); isArr {
+						text = prettyJSON([]byte(text))
+					}
+				}
+				b = append(b, clipText(printable(red.RedactString(text)), maxShownResult))
+			case "image", "audio":
+				b = append(b, st.Info.Render(fmt.Sprintf("[%s %s, %s — not shown]", c.Type, c.MIMEType, fmtBytes(int64(c.Bytes)))))
+			default:
+				line := "[" + c.Type
+				if c.URI != "" {
+					line += " " + red.RedactURL(c.URI)
+				}
+				b = append(b, st.Info.Render(line+"]"))
+			}
+		}
+	}
+	if len(r.Structured) > 0 {
+		b = append(b, "", st.Heading.Render("Structured content"), clipText(prettyJSON(r.Structured), maxShownResult))
+	}
+	return b
+}
+
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + fmt.Sprintf("\n… %s more not shown", fmtBytes(int64(len(s)-n)))
+}
