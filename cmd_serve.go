@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -30,6 +33,11 @@ type serveOpts struct {
 	httpAddr  string
 	noRecord  bool
 	outputDir string
+	// HTTP access: the bearer token (generated when empty), no token at
+	// all, and binding beyond loopback.
+	token       string
+	noToken     bool
+	allowRemote bool
 }
 
 func newServeCmd() *cobra.Command {
@@ -51,7 +59,13 @@ Clients that send a progressToken get a progress notification per task.
 
 Over stdio (the default) stdout carries only MCP; one line per call goes to
 stderr. --http ADDR serves streamable HTTP at http://ADDR/mcp instead (the
-URL is printed on stderr; ADDR 127.0.0.1:0 picks a free port). Every call
+URL is printed on stderr; ADDR 127.0.0.1:0 picks a free port). Over HTTP
+every request must carry "Authorization: Bearer TOKEN": the token is
+--token, else $CREWBENCH_SERVE_TOKEN, else one generated at start and
+printed once on stderr (--no-token serves without one, for a trusted
+machine). Only loopback addresses are served unless --allow-remote; a
+request from a web page (an Origin other than localhost) is refused, and
+bodies, sessions and idle connections are bounded. Every call
 is recorded to a new session file (--no-record skips it). Ctrl+C stops the
 server; calls still running are cancelled and their MCP servers reaped.`,
 		Example: `  crewbench serve --demo
@@ -69,6 +83,9 @@ server; calls still running are cancelled and their MCP servers reaped.`,
 	f.StringVar(&o.httpAddr, "http", "", "serve streamable HTTP on `ADDR` (host:port) instead of stdio")
 	f.BoolVar(&o.noRecord, "no-record", false, "do not record each call's session")
 	f.StringVar(&o.outputDir, "output-dir", "", "write tasks' output_file paths under `DIR` (default: not written, calls leave no files)")
+	f.StringVar(&o.token, "token", "", "HTTP: the bearer `TOKEN` clients must send (default: $"+serveTokenEnv+", else generated and printed)")
+	f.BoolVar(&o.noToken, "no-token", false, "HTTP: accept requests without a token (any local process can then run the crew)")
+	f.BoolVar(&o.allowRemote, "allow-remote", false, "HTTP: allow ADDR to be other than loopback (other machines can reach the crew)")
 	return cmd
 }
 
@@ -82,7 +99,10 @@ func runServe(cmd *cobra.Command, o *serveOpts, args []string) error {
 	if err != nil {
 		return exitCode(1, err)
 	}
-	srv := serve.New(serve.Info{Name: "crewbench-serve", Version: buildVersion(), Instructions: pub.instructions()}, pub.tool)
+	srv, err := serve.New(serve.Info{Name: "crewbench-serve", Version: buildVersion(), Instructions: pub.instructions()}, pub.tool)
+	if err != nil {
+		return exitCode(1, fmt.Errorf("serve: %w", err))
+	}
 
 	ctx := cmd.Context()
 	stderr := cmd.ErrOrStderr()
@@ -95,17 +115,59 @@ func runServe(cmd *cobra.Command, o *serveOpts, args []string) error {
 		pub.wait()
 		return nil
 	}
+	token, err := serveToken(o)
+	if err != nil {
+		return exitCode(1, err)
+	}
+	switch {
+	case o.noToken:
+		fmt.Fprintln(stderr, "crewbench serve: warning: --no-token: any process that can reach the port can run the crew (and spend your LLM key)")
+	case o.token == "" && os.Getenv(serveTokenEnv) == "":
+		fmt.Fprintf(stderr, "crewbench serve: token (send \"Authorization: Bearer TOKEN\"): %s\n", token)
+	}
+	if o.allowRemote && !serve.IsLoopback(o.httpAddr) {
+		fmt.Fprintf(stderr, "crewbench serve: warning: --allow-remote: %s is reachable from other machines\n", o.httpAddr)
+	}
 	// Calls run under ctx: Ctrl+C cancels them (and reaps their servers).
 	err = srv.ServeHTTP(ctx, o.httpAddr, serve.HTTPOptions{
-		ErrorLog:  log.New(stderr, "crewbench serve: http: ", 0),
-		Logger:    slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-		Listening: func(url string) { fmt.Fprintf(stderr, "crewbench serve: listening on %s\n", url) },
+		Token:       token,
+		AllowRemote: o.allowRemote,
+		ErrorLog:    log.New(stderr, "crewbench serve: http: ", 0),
+		Logger:      slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Listening:   func(url string) { fmt.Fprintf(stderr, "crewbench serve: listening on %s\n", url) },
 	})
 	if err != nil {
+		if !o.allowRemote && !serve.IsLoopback(o.httpAddr) {
+			err = fmt.Errorf("%w (pass --allow-remote to serve other machines)", err)
+		}
 		return exitCode(1, fmt.Errorf("serve: %w", err))
 	}
 	pub.wait()
 	return nil
+}
+
+// serveTokenEnv names the variable that sets serve's HTTP token.
+const serveTokenEnv = "CREWBENCH_SERVE_TOKEN"
+
+// serveToken is the bearer token HTTP clients must send: --token, else
+// $CREWBENCH_SERVE_TOKEN, else 32 random hex characters; "" with --no-token.
+func serveToken(o *serveOpts) (string, error) {
+	switch {
+	case o.noToken:
+		if o.token != "" {
+			return "", exitCode(exitUsage, errors.New("--token and --no-token contradict each other"))
+		}
+		return "", nil
+	case o.token != "":
+		return o.token, nil
+	case os.Getenv(serveTokenEnv) != "":
+		return os.Getenv(serveTokenEnv), nil
+	}
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("serve: generating a token: %w", err)
+	}
+	return hex.EncodeToString(b), nil
 }
 
 // crewPublisher turns the project's crew into one MCP tool.

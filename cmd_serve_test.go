@@ -162,7 +162,7 @@ func TestServeOverHTTP(t *testing.T) {
 	}()
 	done := make(chan int, 1)
 	go func() {
-		done <- execute(ctx, []string{"serve", "--demo", "--http", "127.0.0.1:0", "--no-record"}, strings.NewReader(""), io.Discard, pw)
+		done <- execute(ctx, []string{"serve", "--demo", "--http", "127.0.0.1:0", "--no-record", "--token", "t0ken-for-the-test"}, strings.NewReader(""), io.Discard, pw)
 		pw.Close()
 	}()
 	var url string
@@ -174,7 +174,7 @@ func TestServeOverHTTP(t *testing.T) {
 		t.Fatal("no listening URL")
 	}
 	spec := mcpconn.ServerSpec{Name: "crew", Transport: mcpconn.TransportHTTP, URL: url, Policy: mcpconn.PolicySession,
-		Timeouts: mcpconn.Timeouts{Call: 2 * time.Minute}}
+		Headers: map[string]string{"Authorization": "Bearer t0ken-for-the-test"}, Timeouts: mcpconn.Timeouts{Call: 2 * time.Minute}}
 	r := mcpconn.Call(ctx, spec, "weekend_weather_brief", map[string]any{"city": "Porto"}, mcpconn.Options{})
 	if r.Outcome != session.OutcomeOK || !strings.HasPrefix(r.Text, "Lisbon's weekend") {
 		t.Fatalf("call over HTTP: %+v", r)

@@ -5,6 +5,8 @@
 package serve
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +16,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -59,11 +62,17 @@ type Result struct {
 
 // Server publishes tools.
 type Server struct {
-	mcp *server.MCPServer
+	mcp    *server.MCPServer
+	screen *screen
 }
 
-// New builds a server publishing tools.
-func New(info Info, tools ...Tool) *Server {
+// New builds a server publishing tools. The error is for an input schema
+// that does not compile (calls are validated against it).
+func New(info Info, tools ...Tool) (*Server, error) {
+	scr, err := newScreen(tools)
+	if err != nil {
+		return nil, err
+	}
 	srv := server.NewMCPServer(info.Name, info.Version,
 		server.WithToolCapabilities(false),
 		server.WithLogging(),
@@ -73,15 +82,20 @@ func New(info Info, tools ...Tool) *Server {
 		tool := mcp.NewToolWithRawSchema(t.Name, t.Description, t.InputSchema)
 		tool.Annotations = mcp.ToolAnnotation{Title: t.Title,
 			ReadOnlyHint: mcp.ToBoolPtr(t.ReadOnly), OpenWorldHint: mcp.ToBoolPtr(t.OpenWorld)}
-		srv.AddTool(tool, handlerOf(t.Handler))
+		srv.AddTool(tool, handlerOf(t.Name, t.Handler, scr))
 	}
-	return &Server{mcp: srv}
+	return &Server{mcp: srv, screen: scr}, nil
 }
 
-// handlerOf adapts a Handler to mcp-go.
-func handlerOf(h Handler) server.ToolHandlerFunc {
+// handlerOf adapts a Handler to mcp-go; arguments the input schema
+// rejects never reach it (an isError result says why).
+func handlerOf(name string, h Handler, scr *screen) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		r := h(ctx, req.GetArguments(), progressOf(ctx, req))
+		args := req.GetArguments()
+		if err := scr.validate(name, args); err != nil {
+			return mcp.NewToolResultError("Invalid arguments for tool " + name + ": " + err.Error()), nil
+		}
+		r := h(ctx, args, progressOf(ctx, req))
 		res := &mcp.CallToolResult{IsError: r.IsError, StructuredContent: r.Structured}
 		for _, s := range r.Text {
 			res.Content = append(res.Content, mcp.NewTextContent(s))
@@ -110,18 +124,94 @@ func progressOf(ctx context.Context, req mcp.CallToolRequest) Progress {
 
 // ServeStdio serves MCP on in and out until in ends or ctx is cancelled;
 // both are a normal end. errLog receives the transport's errors.
+//
+// Every line is screened first (see screen) and bounded by MaxMessage; a
+// refused message is answered here, on the same writer mcp-go uses.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, errLog *log.Logger) error {
 	ss := server.NewStdioServer(s.mcp)
 	ss.SetErrorLogger(errLog)
-	err := ss.Listen(ctx, in, out)
-	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+	lw := &lockedWriter{w: out}
+	pr, pw := io.Pipe()
+	go s.screenLines(in, pw, lw)
+	err := ss.Listen(ctx, pr, lw)
+	_ = pr.Close() // unblocks screenLines' next write
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrClosedPipe) {
 		return err
 	}
 	return nil
 }
 
-// HTTPOptions are the streamable-HTTP server's logs and its start report.
+// MaxMessage bounds one incoming JSON-RPC message (a stdio line or an
+// HTTP body): far above any real tools/call, far below what would take
+// the machine's memory.
+const MaxMessage = 4 << 20
+
+// screenLines copies in to pw line by line, answering on out the lines
+// the screen refuses and the ones over MaxMessage.
+func (s *Server) screenLines(in io.Reader, pw *io.PipeWriter, out io.Writer) {
+	br := bufio.NewReaderSize(in, 64<<10)
+	for {
+		line, tooLong, err := readLine(br, MaxMessage)
+		switch {
+		case tooLong:
+			_, _ = out.Write(append(errorReply(nil, codeInvalidRequest, fmt.Sprintf("Invalid Request: message over %d bytes", MaxMessage)), '\n'))
+		case len(bytes.TrimSpace(line)) > 0:
+			if reply := s.screen.check(line); reply != nil {
+				_, _ = out.Write(append(reply, '\n'))
+			} else if _, werr := pw.Write(append(line, '\n')); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			_ = pw.CloseWithError(err)
+			return
+		}
+	}
+}
+
+// readLine reads one line without its newline, at most max bytes of it;
+// a longer line is consumed and reported as tooLong.
+func readLine(br *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(chunk) > max+1 {
+				tooLong, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return bytes.TrimRight(line, "\r\n"), tooLong, err
+	}
+}
+
+// lockedWriter keeps whole writes whole when the screen and mcp-go both
+// answer on one stream.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// HTTPOptions are the streamable-HTTP server's access rules, limits,
+// logs and start report.
 type HTTPOptions struct {
+	// Token, when set, is the bearer token every request must carry
+	// (Authorization: Bearer TOKEN); others get 401.
+	Token string
+	// AllowRemote lets addr be other than a loopback address.
+	AllowRemote bool
+	// Limits bound what one client may take; zero fields take
+	// DefaultHTTPLimits' values.
+	Limits HTTPLimits
 	// ErrorLog receives net/http's errors; Logger the MCP transport's.
 	ErrorLog *log.Logger
 	Logger   *slog.Logger
@@ -133,23 +223,30 @@ type HTTPOptions struct {
 // ServeHTTP serves streamable HTTP at http://addr/mcp until ctx ends. Calls
 // run under ctx, so cancelling it cancels the calls still running.
 func (s *Server) ServeHTTP(ctx context.Context, addr string, o HTTPOptions) error {
+	if !o.AllowRemote && !IsLoopback(addr) {
+		return fmt.Errorf("listen on %s: not a loopback address; serving other machines lets anyone who reaches it (and has the token) run the crew with your LLM key — allow it explicitly", addr)
+	}
+	lim := o.Limits.withDefaults()
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	hs := &http.Server{
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: lim.ReadHeaderTimeout,
+		ReadTimeout:       lim.ReadTimeout,
+		IdleTimeout:       lim.IdleTimeout,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 		ErrorLog:          o.ErrorLog,
 	}
 	var opts []server.StreamableHTTPOption
-	opts = append(opts, server.WithStreamableHTTPServer(hs))
+	opts = append(opts, server.WithStreamableHTTPServer(hs), server.WithSessionIdleTTL(lim.SessionIdle))
 	if o.Logger != nil {
 		opts = append(opts, server.WithStreamableHTTPLogger(o.Logger))
 	}
 	sh := server.NewStreamableHTTPServer(s.mcp, opts...)
+	g := &guard{next: sh, screen: s.screen, token: o.Token, lim: lim, sessions: map[string]time.Time{}}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", sh)
+	mux.Handle("/mcp", g)
 	hs.Handler = mux
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
