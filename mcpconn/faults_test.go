@@ -20,7 +20,7 @@ func TestFaultInjection(t *testing.T) {
 		text    string
 	}{
 		{Fault{Kind: FaultDelay, Delay: 150 * time.Millisecond}, session.OutcomeOK, 0, ""},
-		{Fault{Kind: FaultHang}, session.OutcomeTimeout, 0, "Operation timed out after 0.2 seconds"},
+		{Fault{Kind: FaultHang}, session.OutcomeTimeout, 0, "Operation timed out after 0.3 seconds"},
 		{Fault{Kind: FaultJSONRPCError, Code: -32001, Message: "backend exploded"}, session.OutcomeJSONRPCError, -32001, "Operation failed after 1 attempts: backend exploded"},
 		{Fault{Kind: FaultIsError, Message: "quota exceeded"}, session.OutcomeIsError, 0, "quota exceeded"},
 		{Fault{Kind: FaultDrop}, session.OutcomeTransportClosed, 0, "Operation failed after 1 attempts: Connection closed"},
@@ -36,7 +36,13 @@ func TestFaultInjection(t *testing.T) {
 			}
 			spec.Faults = []Fault{{Tool: "getAlerts", Kind: FaultIsError}, c.fault} // the first never matches getForecast
 			spec.Faults[1].Tool = "getForecast"
-			spec.Timeouts = Timeouts{Call: 200 * time.Millisecond, Attempts: 1, Shutdown: fastShutdown}
+			// Only the hang needs a short call timeout; the others answer, and
+			// a loaded machine must not turn their answer into a timeout.
+			call := 30 * time.Second
+			if c.fault.Kind == FaultHang {
+				call = 300 * time.Millisecond
+			}
+			spec.Timeouts = Timeouts{Call: call, Attempts: 1, Shutdown: fastShutdown}
 			em, col := recorder()
 			start := time.Now()
 			r := Call(context.Background(), spec, "getForecast", map[string]any{"city": "Oslo"}, Options{Emitter: em})

@@ -209,8 +209,14 @@ func TestPoolRelistsOnListChanged(t *testing.T) {
 func TestCallerCancelIsNotTimeout(t *testing.T) {
 	spec := fixtureSpec(t, "slow")
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(300*time.Millisecond, cancel)
-	r := Call(ctx, spec, "slow_report", map[string]any{"seconds": 5}, Options{})
+	defer cancel()
+	// Cancel once the call is on the wire, however long the spawn took.
+	em := session.NewEmitter(session.SinkFunc(func(ev session.Event) {
+		if ev.Kind == session.MCPFrame && ev.Str(session.KeyMethod) == "tools/call" {
+			cancel()
+		}
+	}))
+	r := Call(ctx, spec, "slow_report", map[string]any{"seconds": 5}, Options{Emitter: em})
 	if r.Outcome != session.OutcomeCancelled || len(r.Attempts) != 1 {
 		t.Errorf("%s after %d attempts: %s", r.Outcome, len(r.Attempts), r.Text)
 	}
