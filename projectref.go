@@ -12,9 +12,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"crewbench/crew/project"
-	"crewbench/crew/suggest"
 	"crewbench/fixtures/demo"
 	"crewbench/mcpconn"
+	"crewbench/names/suggest"
 )
 
 // projectFlags select the project whose servers `tools`, `call` and `smoke`

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"crewbench/crew/suggest"
 	"crewbench/mcpconn"
+	"crewbench/names/suggest"
 )
 
 // Classic projects (formats §2): config/agents.yaml and config/tasks.yaml

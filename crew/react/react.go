@@ -9,10 +9,10 @@ import (
 	"sort"
 	"strings"
 
-	"crewbench/crew/difflib"
 	"crewbench/crew/prompt"
 	"crewbench/crew/pyjson"
 	"crewbench/names"
+	"crewbench/names/difflib"
 )
 
 // FinalAnswerMarker introduces the final answer.
