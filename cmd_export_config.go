@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"crewbench/crew/export"
 	"crewbench/crew/project"
+	"crewbench/crew/writeback"
 	"crewbench/mcpconn"
 )
 
@@ -99,13 +99,13 @@ func runExportConfig(cmd *cobra.Command, o *exportConfigOptions, path string) er
 	if o.write {
 		return writeFilters(cmd, o, p, filters)
 	}
-	format := export.DefaultFormat(p)
+	format := writeback.DefaultFormat(p)
 	if o.format != "" {
-		if format, err = export.ParseFormat(o.format); err != nil {
+		if format, err = writeback.ParseFormat(o.format); err != nil {
 			return exitCode(1, fmt.Errorf("export-config: %w", err))
 		}
 	}
-	res, err := export.Export(p, format, export.Options{Servers: o.servers, Filters: filters})
+	res, err := writeback.Export(p, format, writeback.Options{Servers: o.servers, Filters: filters})
 	if err != nil {
 		return exitCode(1, err)
 	}
@@ -137,7 +137,7 @@ func writeFilters(cmd *cobra.Command, o *exportConfigOptions, p *project.Project
 	if o.format != "" {
 		return exitCode(1, errors.New("export-config: --write edits the project's own file in its own format; drop --format"))
 	}
-	var edits []*export.Edit
+	var edits []*writeback.Edit
 	for _, name := range o.servers {
 		s := p.Server(name)
 		if s == nil {
@@ -150,7 +150,7 @@ func writeFilters(cmd *cobra.Command, o *exportConfigOptions, p *project.Project
 		if f.Expr != "" {
 			return exitCode(1, fmt.Errorf("export-config: %s has a CEL filter, which CrewAI files cannot hold; give --allow/--block names", name))
 		}
-		es, err := export.PlanFilter(p, name, f.Allowed, f.Blocked)
+		es, err := writeback.PlanFilter(p, name, f.Allowed, f.Blocked)
 		if err != nil {
 			return exitCode(1, fmt.Errorf("export-config: %w", err))
 		}

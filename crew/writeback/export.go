@@ -1,4 +1,4 @@
-// Package export writes a project's MCP servers and tool filters back out
+// Package writeback writes a project's MCP servers and tool filters back out
 // as CrewAI config: the mcps entries of an agent in crew.jsonc, the
 // MCPServerStdio/HTTP/SSE calls of a classic crew.py, or an mcpServers JSON
 // file. Secrets are never written literally: values that came from .env or
@@ -9,7 +9,7 @@
 // only the tool_filter of one server's declaration changes, found by the
 // positions crew/project keeps, so comments and formatting elsewhere stay
 // byte for byte; a unified diff is produced first and a backup is kept.
-package export
+package writeback
 
 import (
 	"fmt"
