@@ -757,8 +757,5 @@ func RedactHeaders(h map[string]string) map[string]string { return DefaultRedact
 // RedactEnv is DefaultRedactor.RedactEnv.
 func RedactEnv(env map[string]string) map[string]string { return DefaultRedactor.RedactEnv(env) }
 
-// RedactEvent is DefaultRedactor.RedactEvent.
-func RedactEvent(ev Event) Event { return DefaultRedactor.RedactEvent(ev) }
-
 // AddSecretValues marks values as secret process-wide (DefaultRedactor).
 func AddSecretValues(values ...string) { DefaultRedactor.AddValues(values...) }

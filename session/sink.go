@@ -1,7 +1,6 @@
 package session
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"sync"
@@ -156,26 +155,4 @@ func (c *Collector) Kinds() []Kind {
 		out[i] = ev.Kind
 	}
 	return out
-}
-
-// ChanSink delivers events to a channel for a UI. Emit blocks while the
-// channel is full (back-pressure, never loss) until ctx is done, after which
-// events are dropped so a closed UI can never wedge the engine.
-type ChanSink struct {
-	ctx context.Context
-	ch  chan Event
-}
-
-// NewChanSink returns a sink with a buffer of size n and the channel to read.
-func NewChanSink(ctx context.Context, n int) (*ChanSink, <-chan Event) {
-	ch := make(chan Event, n)
-	return &ChanSink{ctx: ctx, ch: ch}, ch
-}
-
-// Emit sends ev, waiting for room until the sink's context ends.
-func (s *ChanSink) Emit(ev Event) {
-	select {
-	case s.ch <- ev:
-	case <-s.ctx.Done():
-	}
 }
