@@ -119,7 +119,7 @@ func TestPrinterFailedRunColorsRed(t *testing.T) {
 	var buf bytes.Buffer
 	p := NewPrinter(&buf, PrinterOptions{Color: true})
 	c := newFakeClock()
-	em := NewEmitter(p).WithClock(c.now, Counter("s"))
+	em := NewEmitter(p).WithClock(c.now, counter("s"))
 	em.Emit(Event{Kind: CrewKickoffStarted, Span: "c", Data: map[string]any{KeyCrewName: "x"}})
 	c.advance(time.Second)
 	em.Emit(Event{Kind: CrewKickoffFailed, Span: "c", Error: "boom"})

@@ -102,29 +102,6 @@ func NewID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// Counter returns an id generator producing "prefix-1", "prefix-2", … for
-// deterministic tests.
-func Counter(prefix string) func() string {
-	var n atomic.Int64
-	return func() string {
-		return prefix + "-" + itoa(n.Add(1))
-	}
-}
-
-func itoa(n int64) string {
-	if n == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	return string(b[i:])
-}
-
 // Collector keeps every event in memory. For tests and for building a
 // session tree after a headless run.
 type Collector struct {

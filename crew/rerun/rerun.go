@@ -59,9 +59,6 @@ type Changes struct {
 	Faults map[string][]mcpconn.Fault
 }
 
-// IsZero reports whether the changes change nothing.
-func (c Changes) IsZero() bool { return len(c.Filters) == 0 && len(c.Faults) == 0 }
-
 // UnknownServerError says a change names a server the project does not have.
 type UnknownServerError struct {
 	Server string
