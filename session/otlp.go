@@ -877,7 +877,7 @@ func errorMessage(contentType string, body []byte) string {
 	switch {
 	case strings.Contains(contentType, "protobuf"):
 		if s, ok := protoStringField(body, 2); ok {
-			return oneLine(s)
+			return markLineBreaks(s)
 		}
 		return ""
 	case strings.Contains(contentType, "json"):
@@ -885,14 +885,14 @@ func errorMessage(contentType string, body []byte) string {
 			Message string `json:"message"`
 		}
 		if json.Unmarshal(body, &st) == nil && st.Message != "" {
-			return oneLine(st.Message)
+			return markLineBreaks(st.Message)
 		}
 	}
 	s := strings.TrimSpace(string(body))
 	if len(s) > 300 {
 		s = s[:300] + "…"
 	}
-	return oneLine(s)
+	return markLineBreaks(s)
 }
 
 // partialSuccess decodes ExportTraceServiceResponse.partial_success

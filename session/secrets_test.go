@@ -56,7 +56,7 @@ func TestPlantedSecretsNeverWritten(t *testing.T) {
 	if raw := bytes.Join(func() [][]byte {
 		var out [][]byte
 		for _, ev := range jsonRoundTrip(t, evs) {
-			out = append(out, []byte(ev.Error), []byte(compactJSON(ev.Data)))
+			out = append(out, []byte(ev.Error), []byte(quoteOrMarshal(ev.Data)))
 		}
 		return out
 	}(), nil); !bytes.Contains(raw, []byte("PLANTED")) {
