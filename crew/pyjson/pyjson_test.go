@@ -30,6 +30,10 @@ func TestLoadsErrorsMatchPython(t *testing.T) {
 		{"1.5e", "Extra data: line 1 column 4 (char 3)"},
 		{"[1,2", "Expecting ',' delimiter: line 1 column 5 (char 4)"},
 		{`{"é": x}`, "Expecting value: line 1 column 7 (char 6)"}, // positions count code points
+		// The C scanner's \u checks: four digits must leave room for more.
+		{`"\u1234`, `Invalid \uXXXX escape: line 1 column 3 (char 2)`},
+		{`"\ud800\udc00`, `Invalid \uXXXX escape: line 1 column 9 (char 8)`},
+		{`"\ud800\uzzzz"`, `Invalid \uXXXX escape: line 1 column 9 (char 8)`},
 	}
 	for _, c := range cases {
 		_, err := Loads(c.in)
