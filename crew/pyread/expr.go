@@ -46,6 +46,9 @@ type StrPart struct {
 	Text    string // plain: decoded text; f-string: the undecoded body
 	FString bool
 	Raw     bool
+	// BadEscape marks a malformed \x, \u or \U escape, which Python
+	// refuses to compile (the text keeps it as written).
+	BadEscape bool
 }
 
 // Kwarg is one keyword argument of a call.
@@ -91,6 +94,10 @@ type Parser struct {
 	At   int // index of the next token
 	// DepthLeft bounds recursion on hostile input.
 	DepthLeft int
+	// Malformed is set when the parser skipped tokens it could not place
+	// or a bracket was never closed: what it returned is a best guess, not
+	// what Python would read.
+	Malformed bool
 }
 
 // Peek returns the current token; past the end of the slice it is EOF, so
@@ -264,9 +271,9 @@ func (p *Parser) Primary() *Expr {
 		e := &Expr{Kind: String, Pos: t.Pos, Str: t.Val}
 		part := func(t Token) StrPart {
 			if t.FString {
-				return StrPart{Text: t.Body, FString: true, Raw: t.Raw}
+				return StrPart{Text: t.Body, FString: true, Raw: t.Raw, BadEscape: t.BadEscape}
 			}
-			return StrPart{Text: t.Val}
+			return StrPart{Text: t.Val, BadEscape: t.BadEscape}
 		}
 		e.Parts = append(e.Parts, part(t))
 		fields := t.HasFields
@@ -354,12 +361,15 @@ func (p *Parser) sequence(closing string) (items []*Expr, trailing, comp bool) {
 	}
 	if p.IsOp(closing) {
 		p.Next()
+	} else {
+		p.Malformed = true
 	}
 	return items, trailing, comp
 }
 
 // skipTo advances to the matching closing bracket (not consuming it).
 func (p *Parser) skipTo(closing string) {
+	p.Malformed = true
 	depth := 0
 	for p.Peek().Kind != TokEOF && p.Peek().Kind != TokNewline {
 		t := p.Peek()
@@ -422,6 +432,8 @@ func (p *Parser) dict(open Token) *Expr {
 	}
 	if p.IsOp("}") {
 		p.Next()
+	} else {
+		p.Malformed = true
 	}
 	return d
 }

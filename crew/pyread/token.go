@@ -41,6 +41,7 @@ type Token struct {
 	Raw       bool   // r-prefixed
 	Body      string // the text between the quotes, undecoded
 	Bad       bool   // unterminated string etc.
+	BadEscape bool   // a malformed \x, \u or \U escape
 	Pos       Pos
 	Off       int // byte offsets into the source
 	End       int
@@ -268,16 +269,18 @@ func (lx *lexer) str(prefix string) {
 		lx.advanceBytes(len(delim))
 	}
 	t := Token{Kind: TokString, Pos: pos, Off: start, End: lx.i, Text: lx.src[start:lx.i], FString: fstr, Bad: bad, Raw: raw, Body: body}
+	escapesOK := true
 	if fstr {
 		t.Val, t.HasFields = fstringLiteral(body)
 		if !raw {
-			t.Val = Unescape(t.Val)
+			t.Val, escapesOK = unescape(t.Val)
 		}
 	} else if raw {
 		t.Val = body
 	} else {
-		t.Val = Unescape(body)
+		t.Val, escapesOK = unescape(body)
 	}
+	t.BadEscape = !escapesOK
 	lx.emit(t)
 }
 
@@ -301,11 +304,20 @@ func fstringLiteral(body string) (string, bool) {
 	return b.String(), fields
 }
 
-// Unescape decodes Python string escapes.
+// Unescape decodes Python string escapes. A malformed \x, \u or \U
+// escape (a SyntaxError in Python) is kept as written.
 func Unescape(s string) string {
+	out, _ := unescape(s)
+	return out
+}
+
+// unescape is Unescape that also reports whether every \x, \u and \U
+// escape was well formed.
+func unescape(s string) (string, bool) {
 	if !strings.Contains(s, "\\") {
-		return s
+		return s, true
 	}
+	ok := true
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -346,6 +358,7 @@ func Unescape(s string) string {
 					continue
 				}
 			}
+			ok = false
 			b.WriteByte('\\')
 			b.WriteByte(e)
 		case '0', '1', '2', '3', '4', '5', '6', '7':
@@ -361,5 +374,5 @@ func Unescape(s string) string {
 			b.WriteByte(e)
 		}
 	}
-	return b.String()
+	return b.String(), ok
 }
