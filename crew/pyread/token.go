@@ -57,7 +57,8 @@ type lexer struct {
 	col   int // 0-based, in characters
 	depth int // bracket depth: newlines inside brackets are not NEWLINE
 	toks  []Token
-	bol   bool // at the beginning of a logical line
+	bol   bool  // at the beginning of a logical line
+	hash  []int // byte offsets of the comments' "#"
 }
 
 // Tokenize splits src into tokens; file goes into their positions. A
@@ -67,6 +68,25 @@ func Tokenize(src, file string) []Token {
 	lx := &lexer{src: src, file: file, line: 1, bol: true}
 	lx.run()
 	return lx.toks
+}
+
+// CodeLines is src split into lines ("\n"), each without its comment. The
+// tokenizer finds the comments, so a "#" inside a string — a triple-quoted
+// one spanning lines included — is code, not a comment.
+func CodeLines(src string) []string {
+	lx := &lexer{src: src, line: 1, bol: true}
+	lx.run()
+	lines := strings.Split(src, "\n")
+	start, k := 0, 0 // byte offset of lines[i]; next comment
+	for i, l := range lines {
+		end := start + len(l)
+		if k < len(lx.hash) && lx.hash[k] < end {
+			lines[i] = l[:lx.hash[k]-start]
+			k++
+		}
+		start = end + 1
+	}
+	return lines
 }
 
 func (lx *lexer) pos() Pos { return Pos{File: lx.file, Line: lx.line, Col: lx.col + 1} }
@@ -114,6 +134,7 @@ func (lx *lexer) run() {
 		case c == ' ' || c == '\t' || c == '\r' || c == '\f':
 			lx.advance(1)
 		case c == '#':
+			lx.hash = append(lx.hash, lx.i)
 			for lx.i < len(lx.src) && lx.src[lx.i] != '\n' {
 				lx.advance(1)
 			}
