@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"crewbench/crew/project"
+	"crewbench/crew/pyread"
 )
 
 // offsetOf converts a 1-based line and a 1-based column counted in code
@@ -129,100 +130,40 @@ func jsonStringEnd(src []byte, i int) (int, error) {
 
 // --- Python ----------------------------------------------------------------
 
-// pyStringEnd returns the offset past the Python string literal at i (with
-// an optional prefix such as r, b, f, rb).
-func pyStringEnd(src []byte, i int) (int, bool) {
-	j := i
-	for j < len(src) && j-i < 2 && isPyPrefix(src[j]) {
-		j++
-	}
-	if j >= len(src) || (src[j] != '"' && src[j] != '\'') {
-		return i, false
-	}
-	q := src[j]
-	triple := j+2 < len(src) && src[j+1] == q && src[j+2] == q
-	raw := false
-	for k := i; k < j; k++ {
-		raw = raw || src[k] == 'r' || src[k] == 'R'
-	}
-	if triple {
-		for k := j + 3; k+2 < len(src); k++ {
-			if src[k] == '\\' && !raw {
-				k++
-				continue
-			}
-			if src[k] == q && src[k+1] == q && src[k+2] == q {
-				return k + 3, true
-			}
-		}
-		return len(src), true
-	}
-	for k := j + 1; k < len(src); k++ {
-		switch src[k] {
-		case '\\':
-			k++
-		case q:
-			return k + 1, true
-		case '\n':
-			return k, true
-		}
-	}
-	return len(src), true
-}
-
-func isPyPrefix(c byte) bool {
-	switch c {
-	case 'r', 'R', 'b', 'B', 'f', 'F', 'u', 'U':
-		return true
-	}
-	return false
-}
-
 // pyExprEnd returns the offset where the expression starting at i ends
 // (past its last significant byte; trailing spaces and comments are not
 // part of it) and the offset of the delimiter that ended it: a ',' or a
 // closing bracket at depth 0 (delimAt = len(src) when the source ends).
+// pyread's tokenizer tells strings and comments from code.
 func pyExprEnd(src []byte, i int) (end, delimAt int) {
 	depth := 0
 	end = i
-	for j := i; j < len(src); {
-		c := src[j]
-		switch {
-		case c == '#':
-			for j < len(src) && src[j] != '\n' {
-				j++
-			}
-			continue
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\\':
-			j++
-			continue
-		case c == '"' || c == '\'' || (isPyPrefix(c) && (j == 0 || !isIdentByte(src[j-1]))):
-			if e, ok := pyStringEnd(src, j); ok {
-				j, end = e, e
-				continue
-			}
-		}
-		switch c {
-		case '(', '[', '{':
-			depth++
-		case ')', ']', '}':
-			if depth == 0 {
-				return end, j
-			}
-			depth--
-		case ',':
-			if depth == 0 {
-				return end, j
+	for _, t := range pyread.Tokenize(string(src[i:]), "") {
+		switch t.Kind {
+		case pyread.TokEOF:
+			return end, len(src)
+		case pyread.TokNewline:
+			continue // the call's brackets hold the expression: newlines are spaces
+		case pyread.TokOp:
+			switch t.Text {
+			case "\\":
+				continue // a stray backslash is not part of the value
+			case "(", "[", "{":
+				depth++
+			case ")", "]", "}":
+				if depth == 0 {
+					return end, i + t.Off
+				}
+				depth--
+			case ",":
+				if depth == 0 {
+					return end, i + t.Off
+				}
 			}
 		}
-		j++
-		end = j
+		end = i + t.End
 	}
 	return end, len(src)
-}
-
-func isIdentByte(c byte) bool {
-	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // lineStart returns the offset of the start of the line holding i.
