@@ -1,6 +1,7 @@
 package writeback
 
 import (
+	"bytes"
 	"fmt"
 	"unicode/utf8"
 
@@ -16,7 +17,7 @@ func offsetOf(src []byte, pos project.Pos) (int, error) {
 	}
 	off, line := 0, 1
 	for line < pos.Line {
-		i := indexByte(src[off:], '\n')
+		i := bytes.IndexByte(src[off:], '\n')
 		if i < 0 {
 			return 0, fmt.Errorf("position %s is past the end of the file", pos)
 		}
@@ -31,15 +32,6 @@ func offsetOf(src []byte, pos project.Pos) (int, error) {
 		off += size
 	}
 	return off, nil
-}
-
-func indexByte(b []byte, c byte) int {
-	for i, x := range b {
-		if x == c {
-			return i
-		}
-	}
-	return -1
 }
 
 // --- JSONC ---------------------------------------------------------------
@@ -189,5 +181,5 @@ func sameLine(src []byte, a, b int) bool {
 	if a > b {
 		a, b = b, a
 	}
-	return indexByte(src[a:b], '\n') < 0
+	return bytes.IndexByte(src[a:b], '\n') < 0
 }

@@ -262,7 +262,7 @@ func jsonObjectFilter(src []byte, obj *project.Node, f mcpconn.FilterSpec) ([]sp
 
 // lineEnd is the offset of the '\n' ending the line holding i (or the end).
 func lineEnd(src []byte, i int) int {
-	if j := indexByte(src[i:], '\n'); j >= 0 {
+	if j := bytes.IndexByte(src[i:], '\n'); j >= 0 {
 		return i + j
 	}
 	return len(src)
