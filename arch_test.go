@@ -70,18 +70,11 @@ func TestMCPGoStaysBehindMCPConn(t *testing.T) {
 	}
 }
 
-// mcpconnCrewAllowlist lists the imports from crew that mcpconn still has,
-// each with where it comes from. Delete a line when its import goes; the
-// list must end empty.
-var mcpconnCrewAllowlist = map[string]string{
-	"crewbench/crew/suggest": "mcpconn/filter/hints.go (suggest.Within); goes when names/suggest lands",
-}
-
 // TestMCPConnImportsNothingFromCrew: the arrow runs crew → mcpconn, never
 // back.
 func TestMCPConnImportsNothingFromCrew(t *testing.T) {
 	for _, dep := range goListDeps(t, "./mcpconn/...") {
-		if _, ok := mcpconnCrewAllowlist[dep]; inTree(dep, "crewbench/crew") && !ok {
+		if inTree(dep, "crewbench/crew") {
 			t.Errorf("mcpconn/... imports %s; mcpconn must import nothing from crew", dep)
 		}
 	}

@@ -17,7 +17,7 @@ import (
 
 	"crewbench/crew"
 	"crewbench/crew/project"
-	"crewbench/crew/suggest"
+	"crewbench/names/suggest"
 	"crewbench/fixtures/demo"
 	"crewbench/mcpconn"
 	"crewbench/mcpconn/cmdline"

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"crewbench/crew/export"
 	"crewbench/crew/project"
+	"crewbench/crew/writeback"
 	"crewbench/mcpconn"
 )
 
@@ -97,13 +97,13 @@ func runExportConfig(cmd *cobra.Command, o *exportConfigOptions, path string) er
 	if o.write {
 		return writeFilters(cmd, o, p, filters)
 	}
-	format := export.DefaultFormat(p)
+	format := writeback.DefaultFormat(p)
 	if o.format != "" {
-		if format, err = export.ParseFormat(o.format); err != nil {
+		if format, err = writeback.ParseFormat(o.format); err != nil {
 			return exitCode(1, fmt.Errorf("export-config: %w", err))
 		}
 	}
-	res, err := export.Export(p, format, export.Options{Servers: o.servers, Filters: filters})
+	res, err := writeback.Export(p, format, writeback.Options{Servers: o.servers, Filters: filters})
 	if err != nil {
 		return exitCode(1, err)
 	}
@@ -135,7 +135,7 @@ func writeFilters(cmd *cobra.Command, o *exportConfigOptions, p *project.Project
 	if o.format != "" {
 		return exitCode(1, errors.New("export-config: --write edits the project's own file in its own format; drop --format"))
 	}
-	var edits []*export.Edit
+	var edits []*writeback.Edit
 	for _, name := range o.servers {
 		s := p.Server(name)
 		if s == nil {
@@ -148,7 +148,7 @@ func writeFilters(cmd *cobra.Command, o *exportConfigOptions, p *project.Project
 		if f.Expr != "" {
 			return exitCode(1, fmt.Errorf("export-config: %s has a CEL filter, which CrewAI files cannot hold; give --allow/--block names", name))
 		}
-		es, err := export.PlanFilter(p, name, f.Allowed, f.Blocked)
+		es, err := writeback.PlanFilter(p, name, f.Allowed, f.Blocked)
 		if err != nil {
 			return exitCode(1, fmt.Errorf("export-config: %w", err))
 		}

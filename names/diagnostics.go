@@ -94,16 +94,6 @@ var severityOf = map[Code]Severity{
 	CodeHostNameRejected: SeverityError,
 }
 
-// Codes lists every diagnostic code.
-func Codes() []Code {
-	return []Code{
-		CodeNameHashed, CodeLeadingDigit, CodeEmptyName, CodeServerPath, CodeIPHost,
-		CodeCredentialsInURL, CodeCollision, CodeToolDropped, CodeToolNameEmpty,
-		CodeLongPrefix, CodeHTTPSCallName, CodeNotSelected, CodeSuffixMatch,
-		CodeFragmentList, CodeServerKeyAssumed, CodeHostNameRejected,
-	}
-}
-
 func newDiag(code Code, message, fix string) Diagnostic {
 	return Diagnostic{Code: code, Severity: severityOf[code], Message: message, Fix: fix}
 }

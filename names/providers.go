@@ -22,11 +22,6 @@ const (
 	Gemini    Provider = "Gemini"
 )
 
-// NativeProviders lists the validating providers in a stable order.
-func NativeProviders() []Provider {
-	return []Provider{OpenAI, Anthropic, Azure, Bedrock, Gemini}
-}
-
 // providerNamePattern is CrewAI's final check, re.match(r"^[a-z_][a-z0-9_]*$")
 // — where Python's $ also accepts one trailing "\n".
 var providerNamePattern = regexp.MustCompile(`^[a-z_][a-z0-9_]*\n?$`)

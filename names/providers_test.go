@@ -65,3 +65,8 @@ func TestNativeProviders(t *testing.T) {
 		}
 	}
 }
+
+// NativeProviders lists the validating providers in a stable order.
+func NativeProviders() []Provider {
+	return []Provider{OpenAI, Anthropic, Azure, Bedrock, Gemini}
+}

@@ -89,33 +89,6 @@ type Result struct {
 	Explanation Explanation  `json:"explanation"`
 }
 
-// ServerName is CrewAI's server_name for an input (§2.2–§2.4): the stdio
-// join, or the netloc/path rule on the URL (the https ref's URL, or the AMP
-// config URL). Plain tools have none ("").
-func ServerName(in Input) (string, error) {
-	switch in.Kind {
-	case KindTool:
-		return "", nil
-	case KindStdio:
-		return StdioServerName(in.Command, in.Args), nil
-	case KindHTTP, KindSSE:
-		return URLServerName(in.URL)
-	case KindRef:
-		ref, err := ParseRef(in.Ref)
-		if err != nil {
-			return "", err
-		}
-		if ref.Kind == RefHTTPS {
-			return URLServerName(ref.URL)
-		}
-		if in.AMPConfigURL == "" {
-			return "", errMissingAMPURL(ref)
-		}
-		return URLServerName(in.AMPConfigURL)
-	}
-	return "", fmt.Errorf("unknown input kind %q", in.Kind)
-}
-
 func errMissingAMPURL(ref Ref) error {
 	return fmt.Errorf("AMP ref %q needs the config URL the CrewAI+ API returns for %q: its tool names come from that URL, not from the slug", ref.Raw, ref.Slug)
 }

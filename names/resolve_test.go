@@ -2,6 +2,7 @@ package names
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -323,4 +324,41 @@ func FuzzResolveStdio(f *testing.F) {
 			_ = r.Explanation.String()
 		}
 	})
+}
+
+// Codes lists every diagnostic code.
+func Codes() []Code {
+	return []Code{
+		CodeNameHashed, CodeLeadingDigit, CodeEmptyName, CodeServerPath, CodeIPHost,
+		CodeCredentialsInURL, CodeCollision, CodeToolDropped, CodeToolNameEmpty,
+		CodeLongPrefix, CodeHTTPSCallName, CodeNotSelected, CodeSuffixMatch,
+		CodeFragmentList, CodeServerKeyAssumed, CodeHostNameRejected,
+	}
+}
+
+// ServerName is CrewAI's server_name for an input (§2.2–§2.4): the stdio
+// join, or the netloc/path rule on the URL (the https ref's URL, or the AMP
+// config URL). Plain tools have none ("").
+func ServerName(in Input) (string, error) {
+	switch in.Kind {
+	case KindTool:
+		return "", nil
+	case KindStdio:
+		return StdioServerName(in.Command, in.Args), nil
+	case KindHTTP, KindSSE:
+		return URLServerName(in.URL)
+	case KindRef:
+		ref, err := ParseRef(in.Ref)
+		if err != nil {
+			return "", err
+		}
+		if ref.Kind == RefHTTPS {
+			return URLServerName(ref.URL)
+		}
+		if in.AMPConfigURL == "" {
+			return "", errMissingAMPURL(ref)
+		}
+		return URLServerName(in.AMPConfigURL)
+	}
+	return "", fmt.Errorf("unknown input kind %q", in.Kind)
 }

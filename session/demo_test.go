@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"strconv"
 	"sync/atomic"
 	"time"
 )
@@ -27,7 +28,7 @@ type demoWriter struct {
 
 func newDemoWriter(sink Sink) *demoWriter {
 	c := newFakeClock()
-	return &demoWriter{em: NewEmitter(sink).WithClock(c.now, Counter("ev")), clock: c, run: "run-1"}
+	return &demoWriter{em: NewEmitter(sink).WithClock(c.now, counter("ev")), clock: c, run: "run-1"}
 }
 
 func (d *demoWriter) emit(ev Event) Event {
@@ -259,4 +260,13 @@ func manyEvents(n int) []Event {
 		evs = evs[:n]
 	}
 	return evs
+}
+
+// counter returns an id generator producing "prefix-1", "prefix-2", … for
+// deterministic tests.
+func counter(prefix string) func() string {
+	var n atomic.Int64
+	return func() string {
+		return prefix + "-" + strconv.FormatInt(n.Add(1), 10)
+	}
 }

@@ -988,7 +988,7 @@ func ms(d time.Duration) float64 {
 }
 
 func clipText(s string) string {
-	s = oneLine(strings.TrimSpace(s))
+	s = markLineBreaks(strings.TrimSpace(s))
 	const max = 200
 	if r := []rune(s); len(r) > max {
 		return string(r[:max-1]) + "…"

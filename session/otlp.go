@@ -13,7 +13,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -745,18 +744,6 @@ func hexIDs(v any) error {
 	return nil
 }
 
-// WriteOTLPJSONFile exports events to path in the OTLP/JSON encoding.
-func WriteOTLPJSONFile(path string, events []Event, opts ExportOptions) error {
-	b, err := MarshalOTLPJSON(BuildTraces(events, opts))
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		return fmt.Errorf("write OTLP JSON: %w", err)
-	}
-	return nil
-}
-
 // --- OTLP/HTTP -----------------------------------------------------------------
 
 // OTLPClient posts OTLP/HTTP protobuf requests.
@@ -890,7 +877,7 @@ func errorMessage(contentType string, body []byte) string {
 	switch {
 	case strings.Contains(contentType, "protobuf"):
 		if s, ok := protoStringField(body, 2); ok {
-			return oneLine(s)
+			return markLineBreaks(s)
 		}
 		return ""
 	case strings.Contains(contentType, "json"):
@@ -898,14 +885,14 @@ func errorMessage(contentType string, body []byte) string {
 			Message string `json:"message"`
 		}
 		if json.Unmarshal(body, &st) == nil && st.Message != "" {
-			return oneLine(st.Message)
+			return markLineBreaks(st.Message)
 		}
 	}
 	s := strings.TrimSpace(string(body))
 	if len(s) > 300 {
 		s = s[:300] + "…"
 	}
-	return oneLine(s)
+	return markLineBreaks(s)
 }
 
 // partialSuccess decodes ExportTraceServiceResponse.partial_success
@@ -973,11 +960,6 @@ func protoBytesField(b []byte, field protowire.Number) ([]byte, bool) {
 func protoStringField(b []byte, field protowire.Number) (string, bool) {
 	v, ok := protoBytesField(b, field)
 	return string(v), ok
-}
-
-// ExportOTLP builds spans from events and posts them in one request.
-func ExportOTLP(ctx context.Context, c *OTLPClient, events []Event, opts ExportOptions) error {
-	return c.Export(ctx, BuildTraces(events, opts))
 }
 
 // stripURL drops the *url.Error wrapper, whose message quotes the full,

@@ -7,9 +7,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -436,7 +438,7 @@ func TestOTLPHTTPExport(t *testing.T) {
 	defer srv.Close()
 	evs := demoEvents()
 	c := &OTLPClient{Endpoint: srv.URL, Headers: map[string]string{"Authorization": "Bearer tok-123456"}}
-	if err := ExportOTLP(context.Background(), c, evs, ExportOptions{}); err != nil {
+	if err := exportOTLP(context.Background(), c, evs, ExportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	got := rc.spans()
@@ -486,7 +488,7 @@ func TestOTLPHTTPErrors(t *testing.T) {
 			defer srv.Close()
 			c := &OTLPClient{Endpoint: srv.URL + tc.path, Timeout: tc.timeout}
 			start := time.Now()
-			err := ExportOTLP(context.Background(), c, evs, ExportOptions{})
+			err := exportOTLP(context.Background(), c, evs, ExportOptions{})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want it to contain %q", err, tc.want)
 			}
@@ -506,7 +508,7 @@ func TestOTLPHTTPErrors(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close()
-	if err := ExportOTLP(context.Background(), &OTLPClient{Endpoint: url + "/?token=zzsecret"}, evs, ExportOptions{}); err == nil || strings.Contains(err.Error(), "zzsecret") {
+	if err := exportOTLP(context.Background(), &OTLPClient{Endpoint: url + "/?token=zzsecret"}, evs, ExportOptions{}); err == nil || strings.Contains(err.Error(), "zzsecret") {
 		t.Errorf("refused: %v", err)
 	}
 	for _, ep := range []string{"localhost:4318", "ftp://x/", "http://", "::bad"} {
@@ -561,4 +563,21 @@ func TestLiveExporter(t *testing.T) {
 	if err := l.Close(); err == nil || !strings.Contains(err.Error(), "export requests failed") {
 		t.Fatalf("dead endpoint: %v", err)
 	}
+}
+
+// writeOTLPJSONFile exports events to path in the OTLP/JSON encoding.
+func writeOTLPJSONFile(path string, events []Event, opts ExportOptions) error {
+	b, err := MarshalOTLPJSON(BuildTraces(events, opts))
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		return fmt.Errorf("write OTLP JSON: %w", err)
+	}
+	return nil
+}
+
+// exportOTLP builds spans from events and posts them in one request.
+func exportOTLP(ctx context.Context, c *OTLPClient, events []Event, opts ExportOptions) error {
+	return c.Export(ctx, BuildTraces(events, opts))
 }

@@ -282,7 +282,7 @@ func (p *Printer) endLine(n *Node, ev Event, ts string) {
 		if failed || cancelled {
 			text += " after " + fmtDur(n.Duration)
 			if v && n.Error != "" {
-				text += ": " + oneLine(n.Error)
+				text += ": " + markLineBreaks(n.Error)
 			}
 		} else {
 			text += " " + fmtDur(n.Duration)
@@ -306,7 +306,7 @@ func (p *Printer) endLine(n *Node, ev Event, ts string) {
 			tags = append(tags, "cache hit")
 		}
 		if n.Retries > 0 {
-			tags = append(tags, plural(n.Retries, "retry", "retries"))
+			tags = append(tags, countNoun(n.Retries, "retry", "retries"))
 		}
 		if n.GuardTripped {
 			tags = append(tags, "guard tripped")
@@ -325,12 +325,12 @@ func (p *Printer) endLine(n *Node, ev Event, ts string) {
 		}
 		switch {
 		case (failed || cancelled) && n.Error != "":
-			text += ": " + oneLine(n.Error)
+			text += ": " + markLineBreaks(n.Error)
 		case (failed || cancelled) && standalone && p.detail(ev, KeyResult) != "":
 			// An error CrewAI returns as ordinary text (https-string path).
 			text += p.detail(ev, KeyResult)
 		case (failed || cancelled) && n.Outcome != "":
-			text += ": " + oneLine(n.Outcome)
+			text += ": " + markLineBreaks(n.Outcome)
 		}
 		if !failed && (n.Kind == NodeTool || n.Kind == NodeMCPCall || v) {
 			text += p.detail(ev, KeyOutput, KeyResult)
@@ -356,7 +356,7 @@ func (p *Printer) args(ev Event) string {
 	if !ok || a == nil {
 		return ""
 	}
-	return " " + p.clip(compactJSON(a))
+	return " " + p.clip(quoteOrMarshal(a))
 }
 
 // clip shortens payloads outside verbose mode, so one big tool result
@@ -373,7 +373,7 @@ func (p *Printer) clip(s string) string {
 func (p *Printer) detail(ev Event, keys ...string) string {
 	for _, k := range keys {
 		if v, ok := ev.Data[k]; ok && v != nil {
-			s := compactJSON(v)
+			s := quoteOrMarshal(v)
 			if s == "" || s == `""` {
 				continue
 			}
@@ -386,7 +386,7 @@ func (p *Printer) detail(ev Event, keys ...string) string {
 func (p *Printer) verbosePoint(ev Event) string {
 	switch ev.Kind {
 	case MCPStderr:
-		return "stderr " + ev.Server + ": " + oneLine(firstNonEmpty(ev.Str(KeyLine), ev.Str(KeyMessage)))
+		return "stderr " + ev.Server + ": " + markLineBreaks(firstNonEmpty(ev.Str(KeyLine), ev.Str(KeyMessage)))
 	case MCPFrame:
 		dir := ev.Str(KeyDirection)
 		arrow := "⇄"
@@ -403,11 +403,11 @@ func (p *Printer) verbosePoint(ev Event) string {
 			}
 		}
 		if s := ev.Str(KeyFrame); s != "" {
-			t += " " + p.clip(oneLine(s))
+			t += " " + p.clip(markLineBreaks(s))
 		}
 		return t
 	case MCPNotification:
-		return "notification " + ev.Server + ": " + firstNonEmpty(ev.Str(KeyMessage), compactJSON(ev.Data))
+		return "notification " + ev.Server + ": " + firstNonEmpty(ev.Str(KeyMessage), quoteOrMarshal(ev.Data))
 	case MCPServerState:
 		return ev.Server + ": " + firstNonEmpty(ev.Str(KeyState), ev.Str(KeyMessage))
 	case MCPProcessSpawned, MCPProcessExited:
@@ -438,9 +438,9 @@ func (p *Printer) summary(s Summary) {
 	}
 	p.writeLine("", 0, verdict, color)
 	counts := []string{
-		plural(s.Tasks, "task", "tasks"),
-		plural(s.LLMCalls, "LLM call", "LLM calls"),
-		plural(s.ToolCalls, "tool call", "tool calls"),
+		countNoun(s.Tasks, "task", "tasks"),
+		countNoun(s.LLMCalls, "LLM call", "LLM calls"),
+		countNoun(s.ToolCalls, "tool call", "tool calls"),
 	}
 	if s.Crews == 0 && s.Tasks == 0 && s.LLMCalls == 0 {
 		// Tool calls made on their own (crewbench call or smoke, the
@@ -448,29 +448,29 @@ func (p *Printer) summary(s Summary) {
 		counts = counts[2:]
 	}
 	if s.Attempts > 0 {
-		counts = append(counts, plural(s.Attempts, "attempt", "attempts"))
+		counts = append(counts, countNoun(s.Attempts, "attempt", "attempts"))
 	}
 	if s.Retries > 0 {
-		counts = append(counts, plural(s.Retries, "retry", "retries"))
+		counts = append(counts, countNoun(s.Retries, "retry", "retries"))
 	}
 	if s.CacheHits > 0 {
-		counts = append(counts, plural(s.CacheHits, "cache hit", "cache hits"))
+		counts = append(counts, countNoun(s.CacheHits, "cache hit", "cache hits"))
 	}
 	if s.Guards > 0 {
-		counts = append(counts, plural(s.Guards, "guard", "guards"))
+		counts = append(counts, countNoun(s.Guards, "guard", "guards"))
 	}
 	if s.UsageLimits > 0 {
-		counts = append(counts, plural(s.UsageLimits, "usage limit", "usage limits"))
+		counts = append(counts, countNoun(s.UsageLimits, "usage limit", "usage limits"))
 	}
 	p.writeLine("", 1, strings.Join(counts, " · "), "")
 	if !s.Usage.IsZero() {
 		p.writeLine("", 1, fmt.Sprintf("tokens: %d in · %d out · %d total", s.Usage.Input, s.Usage.Output, s.Usage.Total), "")
 	}
 	if s.Orphans > 0 {
-		p.writeLine("", 1, plural(s.Orphans, "scope", "scopes")+" without a known parent (incomplete recording?)", ansiYellow)
+		p.writeLine("", 1, countNoun(s.Orphans, "scope", "scopes")+" without a known parent (incomplete recording?)", ansiYellow)
 	}
 	if s.ToolFailures > 0 {
-		head := "!! " + strings.ToUpper(plural(s.ToolFailures, "tool call", "tool calls")) + " FAILED"
+		head := "!! " + strings.ToUpper(countNoun(s.ToolFailures, "tool call", "tool calls")) + " FAILED"
 		if s.Succeeded {
 			head += " — the run reported success anyway"
 		}
@@ -478,7 +478,7 @@ func (p *Printer) summary(s Summary) {
 		for _, n := range s.FailedTools {
 			t := "✗ " + n.Title
 			if reason := firstNonEmpty(n.Error, n.Outcome); reason != "" {
-				t += ": " + oneLine(reason)
+				t += ": " + markLineBreaks(reason)
 			}
 			p.writeLine("", 1, t, ansiRed)
 		}
@@ -490,7 +490,7 @@ func (p *Printer) writeLine(ts string, depth int, text, color string) {
 	if p.err != nil {
 		return
 	}
-	s := ts + strings.Repeat("  ", depth) + oneLine(text)
+	s := ts + strings.Repeat("  ", depth) + markLineBreaks(text)
 	if p.opts.Width > 0 && utf8.RuneCountInString(s) > p.opts.Width {
 		r := []rune(s)
 		cut := p.opts.Width - 1
@@ -562,7 +562,9 @@ func fmtSetting(d time.Duration) string {
 	return s
 }
 
-func compactJSON(v any) string {
+// quoteOrMarshal renders a value inline: a string Go-quoted, anything else
+// as compact JSON.
+func quoteOrMarshal(v any) string {
 	if s, ok := v.(string); ok {
 		return strconv.Quote(s)
 	}
@@ -573,7 +575,9 @@ func compactJSON(v any) string {
 	return string(b)
 }
 
-func oneLine(s string) string {
+// markLineBreaks puts a multi-line text on one line, each line break shown
+// as ⏎ and tabs as spaces.
+func markLineBreaks(s string) string {
 	if !strings.ContainsAny(s, "\r\n\t") {
 		return s
 	}
@@ -589,7 +593,8 @@ func firstNonEmpty(ss ...string) string {
 	return ""
 }
 
-func plural(n int, one, many string) string {
+// countNoun renders "1 task", "3 tasks".
+func countNoun(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}

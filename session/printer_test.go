@@ -119,7 +119,7 @@ func TestPrinterFailedRunColorsRed(t *testing.T) {
 	var buf bytes.Buffer
 	p := NewPrinter(&buf, PrinterOptions{Color: true})
 	c := newFakeClock()
-	em := NewEmitter(p).WithClock(c.now, Counter("s"))
+	em := NewEmitter(p).WithClock(c.now, counter("s"))
 	em.Emit(Event{Kind: CrewKickoffStarted, Span: "c", Data: map[string]any{KeyCrewName: "x"}})
 	c.advance(time.Second)
 	em.Emit(Event{Kind: CrewKickoffFailed, Span: "c", Error: "boom"})
@@ -178,7 +178,7 @@ func TestPrinterRetryNoticeLayoutIgnoresQuietEvents(t *testing.T) {
 			var buf bytes.Buffer
 			p := NewPrinter(&buf, PrinterOptions{})
 			c := newFakeClock()
-			em := NewEmitter(p).WithClock(c.now, Counter("s"))
+			em := NewEmitter(p).WithClock(c.now, counter("s"))
 			em.Emit(Event{Kind: MCPToolExecutionStarted, Span: "call", Server: "weather", ToolName: "get_forecast"})
 			em.Emit(Event{Kind: MCPAttemptStarted, Span: "att1", Parent: "call", Server: "weather", Attempt: 1})
 			c.advance(time.Second)

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"iter"
 	"os"
 )
 
@@ -232,22 +231,6 @@ func (sr *Reader) Next() (Event, error) {
 		}
 		sr.err = &LineError{Line: sr.line, Err: fmt.Errorf("corrupt event: %w", err)}
 		return Event{}, sr.err
-	}
-}
-
-// All iterates over the remaining events. Iteration stops at the end or at
-// the first error, which is yielded with a zero Event.
-func (sr *Reader) All() iter.Seq2[Event, error] {
-	return func(yield func(Event, error) bool) {
-		for {
-			ev, err := sr.Next()
-			if err == io.EOF {
-				return
-			}
-			if !yield(ev, err) || err != nil {
-				return
-			}
-		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"iter"
 	"reflect"
 	"strings"
 	"testing"
@@ -171,7 +172,7 @@ func TestReaderStreams(t *testing.T) {
 		t.Errorf("header %+v", sr.Header())
 	}
 	var got []Event
-	for ev, err := range sr.All() {
+	for ev, err := range allEvents(sr) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -180,7 +181,7 @@ func TestReaderStreams(t *testing.T) {
 			break // stopping early is fine
 		}
 	}
-	for ev, err := range sr.All() { // and resuming
+	for ev, err := range allEvents(sr) { // and resuming
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -196,7 +197,7 @@ func TestReaderStreams(t *testing.T) {
 	bad := append(append([]byte(nil), raw[:bytes.IndexByte(raw, '\n')+1]...), "garbage\n{\"type\":\"x\"}\n"...)
 	sr, _ = NewReader(bytes.NewReader(bad), ReadOptions{})
 	n := 0
-	for _, err := range sr.All() {
+	for _, err := range allEvents(sr) {
 		n++
 		if err == nil {
 			t.Fatal("want the corrupt line's error first")
@@ -252,4 +253,20 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 	})
+}
+
+// allEvents iterates over the remaining events. Iteration stops at the end or at
+// the first error, which is yielded with a zero Event.
+func allEvents(sr *Reader) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		for {
+			ev, err := sr.Next()
+			if err == io.EOF {
+				return
+			}
+			if !yield(ev, err) || err != nil {
+				return
+			}
+		}
+	}
 }

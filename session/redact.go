@@ -884,14 +884,5 @@ func RedactString(s string) string { return DefaultRedactor.RedactString(s) }
 // RedactURL is DefaultRedactor.RedactURL.
 func RedactURL(s string) string { return DefaultRedactor.RedactURL(s) }
 
-// RedactHeaders is DefaultRedactor.RedactHeaders.
-func RedactHeaders(h map[string]string) map[string]string { return DefaultRedactor.RedactHeaders(h) }
-
-// RedactEnv is DefaultRedactor.RedactEnv.
-func RedactEnv(env map[string]string) map[string]string { return DefaultRedactor.RedactEnv(env) }
-
-// RedactEvent is DefaultRedactor.RedactEvent.
-func RedactEvent(ev Event) Event { return DefaultRedactor.RedactEvent(ev) }
-
 // AddSecretValues marks values as secret process-wide (DefaultRedactor).
 func AddSecretValues(values ...string) { DefaultRedactor.AddValues(values...) }

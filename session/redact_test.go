@@ -73,7 +73,7 @@ func TestRedactMaps(t *testing.T) {
 		"Authorization": "Bearer " + R, "Proxy-Authorization": "Basic " + R, "Cookie": R, "X-Api-Key": R,
 		"Set-Cookie": R, "X-Amz-Security-Token": R, "Content-Type": "application/json", "Accept": "text/event-stream",
 	}
-	if diff := cmp.Diff(want, RedactHeaders(h)); diff != "" {
+	if diff := cmp.Diff(want, DefaultRedactor.RedactHeaders(h)); diff != "" {
 		t.Errorf("headers:\n%s", diff)
 	}
 	if h["Authorization"] != "Bearer abc" {
@@ -83,7 +83,7 @@ func TestRedactMaps(t *testing.T) {
 		"OPENAI_API_KEY": "sk-1", "github_token": "g", "DB_PASSWORD": "p", "PGPASSWD": "p", "AWS_SECRET_ACCESS_KEY": "s",
 		"GOOGLE_APPLICATION_CREDENTIALS": "/x.json", "AUTH_HEADER": "h", "PATH": "/usr/bin", "HOME": "/root", "MAX_TOKENS": "100",
 	}
-	got := RedactEnv(env)
+	got := DefaultRedactor.RedactEnv(env)
 	for k, v := range got {
 		secret := k != "PATH" && k != "HOME" && k != "MAX_TOKENS"
 		if secret != (v == R) {

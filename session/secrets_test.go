@@ -56,7 +56,7 @@ func TestPlantedSecretsNeverWritten(t *testing.T) {
 	if raw := bytes.Join(func() [][]byte {
 		var out [][]byte
 		for _, ev := range jsonRoundTrip(t, evs) {
-			out = append(out, []byte(ev.Error), []byte(compactJSON(ev.Data)))
+			out = append(out, []byte(ev.Error), []byte(quoteOrMarshal(ev.Data)))
 		}
 		return out
 	}(), nil); !bytes.Contains(raw, []byte("PLANTED")) {
@@ -96,7 +96,7 @@ func TestPlantedSecretsNeverWritten(t *testing.T) {
 	}
 	check("OTLP JSON", js)
 	out := filepath.Join(t.TempDir(), "o.json")
-	if err := WriteOTLPJSONFile(out, evs, opts); err != nil {
+	if err := writeOTLPJSONFile(out, evs, opts); err != nil {
 		t.Fatal(err)
 	}
 	fileJS, _ := os.ReadFile(out)
@@ -106,7 +106,7 @@ func TestPlantedSecretsNeverWritten(t *testing.T) {
 	rc := &receiver{}
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
-	if err := ExportOTLP(context.Background(), &OTLPClient{Endpoint: srv.URL}, evs, opts); err != nil {
+	if err := exportOTLP(context.Background(), &OTLPClient{Endpoint: srv.URL}, evs, opts); err != nil {
 		t.Fatal(err)
 	}
 	live := NewLiveExporter(&OTLPClient{Endpoint: srv.URL}, opts, LiveOptions{BatchSize: 2})

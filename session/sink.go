@@ -1,7 +1,6 @@
 package session
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"sync"
@@ -103,29 +102,6 @@ func NewID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// Counter returns an id generator producing "prefix-1", "prefix-2", … for
-// deterministic tests.
-func Counter(prefix string) func() string {
-	var n atomic.Int64
-	return func() string {
-		return prefix + "-" + itoa(n.Add(1))
-	}
-}
-
-func itoa(n int64) string {
-	if n == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	return string(b[i:])
-}
-
 // Collector keeps every event in memory. For tests and for building a
 // session tree after a headless run.
 type Collector struct {
@@ -156,26 +132,4 @@ func (c *Collector) Kinds() []Kind {
 		out[i] = ev.Kind
 	}
 	return out
-}
-
-// ChanSink delivers events to a channel for a UI. Emit blocks while the
-// channel is full (back-pressure, never loss) until ctx is done, after which
-// events are dropped so a closed UI can never wedge the engine.
-type ChanSink struct {
-	ctx context.Context
-	ch  chan Event
-}
-
-// NewChanSink returns a sink with a buffer of size n and the channel to read.
-func NewChanSink(ctx context.Context, n int) (*ChanSink, <-chan Event) {
-	ch := make(chan Event, n)
-	return &ChanSink{ctx: ctx, ch: ch}, ch
-}
-
-// Emit sends ev, waiting for room until the sink's context ends.
-func (s *ChanSink) Emit(ev Event) {
-	select {
-	case s.ch <- ev:
-	case <-s.ctx.Done():
-	}
 }

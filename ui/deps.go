@@ -258,7 +258,7 @@ type WritePlan struct {
 	Opaque any
 }
 
-// FilterExporter is export-config as the playground uses it (crew/export
+// FilterExporter is export-config as the playground uses it (crew/writeback
 // behind ProjectExporter). Without one the playground renders only the
 // tool_filter fragment and says so.
 type FilterExporter interface {

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"crewbench/crew"
-	"crewbench/crew/export"
 	"crewbench/crew/project"
 	"crewbench/crew/rerun"
+	"crewbench/crew/writeback"
 	"crewbench/mcpconn"
 	"crewbench/session"
 )
@@ -377,7 +377,7 @@ func NewEventChannel(ctx context.Context, n int) (sink session.Sink, events <-ch
 	return s, ch, s.Close
 }
 
-// ProjectExporter is crew/export behind the playground's FilterExporter:
+// ProjectExporter is crew/writeback behind the playground's FilterExporter:
 // render a server's entry with the tried filter, and write the filter into
 // the project's own file (diff first, backup kept).
 type ProjectExporter struct {
@@ -389,14 +389,14 @@ type ProjectExporter struct {
 
 // Render implements FilterExporter.
 func (e ProjectExporter) Render(_ context.Context, f ExportFormat, req ExportRequest) (string, error) {
-	format := export.FormatMCPs
+	format := writeback.FormatMCPs
 	switch f {
 	case ExportPython:
-		format = export.FormatPython
+		format = writeback.FormatPython
 	case ExportMCPServers:
-		format = export.FormatMCPServers
+		format = writeback.FormatMCPServers
 	}
-	res, err := export.Export(e.Project, format, export.Options{Servers: []string{req.Server},
+	res, err := writeback.Export(e.Project, format, writeback.Options{Servers: []string{req.Server},
 		Filters: map[string]mcpconn.FilterSpec{req.Server: req.Filter}})
 	if err != nil {
 		return "", err
@@ -419,12 +419,12 @@ func (e ProjectExporter) Plan(_ context.Context, req ExportRequest) (WritePlan, 
 	if req.Filter.Expr != "" {
 		return WritePlan{}, errors.New("a CEL expression cannot be written to CrewAI's files; clear it and keep allowed/blocked names")
 	}
-	edits, err := export.PlanFilter(e.Project, req.Server, req.Filter.Allowed, req.Filter.Blocked)
+	edits, err := writeback.PlanFilter(e.Project, req.Server, req.Filter.Allowed, req.Filter.Blocked)
 	if err != nil {
 		return WritePlan{}, err
 	}
 	if len(edits) == 0 {
-		return WritePlan{}, export.ErrNothingToChange
+		return WritePlan{}, writeback.ErrNothingToChange
 	}
 	var files, diffs []string
 	for _, ed := range edits {
@@ -436,7 +436,7 @@ func (e ProjectExporter) Plan(_ context.Context, req ExportRequest) (WritePlan, 
 
 // Apply implements FilterExporter.
 func (e ProjectExporter) Apply(_ context.Context, plan WritePlan) (string, error) {
-	edits, ok := plan.Opaque.([]*export.Edit)
+	edits, ok := plan.Opaque.([]*writeback.Edit)
 	if !ok {
 		return "", errors.New("not a plan made by this exporter")
 	}

@@ -51,7 +51,7 @@ func TestWorkspaceOfAndCrews(t *testing.T) {
 	}
 }
 
-// The playground's export goes through crew/export: the rendered entry
+// The playground's export goes through crew/writeback: the rendered entry
 // carries the tried filter, and writing shows a diff first and keeps a
 // backup.
 func TestProjectExporter_RenderPlanApply(t *testing.T) {

@@ -43,14 +43,16 @@ func WriteText(w io.Writer, fs []Finding) error {
 	case 0:
 		b.WriteString("no problems found\n")
 	default:
-		fmt.Fprintf(&b, "%d %s (%d %s, %d %s, %d info)\n", len(fs), plural(len(fs), "finding", "findings"),
-			c.Errors, plural(c.Errors, "error", "errors"), c.Warnings, plural(c.Warnings, "warning", "warnings"), c.Infos)
+		fmt.Fprintf(&b, "%d %s (%d %s, %d %s, %d info)\n", len(fs), pluralWord(len(fs), "finding", "findings"),
+			c.Errors, pluralWord(c.Errors, "error", "errors"), c.Warnings, pluralWord(c.Warnings, "warning", "warnings"), c.Infos)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func plural(n int, one, many string) string {
+// pluralWord picks the singular or plural word for n (the count is
+// printed separately).
+func pluralWord(n int, one, many string) string {
 	if n == 1 {
 		return one
 	}

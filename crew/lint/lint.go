@@ -276,7 +276,7 @@ func (c *checker) add(f Finding) {
 		f.Explanation = ruleExplanation(f.Code)
 	}
 	f.Related = uniquePos(f.Related, f.Pos)
-	f.Message = oneLine(c.red.RedactMarked(f.Message))
+	f.Message = collapseLines(c.red.RedactMarked(f.Message))
 	f.Fix = c.red.RedactMarked(f.Fix)
 	f.Explanation = c.red.RedactMarked(f.Explanation)
 	c.out = append(c.out, f)
@@ -295,8 +295,9 @@ func uniquePos(ps []project.Pos, own project.Pos) []project.Pos {
 	return out
 }
 
-// oneLine keeps a message on one line.
-func oneLine(s string) string {
+// collapseLines keeps a message on one line: if it has line breaks, every
+// whitespace run becomes one space.
+func collapseLines(s string) string {
 	if !strings.ContainsAny(s, "\r\n") {
 		return s
 	}

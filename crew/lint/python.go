@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"crewbench/crew/project"
+	"crewbench/crew/pyread"
 	"crewbench/mcpconn"
 )
 
@@ -30,6 +31,7 @@ var skipDirs = map[string]bool{".git": true, ".venv": true, "venv": true, "env":
 type pyFile struct {
 	rel   string   // relative to the project directory, slash-separated
 	lines []string // without line endings
+	codes []string // lines without their comments (pyread.CodeLines)
 }
 
 // readPython collects the project's .py files once.
@@ -63,7 +65,7 @@ func (c *checker) readPython() []pyFile {
 			return nil
 		}
 		text := strings.ReplaceAll(string(b), "\r\n", "\n")
-		c.pyFiles = append(c.pyFiles, pyFile{rel: filepath.ToSlash(rel), lines: strings.Split(text, "\n")})
+		c.pyFiles = append(c.pyFiles, pyFile{rel: filepath.ToSlash(rel), lines: strings.Split(text, "\n"), codes: pyread.CodeLines(text)})
 		return nil
 	})
 	return c.pyFiles
@@ -79,26 +81,7 @@ func (f pyFile) pos(i, col0 int) project.Pos {
 }
 
 // code is line i without its comment.
-func (f pyFile) code(i int) string {
-	line := f.lines[i]
-	var quote byte
-	for j := 0; j < len(line); j++ {
-		ch := line[j]
-		switch {
-		case quote != 0:
-			if ch == '\\' {
-				j++
-			} else if ch == quote {
-				quote = 0
-			}
-		case ch == '\'' || ch == '"':
-			quote = ch
-		case ch == '#':
-			return line[:j]
-		}
-	}
-	return line
-}
+func (f pyFile) code(i int) string { return f.codes[i] }
 
 func indentOf(s string) int { return len(s) - len(strings.TrimLeft(s, " \t")) }
 

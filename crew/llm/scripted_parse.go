@@ -13,7 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"crewbench/crew/suggest"
+	"crewbench/names/suggest"
 )
 
 // Script is a parsed scripted-LLM script: hand-written replies keyed by agent

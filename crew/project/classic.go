@@ -1,7 +1,6 @@
 package project
 
 import (
-	"crewbench/crew/filelimit"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,8 +10,10 @@ import (
 	"slices"
 	"strings"
 
-	"crewbench/crew/suggest"
+	"crewbench/crew/filelimit"
+	"crewbench/crew/pyread"
 	"crewbench/mcpconn"
+	"crewbench/names/suggest"
 )
 
 // Classic projects (formats §2): config/agents.yaml and config/tasks.yaml
@@ -124,11 +125,11 @@ func (l *loader) loadClassicSource(lay classicLayout, src []byte) {
 	// config paths (class attributes agents_config / tasks_config)
 	agentsPath, tasksPath := lay.agentsYA, lay.tasksYA
 	if cls != nil {
-		if e := cls.attrs.vars["agents_config"]; e != nil && e.kind == pyStr {
-			agentsPath = filepath.Join(filepath.Dir(lay.crewPy), e.str)
+		if e := cls.attrs.vars["agents_config"]; e != nil && e.Kind == pyread.String {
+			agentsPath = filepath.Join(filepath.Dir(lay.crewPy), e.Str)
 		}
-		if e := cls.attrs.vars["tasks_config"]; e != nil && e.kind == pyStr {
-			tasksPath = filepath.Join(filepath.Dir(lay.crewPy), e.str)
+		if e := cls.attrs.vars["tasks_config"]; e != nil && e.Kind == pyread.String {
+			tasksPath = filepath.Join(filepath.Dir(lay.crewPy), e.Str)
 		}
 	}
 	agentsYAML := l.readYAMLConfig(agentsPath, "agents.yaml")
@@ -157,14 +158,14 @@ func (l *loader) loadClassicSource(lay classicLayout, src []byte) {
 		if params := cls.attrs.vars["mcp_server_params"]; params != nil {
 			timeout := cls.attrs.vars["mcp_connect_timeout"]
 			r := ev.resolve(params, cls.attrs)
-			items := []*pyExpr{r}
-			if r.kind == pyList || r.kind == pyTuple {
-				items = r.items
+			items := []*pyread.Expr{r}
+			if r.Kind == pyread.List || r.Kind == pyread.Tuple {
+				items = r.Items
 			}
 			for i, it := range items {
 				s := ev.serverFromExpr(it, cls.attrs, "", fmt.Sprintf("%s mcp_server_params[%d]", crewPyShown, i), true, timeout)
 				if s == nil {
-					l.unresolved(&Unresolved{ID: fmt.Sprintf("crew.mcp_server_params[%d]", i), Pos: it.pos, Field: "mcp_server_params", Expr: exprText(it),
+					l.unresolved(&Unresolved{ID: fmt.Sprintf("crew.mcp_server_params[%d]", i), Pos: it.Pos, Field: "mcp_server_params", Expr: exprText(it),
 						Suggestion: "declare the server in crewbench.yaml under servers: with policy: adapter"})
 					continue
 				}
@@ -225,7 +226,7 @@ func (l *loader) loadClassicSource(lay classicLayout, src []byte) {
 	p.Tasks = c.Tasks
 
 	// crew settings
-	var crewCall *pyExpr
+	var crewCall *pyread.Expr
 	var crewScope *pyScope
 	if cls != nil {
 		for _, f := range cls.methods {
@@ -242,15 +243,15 @@ func (l *loader) loadClassicSource(lay classicLayout, src []byte) {
 		for _, site := range m.calls {
 			switch {
 			case ev.m.calledAs(site.call, "MCPServerStdio", "MCPServerHTTP", "MCPServerSSE"):
-				ev.serverFromExpr(site.call, site.scope, "", crewPyShown+" "+site.call.x.dotted()+"(…)", false, nil)
-			case ev.m.calledAs(site.call, "MCPServerAdapter") && len(site.call.items) > 0:
-				params := ev.resolve(site.call.items[0], site.scope)
-				list := []*pyExpr{params}
-				if params.kind == pyList || params.kind == pyTuple {
-					list = params.items
+				ev.serverFromExpr(site.call, site.scope, "", crewPyShown+" "+site.call.X.Dotted()+"(…)", false, nil)
+			case ev.m.calledAs(site.call, "MCPServerAdapter") && len(site.call.Items) > 0:
+				params := ev.resolve(site.call.Items[0], site.scope)
+				list := []*pyread.Expr{params}
+				if params.Kind == pyread.List || params.Kind == pyread.Tuple {
+					list = params.Items
 				}
 				for i, it := range list {
-					ev.serverFromExpr(it, site.scope, "", fmt.Sprintf("%s MCPServerAdapter params[%d]", crewPyShown, i), true, site.call.kwarg("connect_timeout"))
+					ev.serverFromExpr(it, site.scope, "", fmt.Sprintf("%s MCPServerAdapter params[%d]", crewPyShown, i), true, site.call.Kwarg("connect_timeout"))
 				}
 			}
 		}
@@ -307,7 +308,7 @@ type classicCtx struct {
 }
 
 // findCall finds the Agent/Task/Crew(...) call a method returns.
-func (cx *classicCtx) findCall(f *pyFunc, name string) (*pyExpr, *pyScope) {
+func (cx *classicCtx) findCall(f *pyFunc, name string) (*pyread.Expr, *pyScope) {
 	for _, r := range f.returns {
 		rr := cx.ev.resolve(r, f.scope)
 		if cx.ev.m.calledAs(rr, name) {
@@ -323,13 +324,13 @@ func (cx *classicCtx) findCall(f *pyFunc, name string) (*pyExpr, *pyScope) {
 }
 
 // configKey reads config=self.agents_config['x'] (or tasks_config).
-func (cx *classicCtx) configKey(call *pyExpr, attr, fallback string) (string, *pyExpr) {
-	cfg := call.kwarg("config")
+func (cx *classicCtx) configKey(call *pyread.Expr, attr, fallback string) (string, *pyread.Expr) {
+	cfg := call.Kwarg("config")
 	if cfg == nil {
 		return "", nil
 	}
-	if cfg.kind == pySubscript && strings.HasSuffix(cfg.x.dotted(), attr) && cfg.index != nil && cfg.index.kind == pyStr {
-		return cfg.index.str, cfg
+	if cfg.Kind == pyread.Subscript && strings.HasSuffix(cfg.X.Dotted(), attr) && cfg.Index != nil && cfg.Index.Kind == pyread.String {
+		return cfg.Index.Str, cfg
 	}
 	return fallback, cfg
 }
@@ -347,11 +348,11 @@ func (cx *classicCtx) agentFromMethod(f *pyFunc, manager bool) *Agent {
 	if call != nil {
 		key, cfg := cx.configKey(call, "agents_config", f.name)
 		if cfg != nil {
-			if key == "" || cfg.kind != pySubscript {
-				cx.l.note(cfg.pos, Warn, "crewpy-config-nonliteral", fmt.Sprintf("config=%s is not self.agents_config['…']: assumed %q", exprText(cfg), f.name))
+			if key == "" || cfg.Kind != pyread.Subscript {
+				cx.l.note(cfg.Pos, Warn, "crewpy-config-nonliteral", fmt.Sprintf("config=%s is not self.agents_config['…']: assumed %q", exprText(cfg), f.name))
 				key = f.name
 			}
-			yamlNode = cx.yamlEntry(cx.agentsYAML, key, cfg.pos, "agents_config")
+			yamlNode = cx.yamlEntry(cx.agentsYAML, key, cfg.Pos, "agents_config")
 		}
 	} else {
 		yamlNode = cx.agentsYAML.Get(f.name)
@@ -390,7 +391,7 @@ func (cx *classicCtx) yamlEntry(cfg *Node, key string, pos Pos, attr string) *No
 // keyword arguments that are literal and not None (process_config).
 // Non-literal scalar kwargs become Unresolved with the given id prefix;
 // an overlay value replaces them.
-func (cx *classicCtx) mergeKwargs(yamlNode *Node, call *pyExpr, scope *pyScope, scalars map[string]bool, idPrefix, what string) *Node {
+func (cx *classicCtx) mergeKwargs(yamlNode *Node, call *pyread.Expr, scope *pyScope, scalars map[string]bool, idPrefix, what string) *Node {
 	merged := &Node{Kind: KindObject}
 	if yamlNode != nil {
 		merged.Pos = yamlNode.Pos
@@ -400,7 +401,7 @@ func (cx *classicCtx) mergeKwargs(yamlNode *Node, call *pyExpr, scope *pyScope, 
 		return merged
 	}
 	if !merged.Pos.IsValid() {
-		merged.Pos = call.pos
+		merged.Pos = call.Pos
 	}
 	set := func(key string, keyPos Pos, v *Node) {
 		for i, f := range merged.Fields {
@@ -411,26 +412,26 @@ func (cx *classicCtx) mergeKwargs(yamlNode *Node, call *pyExpr, scope *pyScope, 
 		}
 		merged.Fields = append(merged.Fields, &Field{Key: key, KeyPos: keyPos, Value: v})
 	}
-	for _, kw := range call.kw {
-		if !scalars[kw.name] {
+	for _, kw := range call.Kwargs {
+		if !scalars[kw.Name] {
 			continue
 		}
-		n, bad := cx.ev.literal(kw.value, scope, 0)
+		n, bad := cx.ev.literal(kw.Value, scope, 0)
 		if bad == nil {
 			if n.Kind != KindNull {
-				set(kw.name, kw.pos, n)
+				set(kw.Name, kw.Pos, n)
 			}
 			continue
 		}
-		u := cx.l.unresolved(&Unresolved{ID: idPrefix + "." + kw.name, Pos: kw.value.pos, Field: what + " " + kw.name, Expr: exprText(kw.value)})
-		if name, _, ok := cx.ev.envRead(cx.ev.resolve(kw.value, scope)); ok && !u.Resolved {
+		u := cx.l.unresolved(&Unresolved{ID: idPrefix + "." + kw.Name, Pos: kw.Value.Pos, Field: what + " " + kw.Name, Expr: exprText(kw.Value)})
+		if name, _, ok := cx.ev.envRead(cx.ev.resolve(kw.Value, scope)); ok && !u.Resolved {
 			u.EnvVar = name
 			if v, found, from := cx.l.p.lookupEnv(name); found {
 				u.Resolved, u.Value, u.From = true, v, from
 			}
 		}
 		if u.Resolved {
-			set(kw.name, kw.pos, plainToNode(u.Value, kw.value.pos))
+			set(kw.Name, kw.Pos, plainToNode(u.Value, kw.Value.Pos))
 		}
 	}
 	return merged
@@ -469,7 +470,7 @@ func plainToNode(v any, pos Pos) *Node {
 
 // buildAgent decodes one classic agent from its YAML entry and Agent(...)
 // call.
-func (cx *classicCtx) buildAgent(name string, yamlNode *Node, call *pyExpr, scope *pyScope, manager bool, where Pos) *Agent {
+func (cx *classicCtx) buildAgent(name string, yamlNode *Node, call *pyread.Expr, scope *pyScope, manager bool, where Pos) *Agent {
 	l := cx.l
 	merged := cx.mergeKwargs(yamlNode, call, scope, agentScalarKwargs, "agents."+name, "Agent "+name)
 	if !merged.Pos.IsValid() {
@@ -506,18 +507,18 @@ func (cx *classicCtx) buildAgent(name string, yamlNode *Node, call *pyExpr, scop
 	delete(d.fields, "llm")
 	delete(d.fields, "function_calling_llm")
 	l.decodeAgentFields(a, d, name, false)
-	a.LLM = cx.llmValue(yamlNode.Get("llm"), call.kwarg("llm"), scope, "agents."+name+".llm", label)
-	a.FunctionCallingLLM = cx.llmValue(yamlNode.Get("function_calling_llm"), call.kwarg("function_calling_llm"), scope, "agents."+name+".function_calling_llm", label)
+	a.LLM = cx.llmValue(yamlNode.Get("llm"), call.Kwarg("llm"), scope, "agents."+name+".llm", label)
+	a.FunctionCallingLLM = cx.llmValue(yamlNode.Get("function_calling_llm"), call.Kwarg("function_calling_llm"), scope, "agents."+name+".function_calling_llm", label)
 	// tools: explicit kwarg wins over YAML
-	if t := call.kwarg("tools"); t != nil {
+	if t := call.Kwarg("tools"); t != nil {
 		a.Tools, a.MCPs = cx.toolsFromExpr(t, scope, name)
-		a.Positions["tools"] = t.pos
+		a.Positions["tools"] = t.Pos
 	} else if t := yamlNode.Get("tools"); !t.IsNull() {
 		a.Tools = cx.methodTools(t, name)
 	}
-	if mc := call.kwarg("mcps"); mc != nil {
+	if mc := call.Kwarg("mcps"); mc != nil {
 		a.MCPs = append(a.MCPs, cx.ev.mcpsFromExpr(mc, scope, name, cx.crewPy+" Agent "+name+" mcps")...)
-		a.Positions["mcps"] = mc.pos
+		a.Positions["mcps"] = mc.Pos
 	}
 	for _, m := range a.MCPs {
 		if s := l.p.Server(m.Server); s != nil {
@@ -538,25 +539,25 @@ func keysOf(m map[string]bool) []string {
 
 // llmValue reads an llm from YAML (a model string or an @llm method name)
 // or from an explicit kwarg (a string, LLM(...), self.method(), a variable).
-func (cx *classicCtx) llmValue(yaml *Node, kw *pyExpr, scope *pyScope, id, label string) *LLM {
+func (cx *classicCtx) llmValue(yaml *Node, kw *pyread.Expr, scope *pyScope, id, label string) *LLM {
 	if kw != nil {
 		r := cx.ev.resolve(kw, scope)
 		// self.my_llm() → the @llm method's return
-		if r.kind == pyCall && r.x.kind == pyAttr && r.x.x.kind == pyName && r.x.x.str == "self" {
-			if f := cx.llmMethods[r.x.str]; f != nil {
+		if r.Kind == pyread.Call && r.X.Kind == pyread.Attr && r.X.X.Kind == pyread.Name && r.X.X.Str == "self" {
+			if f := cx.llmMethods[r.X.Str]; f != nil {
 				return cx.llmFromMethod(f)
 			}
 		}
 		if llm := cx.llmFromExpr(r, scope); llm != nil {
 			return llm
 		}
-		if r.kind == pyNone {
+		if r.Kind == pyread.None {
 			return nil
 		}
-		u := cx.l.unresolved(&Unresolved{ID: id, Pos: kw.pos, Field: "llm", Expr: exprText(kw),
+		u := cx.l.unresolved(&Unresolved{ID: id, Pos: kw.Pos, Field: "llm", Expr: exprText(kw),
 			Suggestion: "give a model string in crewbench.yaml: values: {" + id + ": openai/gpt-4o-mini} (or override every agent with llm:)"})
 		if u.Resolved {
-			return &LLM{Model: fmt.Sprint(u.Value), Source: u.From, Pos: kw.pos}
+			return &LLM{Model: fmt.Sprint(u.Value), Source: u.From, Pos: kw.Pos}
 		}
 		return nil
 	}
@@ -578,8 +579,8 @@ func (cx *classicCtx) llmFromMethod(f *pyFunc) *LLM {
 	llm := &LLM{Method: f.name, Pos: f.pos, Source: f.pos.String() + " (@llm " + f.name + ")"}
 	if call == nil {
 		for _, r := range f.returns {
-			if rr := cx.ev.resolve(r, f.scope); rr.kind == pyStr {
-				llm.Model = rr.str
+			if rr := cx.ev.resolve(r, f.scope); rr.Kind == pyread.String {
+				llm.Model = rr.Str
 			}
 		}
 		return llm
@@ -592,31 +593,31 @@ func (cx *classicCtx) llmFromMethod(f *pyFunc) *LLM {
 }
 
 // llmFromExpr reads "model" or LLM(model=…, temperature=…, …).
-func (cx *classicCtx) llmFromExpr(r *pyExpr, scope *pyScope) *LLM {
+func (cx *classicCtx) llmFromExpr(r *pyread.Expr, scope *pyScope) *LLM {
 	switch {
-	case r.kind == pyStr:
-		return &LLM{Model: r.str, Pos: r.pos, Source: r.pos.String()}
+	case r.Kind == pyread.String:
+		return &LLM{Model: r.Str, Pos: r.Pos, Source: r.Pos.String()}
 	case cx.ev.m.calledAs(r, "LLM"):
-		obj := &Node{Kind: KindObject, Pos: r.pos}
-		if len(r.items) > 0 {
-			if n, bad := cx.ev.literal(r.items[0], scope, 0); bad == nil && n.Kind == KindString {
+		obj := &Node{Kind: KindObject, Pos: r.Pos}
+		if len(r.Items) > 0 {
+			if n, bad := cx.ev.literal(r.Items[0], scope, 0); bad == nil && n.Kind == KindString {
 				obj.Fields = append(obj.Fields, &Field{Key: "model", KeyPos: n.Pos, Value: n})
 			}
 		}
-		for _, kw := range r.kw {
-			n, bad := cx.ev.literal(kw.value, scope, 0)
+		for _, kw := range r.Kwargs {
+			n, bad := cx.ev.literal(kw.Value, scope, 0)
 			if bad != nil {
-				if name, _, ok := cx.ev.envRead(cx.ev.resolve(kw.value, scope)); ok {
+				if name, _, ok := cx.ev.envRead(cx.ev.resolve(kw.Value, scope)); ok {
 					if v, found, _ := cx.l.p.lookupEnv(name); found {
-						n = &Node{Kind: KindString, Str: v, Pos: kw.value.pos}
+						n = &Node{Kind: KindString, Str: v, Pos: kw.Value.Pos}
 					}
 				}
 				if n == nil {
-					cx.l.note(kw.value.pos, Info, "crewpy-llm-nonliteral", fmt.Sprintf("LLM(%s=%s): not a literal; left out", kw.name, exprText(kw.value)))
+					cx.l.note(kw.Value.Pos, Info, "crewpy-llm-nonliteral", fmt.Sprintf("LLM(%s=%s): not a literal; left out", kw.Name, exprText(kw.Value)))
 					continue
 				}
 			}
-			obj.Fields = append(obj.Fields, &Field{Key: kw.name, KeyPos: kw.pos, Value: n})
+			obj.Fields = append(obj.Fields, &Field{Key: kw.Name, KeyPos: kw.Pos, Value: n})
 		}
 		d := newDecoder(cx.l, cx.crewPy, cx.crewPy, "", nil)
 		return cx.l.llmFromNode(obj, d, "llm")
@@ -649,32 +650,32 @@ func (cx *classicCtx) methodTools(n *Node, agent string) []ToolRef {
 // toolsFromExpr reads tools=[...] in crew.py: tool constructors,
 // @tool methods, and MCP adapter tools (self.get_mcp_tools(...),
 // MCPServerAdapter(...) as tools).
-func (cx *classicCtx) toolsFromExpr(x *pyExpr, scope *pyScope, agent string) ([]ToolRef, []MCPRef) {
+func (cx *classicCtx) toolsFromExpr(x *pyread.Expr, scope *pyScope, agent string) ([]ToolRef, []MCPRef) {
 	var tools []ToolRef
 	var mcps []MCPRef
-	var one func(e *pyExpr, depth int)
-	items := func(e *pyExpr, depth int) bool {
+	var one func(e *pyread.Expr, depth int)
+	items := func(e *pyread.Expr, depth int) bool {
 		r := cx.ev.resolve(e, scope)
-		if r.kind == pyList || r.kind == pyTuple {
-			for _, it := range r.items {
+		if r.Kind == pyread.List || r.Kind == pyread.Tuple {
+			for _, it := range r.Items {
 				one(it, depth+1)
 			}
 			return true
 		}
 		return false
 	}
-	one = func(e *pyExpr, depth int) {
+	one = func(e *pyread.Expr, depth int) {
 		if depth > 8 {
 			return
 		}
-		if e.kind == pyStarred {
-			if !items(e.x, depth) {
-				one(e.x, depth+1)
+		if e.Kind == pyread.Starred {
+			if !items(e.X, depth) {
+				one(e.X, depth+1)
 			}
 			return
 		}
 		r := cx.ev.resolve(e, scope)
-		if r.kind == pyList || r.kind == pyTuple {
+		if r.Kind == pyread.List || r.Kind == pyread.Tuple {
 			items(r, depth)
 			return
 		}
@@ -683,31 +684,31 @@ func (cx *classicCtx) toolsFromExpr(x *pyExpr, scope *pyScope, agent string) ([]
 			mcps = append(mcps, refs...)
 			return
 		}
-		if r.kind == pyCall {
-			fn := r.x.dotted()
+		if r.Kind == pyread.Call {
+			fn := r.X.Dotted()
 			if strings.HasPrefix(fn, "self.") {
 				m := strings.TrimPrefix(fn, "self.")
-				tools = append(tools, ToolRef{Kind: ToolMethod, Ref: m, Class: m, Pos: e.pos})
+				tools = append(tools, ToolRef{Kind: ToolMethod, Ref: m, Class: m, Pos: e.Pos})
 				return
 			}
 			q := cx.ev.m.qualified(fn)
-			ref := ToolRef{Kind: ToolPython, Ref: exprText(r), Class: q[strings.LastIndexByte(q, '.')+1:], Pos: e.pos}
+			ref := ToolRef{Kind: ToolPython, Ref: exprText(r), Class: q[strings.LastIndexByte(q, '.')+1:], Pos: e.Pos}
 			if i := strings.LastIndexByte(q, '.'); i > 0 {
 				ref.Module = q[:i]
 			}
-			for _, kw := range r.kw {
-				if n, bad := cx.ev.literal(kw.value, scope, 0); bad == nil {
+			for _, kw := range r.Kwargs {
+				if n, bad := cx.ev.literal(kw.Value, scope, 0); bad == nil {
 					if ref.Args == nil {
 						ref.Args = map[string]any{}
 					}
-					ref.Args[kw.name] = n.Plain()
+					ref.Args[kw.Name] = n.Plain()
 				}
 			}
 			tools = append(tools, ref)
 			return
 		}
-		tools = append(tools, ToolRef{Kind: ToolPython, Ref: exprText(e), Class: exprText(e), Pos: e.pos})
-		cx.l.note(e.pos, Info, "crewpy-tool-nonliteral", fmt.Sprintf("tool %s is not a constructor call; give it a stand-in in crewbench.yaml tools:", exprText(e)))
+		tools = append(tools, ToolRef{Kind: ToolPython, Ref: exprText(e), Class: exprText(e), Pos: e.Pos})
+		cx.l.note(e.Pos, Info, "crewpy-tool-nonliteral", fmt.Sprintf("tool %s is not a constructor call; give it a stand-in in crewbench.yaml tools:", exprText(e)))
 	}
 	if !items(x, 0) {
 		one(x, 0)
@@ -717,45 +718,45 @@ func (cx *classicCtx) toolsFromExpr(x *pyExpr, scope *pyScope, agent string) ([]
 
 // adapterRefs recognises MCPServerAdapter tools: self.get_mcp_tools(*names),
 // a name bound by `with MCPServerAdapter(...) as tools`, adapter.tools.
-func (cx *classicCtx) adapterRefs(r *pyExpr, scope *pyScope, agent string) ([]MCPRef, bool) {
-	if r.kind == pyCall && r.x.dotted() == "self.get_mcp_tools" {
-		names := cx.literalStrings(r.items, scope)
+func (cx *classicCtx) adapterRefs(r *pyread.Expr, scope *pyScope, agent string) ([]MCPRef, bool) {
+	if r.Kind == pyread.Call && r.X.Dotted() == "self.get_mcp_tools" {
+		names := cx.literalStrings(r.Items, scope)
 		var out []MCPRef
 		for _, s := range cx.adapterServers {
 			s.addAgent(agent)
-			out = append(out, MCPRef{Kind: mcpconn.RefNative, Server: s.Name, Adapter: true, AdapterToolNames: names, Pos: r.pos})
+			out = append(out, MCPRef{Kind: mcpconn.RefNative, Server: s.Name, Adapter: true, AdapterToolNames: names, Pos: r.Pos})
 		}
 		if len(cx.adapterServers) == 0 {
-			cx.l.note(r.pos, Warn, "adapter-no-params", "self.get_mcp_tools() but the class has no literal mcp_server_params")
+			cx.l.note(r.Pos, Warn, "adapter-no-params", "self.get_mcp_tools() but the class has no literal mcp_server_params")
 		}
 		return out, true
 	}
-	if r.kind == pyAttr && r.str == "tools" {
-		r = cx.ev.resolve(r.x, scope)
+	if r.Kind == pyread.Attr && r.Str == "tools" {
+		r = cx.ev.resolve(r.X, scope)
 	}
-	if cx.ev.m.calledAs(r, "MCPServerAdapter") && len(r.items) > 0 {
-		params := cx.ev.resolve(r.items[0], scope)
-		list := []*pyExpr{params}
-		if params.kind == pyList || params.kind == pyTuple {
-			list = params.items
+	if cx.ev.m.calledAs(r, "MCPServerAdapter") && len(r.Items) > 0 {
+		params := cx.ev.resolve(r.Items[0], scope)
+		list := []*pyread.Expr{params}
+		if params.Kind == pyread.List || params.Kind == pyread.Tuple {
+			list = params.Items
 		}
-		names := cx.literalStrings(r.items[1:], scope)
+		names := cx.literalStrings(r.Items[1:], scope)
 		var out []MCPRef
 		for i, p := range list {
-			s := cx.ev.serverFromExpr(p, scope, agent, fmt.Sprintf("%s MCPServerAdapter params[%d]", cx.crewPy, i), true, r.kwarg("connect_timeout"))
+			s := cx.ev.serverFromExpr(p, scope, agent, fmt.Sprintf("%s MCPServerAdapter params[%d]", cx.crewPy, i), true, r.Kwarg("connect_timeout"))
 			if s == nil {
-				u := cx.l.unresolved(&Unresolved{ID: fmt.Sprintf("agents.%s.adapter[%d]", agent, i), Pos: p.pos, Field: "MCPServerAdapter params", Expr: exprText(p)})
-				out = append(out, MCPRef{Adapter: true, Pos: r.pos, Unresolved: u.ID})
+				u := cx.l.unresolved(&Unresolved{ID: fmt.Sprintf("agents.%s.adapter[%d]", agent, i), Pos: p.Pos, Field: "MCPServerAdapter params", Expr: exprText(p)})
+				out = append(out, MCPRef{Adapter: true, Pos: r.Pos, Unresolved: u.ID})
 				continue
 			}
-			out = append(out, MCPRef{Kind: mcpconn.RefNative, Server: s.Name, Adapter: true, AdapterToolNames: names, Pos: r.pos})
+			out = append(out, MCPRef{Kind: mcpconn.RefNative, Server: s.Name, Adapter: true, AdapterToolNames: names, Pos: r.Pos})
 		}
 		return out, true
 	}
 	return nil, false
 }
 
-func (cx *classicCtx) literalStrings(items []*pyExpr, scope *pyScope) []string {
+func (cx *classicCtx) literalStrings(items []*pyread.Expr, scope *pyScope) []string {
 	var out []string
 	for _, it := range items {
 		if n, bad := cx.ev.literal(it, scope, 0); bad == nil && n.Kind == KindString {
@@ -771,10 +772,10 @@ func (cx *classicCtx) taskFromMethod(f *pyFunc) {
 	if call != nil {
 		key, cfg := cx.configKey(call, "tasks_config", f.name)
 		if cfg != nil {
-			if key == "" || cfg.kind != pySubscript {
+			if key == "" || cfg.Kind != pyread.Subscript {
 				key = f.name
 			}
-			yamlNode = cx.yamlEntry(cx.tasksYAML, key, cfg.pos, "tasks_config")
+			yamlNode = cx.yamlEntry(cx.tasksYAML, key, cfg.Pos, "tasks_config")
 		}
 	} else {
 		yamlNode = cx.tasksYAML.Get(f.name)
@@ -783,10 +784,10 @@ func (cx *classicCtx) taskFromMethod(f *pyFunc) {
 }
 
 // agentRef reads agent=self.researcher() / a variable / a YAML name.
-func (cx *classicCtx) agentRef(e *pyExpr, scope *pyScope) string {
+func (cx *classicCtx) agentRef(e *pyread.Expr, scope *pyScope) string {
 	r := cx.ev.resolve(e, scope)
-	if r.kind == pyCall && strings.HasPrefix(r.x.dotted(), "self.") {
-		name := strings.TrimPrefix(r.x.dotted(), "self.")
+	if r.Kind == pyread.Call && strings.HasPrefix(r.X.Dotted(), "self.") {
+		name := strings.TrimPrefix(r.X.Dotted(), "self.")
 		if cx.cls != nil {
 			if f := cx.cls.method(name); f != nil && !f.hasDecorator("agent") {
 				cx.agentFromMethod(f, false)
@@ -797,7 +798,7 @@ func (cx *classicCtx) agentRef(e *pyExpr, scope *pyScope) string {
 	return ""
 }
 
-func (cx *classicCtx) buildTask(name string, yamlNode *Node, call *pyExpr, scope *pyScope, where Pos) {
+func (cx *classicCtx) buildTask(name string, yamlNode *Node, call *pyread.Expr, scope *pyScope, where Pos) {
 	l := cx.l
 	c := l.p.Crew
 	merged := cx.mergeKwargs(yamlNode, call, scope, taskScalarKwargs, "tasks."+name, "Task "+name)
@@ -833,15 +834,15 @@ func (cx *classicCtx) buildTask(name string, yamlNode *Node, call *pyExpr, scope
 		t.Name = name
 	}
 	// agent
-	if kw := call.kwarg("agent"); kw != nil {
+	if kw := call.Kwarg("agent"); kw != nil {
 		t.Agent = cx.agentRef(kw, scope)
 		if t.Agent == "" {
-			u := l.unresolved(&Unresolved{ID: "tasks." + name + ".agent", Pos: kw.pos, Field: "Task " + name + " agent", Expr: exprText(kw)})
+			u := l.unresolved(&Unresolved{ID: "tasks." + name + ".agent", Pos: kw.Pos, Field: "Task " + name + " agent", Expr: exprText(kw)})
 			if u.Resolved {
 				t.Agent = fmt.Sprint(u.Value)
 			}
 		}
-		t.Positions["agent"] = kw.pos
+		t.Positions["agent"] = kw.Pos
 	} else if ag := yamlNode.Get("agent"); !ag.IsNull() {
 		t.Agent = ag.Str
 		if cx.cls != nil {
@@ -858,18 +859,18 @@ func (cx *classicCtx) buildTask(name string, yamlNode *Node, call *pyExpr, scope
 		}
 	}
 	// context: absent = all earlier; [] or null = none
-	if kw := call.kwarg("context"); kw != nil {
+	if kw := call.Kwarg("context"); kw != nil {
 		t.ContextSet, t.Context = true, []string{}
 		r := cx.ev.resolve(kw, scope)
-		if r.kind == pyList || r.kind == pyTuple {
-			for _, it := range r.items {
+		if r.Kind == pyread.List || r.Kind == pyread.Tuple {
+			for _, it := range r.Items {
 				ri := cx.ev.resolve(it, scope)
-				if ri.kind == pyCall && strings.HasPrefix(ri.x.dotted(), "self.") {
-					t.Context = append(t.Context, strings.TrimPrefix(ri.x.dotted(), "self."))
+				if ri.Kind == pyread.Call && strings.HasPrefix(ri.X.Dotted(), "self.") {
+					t.Context = append(t.Context, strings.TrimPrefix(ri.X.Dotted(), "self."))
 				}
 			}
 		}
-		t.Positions["context"] = kw.pos
+		t.Positions["context"] = kw.Pos
 	} else if f := yamlNode.Field("context"); f != nil {
 		t.ContextSet, t.Context = true, []string{}
 		if f.Value.Kind == KindArray {
@@ -886,11 +887,11 @@ func (cx *classicCtx) buildTask(name string, yamlNode *Node, call *pyExpr, scope
 		}
 	}
 	// tools
-	if kw := call.kwarg("tools"); kw != nil {
+	if kw := call.Kwarg("tools"); kw != nil {
 		var refs []MCPRef
 		t.Tools, refs = cx.toolsFromExpr(kw, scope, t.Agent)
 		if len(refs) > 0 {
-			l.note(kw.pos, Info, "task-adapter-tools", "MCP adapter tools given to a task replace the agent's tools for this task")
+			l.note(kw.Pos, Info, "task-adapter-tools", "MCP adapter tools given to a task replace the agent's tools for this task")
 		}
 	} else if tl := yamlNode.Get("tools"); !tl.IsNull() {
 		t.Tools = cx.methodTools(tl, name)
@@ -898,8 +899,8 @@ func (cx *classicCtx) buildTask(name string, yamlNode *Node, call *pyExpr, scope
 	// output models
 	for _, k := range []string{"output_json", "output_pydantic"} {
 		var s *Schema
-		if kw := call.kwarg(k); kw != nil {
-			s = &Schema{Python: cx.ev.m.qualified(kw.dotted()), Pos: kw.pos}
+		if kw := call.Kwarg(k); kw != nil {
+			s = &Schema{Python: cx.ev.m.qualified(kw.Dotted()), Pos: kw.Pos}
 		} else if v := yamlNode.Get(k); v != nil && v.Kind == KindString {
 			s = &Schema{Python: v.Str, Pos: v.Pos}
 		}
@@ -912,13 +913,13 @@ func (cx *classicCtx) buildTask(name string, yamlNode *Node, call *pyExpr, scope
 	c.Tasks = append(c.Tasks, t)
 }
 
-func (cx *classicCtx) crewSettings(call *pyExpr, scope *pyScope) {
+func (cx *classicCtx) crewSettings(call *pyread.Expr, scope *pyScope) {
 	l := cx.l
 	c := l.p.Crew
 	merged := cx.mergeKwargs(nil, call, scope, crewScalarKwargs, "crew", "Crew")
 	if call != nil {
 		merged.walk("", c.Positions)
-		c.Pos = call.pos
+		c.Pos = call.Pos
 	}
 	d := newDecoder(l, cx.crewPy, cx.crewPy, "", merged)
 	name := c.Name
@@ -940,39 +941,39 @@ func (cx *classicCtx) crewSettings(call *pyExpr, scope *pyScope) {
 		c.OutputLogFile = n.Plain()
 	}
 	if call != nil {
-		if p := call.kwarg("process"); p != nil {
+		if p := call.Kwarg("process"); p != nil {
 			r := cx.ev.resolve(p, scope)
 			switch {
-			case strings.HasSuffix(r.dotted(), "Process.hierarchical") || (r.kind == pyStr && r.str == "hierarchical"):
+			case strings.HasSuffix(r.Dotted(), "Process.hierarchical") || (r.Kind == pyread.String && r.Str == "hierarchical"):
 				c.Process = "hierarchical"
-			case strings.HasSuffix(r.dotted(), "Process.sequential") || (r.kind == pyStr && r.str == "sequential"):
+			case strings.HasSuffix(r.Dotted(), "Process.sequential") || (r.Kind == pyread.String && r.Str == "sequential"):
 				c.Process = "sequential"
 			default:
-				u := l.unresolved(&Unresolved{ID: "crew.process", Pos: p.pos, Field: "Crew process", Expr: exprText(p)})
+				u := l.unresolved(&Unresolved{ID: "crew.process", Pos: p.Pos, Field: "Crew process", Expr: exprText(p)})
 				if u.Resolved {
 					c.Process = fmt.Sprint(u.Value)
 				}
 			}
-			c.Positions["process"] = p.pos
+			c.Positions["process"] = p.Pos
 		}
-		c.ManagerLLM = cx.llmValue(nil, call.kwarg("manager_llm"), scope, "crew.manager_llm", cx.crewPy)
-		c.PlanningLLM = cx.llmValue(nil, call.kwarg("planning_llm"), scope, "crew.planning_llm", cx.crewPy)
-		c.FunctionCallingLLM = cx.llmValue(nil, call.kwarg("function_calling_llm"), scope, "crew.function_calling_llm", cx.crewPy)
-		c.ChatLLM = cx.llmValue(nil, call.kwarg("chat_llm"), scope, "crew.chat_llm", cx.crewPy)
-		if ma := call.kwarg("manager_agent"); ma != nil {
+		c.ManagerLLM = cx.llmValue(nil, call.Kwarg("manager_llm"), scope, "crew.manager_llm", cx.crewPy)
+		c.PlanningLLM = cx.llmValue(nil, call.Kwarg("planning_llm"), scope, "crew.planning_llm", cx.crewPy)
+		c.FunctionCallingLLM = cx.llmValue(nil, call.Kwarg("function_calling_llm"), scope, "crew.function_calling_llm", cx.crewPy)
+		c.ChatLLM = cx.llmValue(nil, call.Kwarg("chat_llm"), scope, "crew.chat_llm", cx.crewPy)
+		if ma := call.Kwarg("manager_agent"); ma != nil {
 			r := cx.ev.resolve(ma, scope)
-			if r.kind == pyCall && strings.HasPrefix(r.x.dotted(), "self.") && cx.cls != nil {
-				name := strings.TrimPrefix(r.x.dotted(), "self.")
+			if r.Kind == pyread.Call && strings.HasPrefix(r.X.Dotted(), "self.") && cx.cls != nil {
+				name := strings.TrimPrefix(r.X.Dotted(), "self.")
 				c.ManagerAgent = name
 				if f := cx.cls.method(name); f != nil {
 					if a := cx.agentFromMethod(f, true); a != nil {
 						a.Manager = true
 					}
 				}
-			} else if r.kind != pyNone {
+			} else if r.Kind != pyread.None {
 				c.ManagerAgentPython = exprText(ma)
 			}
-			c.Positions["manager_agent"] = ma.pos
+			c.Positions["manager_agent"] = ma.Pos
 		}
 	}
 	// agents: self.agents = each task's agent in task order, then the other
@@ -980,29 +981,29 @@ func (cx *classicCtx) crewSettings(call *pyExpr, scope *pyScope) {
 	var order []string
 	explicit := false
 	if call != nil {
-		if ag := call.kwarg("agents"); ag != nil && ag.dotted() != "self.agents" {
+		if ag := call.Kwarg("agents"); ag != nil && ag.Dotted() != "self.agents" {
 			r := cx.ev.resolve(ag, scope)
-			if r.kind == pyList || r.kind == pyTuple {
+			if r.Kind == pyread.List || r.Kind == pyread.Tuple {
 				explicit = true
-				for _, it := range r.items {
+				for _, it := range r.Items {
 					if n := cx.agentRef(it, scope); n != "" {
 						order = append(order, n)
 					}
 				}
 			}
 		}
-		if ts := call.kwarg("tasks"); ts != nil && ts.dotted() != "self.tasks" {
+		if ts := call.Kwarg("tasks"); ts != nil && ts.Dotted() != "self.tasks" {
 			r := cx.ev.resolve(ts, scope)
-			if r.kind == pyList || r.kind == pyTuple {
+			if r.Kind == pyread.List || r.Kind == pyread.Tuple {
 				byName := map[string]*Task{}
 				for _, t := range c.Tasks {
 					byName[t.Name] = t
 				}
 				var tasks []*Task
-				for _, it := range r.items {
+				for _, it := range r.Items {
 					ri := cx.ev.resolve(it, scope)
-					if ri.kind == pyCall {
-						if t := byName[strings.TrimPrefix(ri.x.dotted(), "self.")]; t != nil {
+					if ri.Kind == pyread.Call {
+						if t := byName[strings.TrimPrefix(ri.X.Dotted(), "self.")]; t != nil {
 							tasks = append(tasks, t)
 						}
 					}
@@ -1053,7 +1054,7 @@ func (l *loader) mainInputs(path string) {
 	}
 	l.addFile(path, "main.py")
 	m := parsePyModule(string(src), l.rel(path))
-	var expr *pyExpr
+	var expr *pyread.Expr
 	var scope *pyScope
 	for _, f := range m.funcs {
 		if e := f.scope.vars["inputs"]; e != nil && (expr == nil || f.name == "run") {
@@ -1062,8 +1063,8 @@ func (l *loader) mainInputs(path string) {
 	}
 	if expr == nil {
 		for _, site := range m.calls {
-			if site.call.x.kind == pyAttr && site.call.x.str == "kickoff" {
-				if in := site.call.kwarg("inputs"); in != nil {
+			if site.call.X.Kind == pyread.Attr && site.call.X.Str == "kickoff" {
+				if in := site.call.Kwarg("inputs"); in != nil {
 					expr, scope = in, site.scope
 					break
 				}
@@ -1075,28 +1076,28 @@ func (l *loader) mainInputs(path string) {
 	}
 	ev := &pyEval{l: l, m: m}
 	r := ev.resolve(expr, scope)
-	if r.kind != pyDict {
-		l.unresolved(&Unresolved{ID: "inputs", Pos: expr.pos, Field: "kickoff inputs (main.py)", Expr: exprText(expr),
+	if r.Kind != pyread.Dict {
+		l.unresolved(&Unresolved{ID: "inputs", Pos: expr.Pos, Field: "kickoff inputs (main.py)", Expr: exprText(expr),
 			Suggestion: "give them in crewbench.yaml: inputs: {default: {…}}"})
 		return
 	}
 	in := map[string]any{}
-	for i, k := range r.keys {
+	for i, k := range r.Keys {
 		kn, bad := ev.literal(k, scope, 0)
 		if bad != nil || kn.Kind != KindString {
 			continue
 		}
-		v, bad := ev.literal(r.items[i], scope, 0)
+		v, bad := ev.literal(r.Items[i], scope, 0)
 		if bad == nil {
 			in[kn.Str] = v.Plain()
 			continue
 		}
-		u := l.unresolved(&Unresolved{ID: "inputs." + kn.Str, Pos: r.items[i].pos, Field: fmt.Sprintf("kickoff input %q (main.py)", kn.Str), Expr: exprText(r.items[i]),
+		u := l.unresolved(&Unresolved{ID: "inputs." + kn.Str, Pos: r.Items[i].Pos, Field: fmt.Sprintf("kickoff input %q (main.py)", kn.Str), Expr: exprText(r.Items[i]),
 			Suggestion: fmt.Sprintf("give it in crewbench.yaml: inputs: {default: {%s: …}}", kn.Str)})
 		if u.Resolved {
 			in[kn.Str] = u.Value
 		}
 	}
 	l.p.Crew.Inputs = in
-	l.p.Crew.Positions["inputs"] = expr.pos
+	l.p.Crew.Positions["inputs"] = expr.Pos
 }

@@ -1,6 +1,7 @@
 package project
 
 import (
+	"crewbench/crew/pyread"
 	"strings"
 )
 
@@ -18,22 +19,22 @@ type pyModule struct {
 }
 
 type pyCallSite struct {
-	call  *pyExpr
+	call  *pyread.Expr
 	scope *pyScope
 }
 
 // pyScope holds assignments; lookups go to the parent when missing.
 type pyScope struct {
-	vars   map[string]*pyExpr
+	vars   map[string]*pyread.Expr
 	parent *pyScope
 	class  *pyClass // for self.x lookups
 }
 
 func newScope(parent *pyScope, class *pyClass) *pyScope {
-	return &pyScope{vars: map[string]*pyExpr{}, parent: parent, class: class}
+	return &pyScope{vars: map[string]*pyread.Expr{}, parent: parent, class: class}
 }
 
-func (s *pyScope) lookup(name string) *pyExpr {
+func (s *pyScope) lookup(name string) *pyread.Expr {
 	for sc := s; sc != nil; sc = sc.parent {
 		if e, ok := sc.vars[name]; ok {
 			return e
@@ -76,8 +77,8 @@ type pyFunc struct {
 	indent     int
 	class      *pyClass
 	scope      *pyScope
-	returns    []*pyExpr
-	calls      []*pyExpr
+	returns    []*pyread.Expr
+	calls      []*pyread.Expr
 }
 
 func (f *pyFunc) hasDecorator(d string) bool {
@@ -97,9 +98,9 @@ const maxPyTokens = 2_000_000
 func parsePyModule(src, file string) *pyModule {
 	m := &pyModule{file: file, src: src, imports: map[string]string{}}
 	m.scope = newScope(nil, nil)
-	toks := pyTokenize(src, file)
+	toks := pyread.Tokenize(src, file)
 	if len(toks) > maxPyTokens {
-		toks = append(toks[:maxPyTokens:maxPyTokens], pyTok{kind: pyTokEOF})
+		toks = append(toks[:maxPyTokens:maxPyTokens], pyread.Token{Kind: pyread.TokEOF})
 	}
 	var stack []pyBlock
 	var pending []string // decorators waiting for their def/class
@@ -112,11 +113,11 @@ func parsePyModule(src, file string) *pyModule {
 	}
 	// split into logical lines
 	for i := 0; i < len(toks); {
-		if toks[i].kind == pyTokEOF {
+		if toks[i].Kind == pyread.TokEOF {
 			break
 		}
 		j := i
-		for j < len(toks) && toks[j].kind != pyTokNewline && toks[j].kind != pyTokEOF {
+		for j < len(toks) && toks[j].Kind != pyread.TokNewline && toks[j].Kind != pyread.TokEOF {
 			j++
 		}
 		line := toks[i:j]
@@ -130,7 +131,7 @@ func parsePyModule(src, file string) *pyModule {
 		if len(line) == 0 {
 			continue
 		}
-		indent := line[0].indent
+		indent := line[0].Indent
 		for len(stack) > 0 && indent <= stack[len(stack)-1].indent {
 			stack = stack[:len(stack)-1]
 		}
@@ -147,20 +148,20 @@ type pyBlock struct {
 	scope  *pyScope
 }
 
-func (m *pyModule) statement(line []pyTok, indent int, stack *[]pyBlock, pendingp *[]string, current func() (*pyClass, *pyFunc, *pyScope)) {
+func (m *pyModule) statement(line []pyread.Token, indent int, stack *[]pyBlock, pendingp *[]string, current func() (*pyClass, *pyFunc, *pyScope)) {
 	cls, fn, scope := current()
-	p := &pyParser{src: m.src, toks: line, depthLeft: 200}
+	p := &pyread.Parser{Src: m.src, Toks: line, DepthLeft: 200}
 	first := line[0]
 	isName := func(i int, s string) bool {
-		return i < len(line) && line[i].kind == pyTokName && line[i].text == s
+		return i < len(line) && line[i].Kind == pyread.TokName && line[i].Text == s
 	}
 	// decorators
-	if first.kind == pyTokOp && first.text == "@" {
-		p.i = 1
-		e := p.expr()
-		name := e.dotted()
-		if e.kind == pyCall {
-			name = e.x.dotted()
+	if first.Kind == pyread.TokOp && first.Text == "@" {
+		p.At = 1
+		e := p.Expr()
+		name := e.Dotted()
+		if e.Kind == pyread.Call {
+			name = e.X.Dotted()
 		}
 		*pendingp = append(*pendingp, name)
 		m.collectCalls(e, scope, fn)
@@ -170,8 +171,8 @@ func (m *pyModule) statement(line []pyTok, indent int, stack *[]pyBlock, pending
 	if isName(0, "async") {
 		k = 1
 	}
-	if isName(k, "def") && k+1 < len(line) && line[k+1].kind == pyTokName {
-		f := &pyFunc{name: line[k+1].text, decorators: *pendingp, pos: line[k+1].pos, indent: indent, class: cls}
+	if isName(k, "def") && k+1 < len(line) && line[k+1].Kind == pyread.TokName {
+		f := &pyFunc{name: line[k+1].Text, decorators: *pendingp, pos: line[k+1].Pos, indent: indent, class: cls}
 		*pendingp = nil
 		f.scope = newScope(scope, cls)
 		if cls != nil && fn == nil {
@@ -181,18 +182,18 @@ func (m *pyModule) statement(line []pyTok, indent int, stack *[]pyBlock, pending
 		}
 		*stack = append(*stack, pyBlock{indent: indent, class: cls, fn: f, scope: f.scope})
 		// a body on the same line: "def f(self): return X"
-		if body := afterHeaderColon(line, k+2); body > 0 && body < len(line) && line[body].kind != pyTokNewline && line[body].kind != pyTokEOF {
+		if body := afterHeaderColon(line, k+2); body > 0 && body < len(line) && line[body].Kind != pyread.TokNewline && line[body].Kind != pyread.TokEOF {
 			m.simpleStatement(line[body:], f.scope, cls, f)
 		}
 		return
 	}
-	if isName(0, "class") && len(line) > 1 && line[1].kind == pyTokName {
-		c := &pyClass{name: line[1].text, decorators: *pendingp, pos: line[1].pos, indent: indent}
+	if isName(0, "class") && len(line) > 1 && line[1].Kind == pyread.TokName {
+		c := &pyClass{name: line[1].Text, decorators: *pendingp, pos: line[1].Pos, indent: indent}
 		*pendingp = nil
 		c.attrs = newScope(scope, c)
 		m.classes = append(m.classes, c)
 		*stack = append(*stack, pyBlock{indent: indent, class: c, scope: c.attrs})
-		if body := afterHeaderColon(line, 2); body > 0 && body < len(line) && line[body].kind != pyTokNewline && line[body].kind != pyTokEOF {
+		if body := afterHeaderColon(line, 2); body > 0 && body < len(line) && line[body].Kind != pyread.TokNewline && line[body].Kind != pyread.TokEOF {
 			m.simpleStatement(line[body:], c.attrs, c, nil)
 		}
 		return
@@ -203,14 +204,14 @@ func (m *pyModule) statement(line []pyTok, indent int, stack *[]pyBlock, pending
 
 // afterHeaderColon finds the ":" ending a def/class header at bracket depth
 // 0, starting at i, and returns the index after it (-1 if none).
-func afterHeaderColon(line []pyTok, i int) int {
+func afterHeaderColon(line []pyread.Token, i int) int {
 	depth := 0
 	for ; i < len(line); i++ {
 		t := line[i]
-		if t.kind != pyTokOp {
+		if t.Kind != pyread.TokOp {
 			continue
 		}
-		switch t.text {
+		switch t.Text {
 		case "(", "[", "{":
 			depth++
 		case ")", "]", "}":
@@ -226,47 +227,47 @@ func afterHeaderColon(line []pyTok, i int) int {
 
 // simpleStatement handles imports, assignments, returns and with-items,
 // and collects every call on the line.
-func (m *pyModule) simpleStatement(line []pyTok, scope *pyScope, cls *pyClass, fn *pyFunc) {
+func (m *pyModule) simpleStatement(line []pyread.Token, scope *pyScope, cls *pyClass, fn *pyFunc) {
 	if len(line) == 0 {
 		return
 	}
-	p := &pyParser{src: m.src, toks: line, depthLeft: 200}
+	p := &pyread.Parser{Src: m.src, Toks: line, DepthLeft: 200}
 	first := line[0]
 	switch {
-	case first.kind == pyTokName && first.text == "from":
+	case first.Kind == pyread.TokName && first.Text == "from":
 		m.importFrom(line)
 		return
-	case first.kind == pyTokName && first.text == "import":
+	case first.Kind == pyread.TokName && first.Text == "import":
 		m.importPlain(line)
 		return
-	case first.kind == pyTokName && first.text == "return":
-		p.i = 1
-		if !p.atEnd() {
-			e := p.expr()
+	case first.Kind == pyread.TokName && first.Text == "return":
+		p.At = 1
+		if !p.AtEnd() {
+			e := p.Expr()
 			if fn != nil {
 				fn.returns = append(fn.returns, e)
 			}
 			m.collectCalls(e, scope, fn)
 		}
-		m.scanCalls(line[p.i:], scope, fn)
+		m.scanCalls(line[p.At:], scope, fn)
 		return
-	case first.kind == pyTokName && (first.text == "with" || (first.text == "async" && len(line) > 1 && line[1].text == "with")):
-		p.i = 1
-		if first.text == "async" {
-			p.i = 2
+	case first.Kind == pyread.TokName && (first.Text == "with" || (first.Text == "async" && len(line) > 1 && line[1].Text == "with")):
+		p.At = 1
+		if first.Text == "async" {
+			p.At = 2
 		}
-		for !p.atEnd() {
-			e := p.expr()
+		for !p.AtEnd() {
+			e := p.Expr()
 			m.collectCalls(e, scope, fn)
-			if p.isName("as") {
-				p.next()
-				if t := p.peek(); t.kind == pyTokName {
-					scope.vars[t.text] = e
-					p.next()
+			if p.IsName("as") {
+				p.Next()
+				if t := p.Peek(); t.Kind == pyread.TokName {
+					scope.vars[t.Text] = e
+					p.Next()
 				}
 			}
-			if p.isOp(",") {
-				p.next()
+			if p.IsOp(",") {
+				p.Next()
 				continue
 			}
 			break
@@ -276,17 +277,17 @@ func (m *pyModule) simpleStatement(line []pyTok, scope *pyScope, cls *pyClass, f
 	// assignment: the value follows the last "=" at depth 0 (a = b = v)
 	if eqs := depth0Equals(line); len(eqs) > 0 && eqs[len(eqs)-1] > 0 {
 		eq := eqs[len(eqs)-1]
-		p.i = eq + 1
-		value := p.expr()
+		p.At = eq + 1
+		value := p.Expr()
 		m.collectCalls(value, scope, fn)
 		targets := splitTargets(line[:eq])
 		for _, tg := range targets {
 			switch {
-			case len(tg) >= 1 && tg[0].kind == pyTokName && (len(tg) == 1 || (tg[1].kind == pyTokOp && tg[1].text == ":")):
-				scope.vars[tg[0].text] = value
-			case len(tg) >= 3 && tg[0].kind == pyTokName && tg[0].text == "self" && tg[1].text == "." && tg[2].kind == pyTokName:
+			case len(tg) >= 1 && tg[0].Kind == pyread.TokName && (len(tg) == 1 || (tg[1].Kind == pyread.TokOp && tg[1].Text == ":")):
+				scope.vars[tg[0].Text] = value
+			case len(tg) >= 3 && tg[0].Kind == pyread.TokName && tg[0].Text == "self" && tg[1].Text == "." && tg[2].Kind == pyread.TokName:
 				if cls != nil {
-					cls.attrs.vars[tg[2].text] = value
+					cls.attrs.vars[tg[2].Text] = value
 				}
 			}
 		}
@@ -296,8 +297,8 @@ func (m *pyModule) simpleStatement(line []pyTok, scope *pyScope, cls *pyClass, f
 }
 
 // splitTargets splits "a = b =" target token runs at depth-0 "=".
-func splitTargets(toks []pyTok) [][]pyTok {
-	var out [][]pyTok
+func splitTargets(toks []pyread.Token) [][]pyread.Token {
+	var out [][]pyread.Token
 	start := 0
 	for _, i := range depth0Equals(toks) {
 		out = append(out, toks[start:i])
@@ -307,14 +308,14 @@ func splitTargets(toks []pyTok) [][]pyTok {
 }
 
 // depth0Equals are the indices of the "=" tokens outside any bracket.
-func depth0Equals(toks []pyTok) []int {
+func depth0Equals(toks []pyread.Token) []int {
 	var out []int
 	depth := 0
 	for i, t := range toks {
-		if t.kind != pyTokOp {
+		if t.Kind != pyread.TokOp {
 			continue
 		}
-		switch t.text {
+		switch t.Text {
 		case "(", "[", "{":
 			depth++
 		case ")", "]", "}":
@@ -330,21 +331,21 @@ func depth0Equals(toks []pyTok) []int {
 
 // scanCalls finds call expressions anywhere in a token run (if/for
 // headers, expression statements, …).
-func (m *pyModule) scanCalls(line []pyTok, scope *pyScope, fn *pyFunc) {
-	p := &pyParser{src: m.src, toks: line, depthLeft: 200}
-	for p.i < len(p.toks) {
-		t := p.toks[p.i]
-		prevDot := p.i > 0 && p.toks[p.i-1].kind == pyTokOp && p.toks[p.i-1].text == "."
-		if t.kind == pyTokName && !prevDot && !isPyKeyword(t.text) {
-			start := p.i
-			e := p.postfix(p.primary())
+func (m *pyModule) scanCalls(line []pyread.Token, scope *pyScope, fn *pyFunc) {
+	p := &pyread.Parser{Src: m.src, Toks: line, DepthLeft: 200}
+	for p.At < len(p.Toks) {
+		t := p.Toks[p.At]
+		prevDot := p.At > 0 && p.Toks[p.At-1].Kind == pyread.TokOp && p.Toks[p.At-1].Text == "."
+		if t.Kind == pyread.TokName && !prevDot && !isPyKeyword(t.Text) {
+			start := p.At
+			e := p.Postfix(p.Primary())
 			m.collectCalls(e, scope, fn)
-			if p.i == start {
-				p.i++
+			if p.At == start {
+				p.At++
 			}
 			continue
 		}
-		p.i++
+		p.At++
 	}
 }
 
@@ -359,48 +360,48 @@ func isPyKeyword(s string) bool {
 }
 
 // collectCalls records every call inside e (depth-first, outer first).
-func (m *pyModule) collectCalls(e *pyExpr, scope *pyScope, fn *pyFunc) {
-	var walk func(e *pyExpr, depth int)
-	walk = func(e *pyExpr, depth int) {
+func (m *pyModule) collectCalls(e *pyread.Expr, scope *pyScope, fn *pyFunc) {
+	var walk func(e *pyread.Expr, depth int)
+	walk = func(e *pyread.Expr, depth int) {
 		if e == nil || depth > 200 {
 			return
 		}
-		if e.kind == pyCall {
+		if e.Kind == pyread.Call {
 			m.calls = append(m.calls, pyCallSite{call: e, scope: scope})
 			if fn != nil {
 				fn.calls = append(fn.calls, e)
 			}
 		}
-		walk(e.x, depth+1)
-		walk(e.index, depth+1)
-		for _, it := range e.items {
+		walk(e.X, depth+1)
+		walk(e.Index, depth+1)
+		for _, it := range e.Items {
 			walk(it, depth+1)
 		}
-		for _, k := range e.keys {
+		for _, k := range e.Keys {
 			walk(k, depth+1)
 		}
-		for _, k := range e.kw {
-			walk(k.value, depth+1)
+		for _, k := range e.Kwargs {
+			walk(k.Value, depth+1)
 		}
 	}
 	walk(e, 0)
 }
 
-func (m *pyModule) importFrom(line []pyTok) {
+func (m *pyModule) importFrom(line []pyread.Token) {
 	// from MOD import a, b as c  /  from MOD import (a, b)
 	i := 1
 	var mod strings.Builder
-	for i < len(line) && !(line[i].kind == pyTokName && line[i].text == "import") {
-		mod.WriteString(line[i].text)
+	for i < len(line) && !(line[i].Kind == pyread.TokName && line[i].Text == "import") {
+		mod.WriteString(line[i].Text)
 		i++
 	}
 	i++
 	for i < len(line) {
 		t := line[i]
-		if t.kind == pyTokName {
-			name, local := t.text, t.text
-			if i+2 < len(line) && line[i+1].text == "as" && line[i+2].kind == pyTokName {
-				local = line[i+2].text
+		if t.Kind == pyread.TokName {
+			name, local := t.Text, t.Text
+			if i+2 < len(line) && line[i+1].Text == "as" && line[i+2].Kind == pyread.TokName {
+				local = line[i+2].Text
 				i += 2
 			}
 			m.imports[local] = mod.String() + "." + name
@@ -409,18 +410,18 @@ func (m *pyModule) importFrom(line []pyTok) {
 	}
 }
 
-func (m *pyModule) importPlain(line []pyTok) {
+func (m *pyModule) importPlain(line []pyread.Token) {
 	// import a.b as c, d
 	i := 1
 	for i < len(line) {
 		var name strings.Builder
-		for i < len(line) && (line[i].kind == pyTokName && line[i].text != "as" || line[i].text == ".") {
-			name.WriteString(line[i].text)
+		for i < len(line) && (line[i].Kind == pyread.TokName && line[i].Text != "as" || line[i].Text == ".") {
+			name.WriteString(line[i].Text)
 			i++
 		}
 		local := name.String()
-		if i+1 < len(line) && line[i].text == "as" {
-			local = line[i+1].text
+		if i+1 < len(line) && line[i].Text == "as" {
+			local = line[i+1].Text
 			i += 2
 		} else if j := strings.IndexByte(local, '.'); j > 0 {
 			local = local[:j]
@@ -428,7 +429,7 @@ func (m *pyModule) importPlain(line []pyTok) {
 		if local != "" {
 			m.imports[local] = name.String()
 		}
-		for i < len(line) && line[i].text != "," {
+		for i < len(line) && line[i].Text != "," {
 			i++
 		}
 		i++
@@ -450,11 +451,11 @@ func (m *pyModule) qualified(name string) string {
 
 // calledAs reports whether a call's function is name (matched on the last
 // component, so both MCPServerStdio(...) and mcp.MCPServerStdio(...) count).
-func (m *pyModule) calledAs(call *pyExpr, names ...string) bool {
-	if call == nil || call.kind != pyCall {
+func (m *pyModule) calledAs(call *pyread.Expr, names ...string) bool {
+	if call == nil || call.Kind != pyread.Call {
 		return false
 	}
-	d := call.x.dotted()
+	d := call.X.Dotted()
 	if d == "" {
 		return false
 	}

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"crewbench/crew/suggest"
+	"crewbench/names/suggest"
 )
 
 // decoder reads typed values out of an object's fields the way Pydantic's

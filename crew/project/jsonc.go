@@ -2,18 +2,20 @@ package project
 
 import (
 	"fmt"
-	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"crewbench/crew/pyjson"
 )
 
 // JSONC is parsed the way CrewAI's json_loader does it (formats §1.2):
 // comments are stripped first (line comments up to \r or \n with the newline
 // kept; block comments removed except for their \n characters, so line
 // numbers survive), then a "," followed only by whitespace and "}" or "]" is
-// dropped, and the result is decoded with Python's json.loads rules (NaN,
-// Infinity and -Infinity accepted, duplicate keys keep the last value, exact
-// error messages). Strings are never touched by either pass.
+// dropped, and the result is decoded by pyjson.Decode, the one port of
+// Python's json.loads (NaN, Infinity and -Infinity accepted, duplicate keys
+// keep the last value, exact error messages). Strings are never touched by
+// either pass.
 //
 // Positions on Nodes refer to the original file. CrewAI's own error text
 // refers to the stripped text (its line/column can differ from the file's
@@ -41,8 +43,12 @@ func ParseJSONC(src []byte, file string) (*Node, error) {
 		line, col := lineColRunes(text, startOfComment)
 		return nil, &Error{Pos: Pos{File: file, Line: line, Col: col}, Msg: jsoncUnterminated, CrewAI: jsoncUnterminated}
 	}
-	d := &jsonDecoder{s: stripped, orig: orig, file: file, lines: newLineIndex(text)}
-	return d.decode()
+	nb := &nodeBuilder{s: stripped, orig: orig, file: file, lines: newLineIndex(text)}
+	n, serr := pyjson.Decode[*Node](stripped, nb, maxJSONDepth)
+	if serr != nil {
+		return nil, nb.errorAt(serr)
+	}
+	return n, nil
 }
 
 // stripJSONC removes comments and trailing commas. orig[i] is the index in
@@ -156,281 +162,63 @@ func pyIsSpace(r rune) bool {
 		(r >= 0x2000 && r <= 0x200a) || r == 0x202f || r == 0x205f || r == 0xa0
 }
 
-type jsonDecoder struct {
+// nodeBuilder turns what pyjson.Decode reads from the stripped text into
+// Nodes whose positions refer to the original file.
+type nodeBuilder struct {
 	s     []rune // stripped text
 	orig  []int  // stripped index → original index (len(s)+1 entries)
 	file  string
 	lines lineIndex // of the original text
 }
 
-type jsonSyntaxError struct {
-	msg string
-	at  int // index in stripped text
+func (nb *nodeBuilder) Scalar(v any, at int) *Node {
+	pos := nb.pos(at)
+	switch v := v.(type) {
+	case string:
+		return &Node{Kind: KindString, Pos: pos, Str: v}
+	case bool:
+		return &Node{Kind: KindBool, Pos: pos, Bool: v}
+	case pyjson.Number:
+		return numberNode(string(v), pos)
+	}
+	return &Node{Kind: KindNull, Pos: pos}
 }
 
-func (d *jsonDecoder) decode() (n *Node, err error) {
-	if len(d.s) > 0 && d.s[0] == '\ufeff' {
-		return nil, d.errorAt(jsonSyntaxError{"Unexpected UTF-8 BOM (decode using utf-8-sig)", 0})
+func (nb *nodeBuilder) Object(members []pyjson.Member[*Node], at int) *Node {
+	n := &Node{Kind: KindObject, Pos: nb.pos(at)}
+	index := map[string]int{}
+	for _, m := range members {
+		keyPos := nb.pos(m.KeyAt)
+		if i, dup := index[m.Key]; dup {
+			// Python's dict keeps the first key's place and the last value.
+			n.Fields[i].Value, n.Fields[i].KeyPos = m.Value, keyPos
+		} else {
+			index[m.Key] = len(n.Fields)
+			n.Fields = append(n.Fields, &Field{Key: m.Key, KeyPos: keyPos, Value: m.Value})
+		}
 	}
-	idx := d.ws(0)
-	node, end, serr := d.value(idx, 0)
-	if serr != nil {
-		return nil, d.errorAt(*serr)
-	}
-	end = d.ws(end)
-	if end != len(d.s) {
-		return nil, d.errorAt(jsonSyntaxError{"Extra data", end})
-	}
-	return node, nil
+	return n
 }
 
-func (d *jsonDecoder) errorAt(e jsonSyntaxError) *Error {
+func (nb *nodeBuilder) Array(items []*Node, at int) *Node {
+	return &Node{Kind: KindArray, Pos: nb.pos(at), Items: items}
+}
+
+func (nb *nodeBuilder) errorAt(e *pyjson.SyntaxError) *Error {
 	// CrewAI's numbers: Python's JSONDecodeError lineno/colno on the
 	// stripped text.
-	sline, scol := lineColRunes(d.s, e.at)
-	msg := fmt.Sprintf("invalid JSON at line %d, column %d: %s", sline, scol, e.msg)
-	return &Error{Pos: d.pos(e.at), Msg: msg, CrewAI: d.file + ": " + msg}
+	sline, scol := e.LineCol(nb.s)
+	msg := fmt.Sprintf("invalid JSON at line %d, column %d: %s", sline, scol, e.Msg)
+	return &Error{Pos: nb.pos(e.At), Msg: msg, CrewAI: nb.file + ": " + msg}
 }
 
-func (d *jsonDecoder) pos(i int) Pos {
-	if i > len(d.s) {
-		i = len(d.s)
+func (nb *nodeBuilder) pos(i int) Pos {
+	if i > len(nb.s) {
+		i = len(nb.s)
 	}
-	line, col := d.lines.lineCol(d.orig[i])
-	return Pos{File: d.file, Line: line, Col: col}
+	line, col := nb.lines.lineCol(nb.orig[i])
+	return Pos{File: nb.file, Line: line, Col: col}
 }
-
-// ws skips JSON whitespace (Python's [ \t\n\r]*).
-func (d *jsonDecoder) ws(i int) int {
-	for i < len(d.s) {
-		switch d.s[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
-func (d *jsonDecoder) hasPrefix(i int, lit string) bool {
-	for _, r := range lit {
-		if i >= len(d.s) || d.s[i] != r {
-			return false
-		}
-		i++
-	}
-	return true
-}
-
-// value is Python's scan_once: a failure to start a value is "Expecting
-// value" at idx.
-func (d *jsonDecoder) value(idx, depth int) (*Node, int, *jsonSyntaxError) {
-	if idx >= len(d.s) {
-		return nil, idx, &jsonSyntaxError{"Expecting value", idx}
-	}
-	if depth > maxJSONDepth {
-		return nil, idx, &jsonSyntaxError{"maximum nesting depth exceeded", idx}
-	}
-	pos := d.pos(idx)
-	switch c := d.s[idx]; {
-	case c == '"':
-		s, end, err := d.str(idx + 1)
-		if err != nil {
-			return nil, idx, err
-		}
-		return &Node{Kind: KindString, Pos: pos, Str: s}, end, nil
-	case c == '{':
-		return d.object(idx+1, depth, pos)
-	case c == '[':
-		return d.array(idx+1, depth, pos)
-	case c == 'n' && d.hasPrefix(idx, "null"):
-		return &Node{Kind: KindNull, Pos: pos}, idx + 4, nil
-	case c == 't' && d.hasPrefix(idx, "true"):
-		return &Node{Kind: KindBool, Pos: pos, Bool: true}, idx + 4, nil
-	case c == 'f' && d.hasPrefix(idx, "false"):
-		return &Node{Kind: KindBool, Pos: pos}, idx + 5, nil
-	case c == 'N' && d.hasPrefix(idx, "NaN"):
-		return numberNode("NaN", pos), idx + 3, nil
-	case c == 'I' && d.hasPrefix(idx, "Infinity"):
-		return numberNode("Infinity", pos), idx + 8, nil
-	case c == '-' && d.hasPrefix(idx, "-Infinity"):
-		return numberNode("-Infinity", pos), idx + 9, nil
-	}
-	if end, ok := d.number(idx); ok {
-		return numberNode(string(d.s[idx:end]), pos), end, nil
-	}
-	return nil, idx, &jsonSyntaxError{"Expecting value", idx}
-}
-
-// number matches (-?(?:0|[1-9]\d*))(\.\d+)?([eE][-+]?\d+)? at i.
-func (d *jsonDecoder) number(i int) (int, bool) {
-	s := d.s
-	j := i
-	if j < len(s) && s[j] == '-' {
-		j++
-	}
-	switch {
-	case j < len(s) && s[j] == '0':
-		j++
-	case j < len(s) && s[j] >= '1' && s[j] <= '9':
-		for j < len(s) && isDigit(s[j]) {
-			j++
-		}
-	default:
-		return i, false
-	}
-	if j+1 < len(s) && s[j] == '.' && isDigit(s[j+1]) {
-		j += 2
-		for j < len(s) && isDigit(s[j]) {
-			j++
-		}
-	}
-	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
-		k := j + 1
-		if k < len(s) && (s[k] == '+' || s[k] == '-') {
-			k++
-		}
-		if k < len(s) && isDigit(s[k]) {
-			for k < len(s) && isDigit(s[k]) {
-				k++
-			}
-			j = k
-		}
-	}
-	return j, true
-}
-
-func isDigit(r rune) bool { return r >= '0' && r <= '9' }
-
-func (d *jsonDecoder) object(idx, depth int, pos Pos) (*Node, int, *jsonSyntaxError) {
-	n := &Node{Kind: KindObject, Pos: pos}
-	index := map[string]int{}
-	idx = d.ws(idx)
-	if idx < len(d.s) && d.s[idx] == '}' {
-		return n, idx + 1, nil
-	}
-	for {
-		if idx >= len(d.s) || d.s[idx] != '"' {
-			return nil, idx, &jsonSyntaxError{"Expecting property name enclosed in double quotes", idx}
-		}
-		keyPos := d.pos(idx)
-		key, end, err := d.str(idx + 1)
-		if err != nil {
-			return nil, idx, err
-		}
-		idx = d.ws(end)
-		if idx >= len(d.s) || d.s[idx] != ':' {
-			return nil, idx, &jsonSyntaxError{"Expecting ':' delimiter", idx}
-		}
-		idx = d.ws(idx + 1)
-		val, end, err := d.value(idx, depth+1)
-		if err != nil {
-			return nil, idx, err
-		}
-		if i, dup := index[key]; dup {
-			// Python's dict keeps the first key's place and the last value.
-			n.Fields[i].Value, n.Fields[i].KeyPos = val, keyPos
-		} else {
-			index[key] = len(n.Fields)
-			n.Fields = append(n.Fields, &Field{Key: key, KeyPos: keyPos, Value: val})
-		}
-		idx = d.ws(end)
-		if idx < len(d.s) && d.s[idx] == '}' {
-			return n, idx + 1, nil
-		}
-		if idx >= len(d.s) || d.s[idx] != ',' {
-			return nil, idx, &jsonSyntaxError{"Expecting ',' delimiter", idx}
-		}
-		idx = d.ws(idx + 1)
-	}
-}
-
-func (d *jsonDecoder) array(idx, depth int, pos Pos) (*Node, int, *jsonSyntaxError) {
-	n := &Node{Kind: KindArray, Pos: pos}
-	idx = d.ws(idx)
-	if idx < len(d.s) && d.s[idx] == ']' {
-		return n, idx + 1, nil
-	}
-	for {
-		val, end, err := d.value(idx, depth+1)
-		if err != nil {
-			return nil, idx, err
-		}
-		n.Items = append(n.Items, val)
-		idx = d.ws(end)
-		if idx < len(d.s) && d.s[idx] == ']' {
-			return n, idx + 1, nil
-		}
-		if idx >= len(d.s) || d.s[idx] != ',' {
-			return nil, idx, &jsonSyntaxError{"Expecting ',' delimiter", idx}
-		}
-		idx = d.ws(idx + 1)
-	}
-}
-
-// str is Python's scanstring (strict): end is just after the opening quote.
-func (d *jsonDecoder) str(end int) (string, int, *jsonSyntaxError) {
-	s := d.s
-	begin := end - 1
-	var b strings.Builder
-	for {
-		next := end
-		var c rune
-		for ; next < len(s); next++ {
-			c = s[next]
-			if c == '"' || c == '\\' {
-				break
-			}
-			if c <= 0x1f {
-				return "", 0, &jsonSyntaxError{"Invalid control character at", next}
-			}
-		}
-		if next >= len(s) {
-			return "", 0, &jsonSyntaxError{"Unterminated string starting at", begin}
-		}
-		b.WriteString(string(s[end:next]))
-		if c == '"' {
-			return b.String(), next + 1, nil
-		}
-		next++ // past the backslash
-		if next == len(s) {
-			return "", 0, &jsonSyntaxError{"Unterminated string starting at", begin}
-		}
-		c = s[next]
-		if c != 'u' {
-			end = next + 1
-			r, ok := jsonEscapes[c]
-			if !ok {
-				return "", 0, &jsonSyntaxError{"Invalid \\escape", end - 2}
-			}
-			b.WriteRune(r)
-			continue
-		}
-		next++
-		end = next + 4
-		if end >= len(s) {
-			return "", 0, &jsonSyntaxError{"Invalid \\uXXXX escape", next - 1}
-		}
-		u, ok := hex4(s[next:end])
-		if !ok {
-			return "", 0, &jsonSyntaxError{"Invalid \\uXXXX escape", end - 5}
-		}
-		if u >= 0xd800 && u <= 0xdbff && end+6 < len(s) && s[end] == '\\' && s[end+1] == 'u' {
-			u2, ok := hex4(s[end+2 : end+6])
-			if !ok {
-				return "", 0, &jsonSyntaxError{"Invalid \\uXXXX escape", end + 1}
-			}
-			if u2 >= 0xdc00 && u2 <= 0xdfff {
-				u = 0x10000 + ((u - 0xd800) << 10) + (u2 - 0xdc00)
-				end += 6
-			}
-		}
-		b.WriteRune(u) // lone surrogates become U+FFFD in Go strings
-	}
-}
-
-var jsonEscapes = map[rune]rune{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 // lineIndex maps a character offset to a 1-based line and column.
 type lineIndex []int // offset of the first character of each line
@@ -456,24 +244,6 @@ func (li lineIndex) lineCol(off int) (int, int) {
 		}
 	}
 	return lo + 1, off - li[lo] + 1
-}
-
-func hex4(rs []rune) (rune, bool) {
-	var v rune
-	for _, r := range rs {
-		v <<= 4
-		switch {
-		case r >= '0' && r <= '9':
-			v |= r - '0'
-		case r >= 'a' && r <= 'f':
-			v |= r - 'a' + 10
-		case r >= 'A' && r <= 'F':
-			v |= r - 'A' + 10
-		default:
-			return 0, false
-		}
-	}
-	return v, true
 }
 
 // lineColRunes is Python's JSONDecodeError numbering: line = count of "\n"

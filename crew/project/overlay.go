@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"crewbench/crew/suggest"
 	"crewbench/mcpconn"
+	"crewbench/names/suggest"
 )
 
 // OverlayFile is the overlay's default file name.

@@ -8,8 +8,8 @@ import (
 	"sort"
 	"strings"
 
-	"crewbench/crew/difflib"
 	"crewbench/crew/prompt"
+	"crewbench/names/difflib"
 )
 
 // Placeholder is one {name} in a text CrewAI interpolates at kickoff

@@ -1,37 +1,16 @@
 package project
 
 import (
+	"crewbench/crew/pyread"
 	"fmt"
 	"sort"
 	"strings"
 )
 
-// Pos is where a value was written: a file (relative to the project
-// directory when it lies inside it), a 1-based line and a 1-based column
-// counted in characters (code points), as Python counts them.
-type Pos struct {
-	File string `json:"file,omitempty"`
-	Line int    `json:"line,omitempty"`
-	Col  int    `json:"col,omitempty"`
-}
-
-// String is "crew.jsonc:12:7", "crew.jsonc:12" when the column is unknown,
-// and "crew.jsonc" when only the file is known.
-func (p Pos) String() string {
-	switch {
-	case p.File == "" && p.Line == 0:
-		return ""
-	case p.Line == 0:
-		return p.File
-	case p.Col == 0:
-		return fmt.Sprintf("%s:%d", p.File, p.Line)
-	default:
-		return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
-	}
-}
-
-// IsValid reports whether the position names at least a file.
-func (p Pos) IsValid() bool { return p.File != "" }
+// Pos is where a value was written: a file, a 1-based line and a 1-based
+// column counted in code points. The Python reader defines it, so the
+// positions of everything read from crew.py need no conversion.
+type Pos = pyread.Pos
 
 // Positions maps a field path to where its value was written. Paths use the
 // spelling of the source file: "role", "settings.max_iter",

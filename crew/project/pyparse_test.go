@@ -109,8 +109,8 @@ def helper():
 		names = append(names, f.name+":"+strings.Join(f.decorators, ","))
 	}
 	eq(t, "methods", names, []string{"__init__:", "one:agent", "two:agent,other.decorator", "t:task"})
-	eq(t, "class attr", c.attrs.vars["agents_config"].str, "conf/agents.yaml")
-	eq(t, "annotated attr", c.attrs.vars["timeout"].str, "60")
+	eq(t, "class attr", c.attrs.vars["agents_config"].Str, "conf/agents.yaml")
+	eq(t, "annotated attr", c.attrs.vars["timeout"].Str, "60")
 	eq(t, "self attr", exprText(c.attrs.vars["token"]), `os.environ["T"]`)
 	eq(t, "single-line def return", m.calledAs(c.methods[1].returns[0], "Agent"), true)
 	two := c.methods[2]
@@ -119,9 +119,9 @@ def helper():
 	eq(t, "nested block does not end the method", m.calledAs(c.methods[3].returns[0], "Task"), true)
 	eq(t, "module function", len(m.funcs), 1)
 	ev := &pyEval{m: m, cls: c}
-	url, _ := ev.strValue(two.scope.vars["local"].kwarg("url"), two.scope, "url")
+	url, _ := ev.strValue(two.scope.vars["local"].Kwarg("url"), two.scope, "url")
 	eq(t, "module constant through a local call", url, "https://h.example.com/mcp")
-	_, u := ev.strValue(two.scope.vars["local"].kwarg("headers").items[0], two.scope, "h")
+	_, u := ev.strValue(two.scope.vars["local"].Kwarg("headers").Items[0], two.scope, "h")
 	eq(t, "self.token → os.environ", u.EnvVar, "T")
 }
 

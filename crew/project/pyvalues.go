@@ -1,6 +1,7 @@
 package project
 
 import (
+	"crewbench/crew/pyread"
 	"fmt"
 	"strconv"
 	"strings"
@@ -21,21 +22,21 @@ type pyEval struct {
 	// (a = b + b; b = c + c; …), which would otherwise take exponential time.
 	steps int
 	// active marks expressions being evaluated, to stop at cycles (x = x + x).
-	active map[*pyExpr]bool
+	active map[*pyread.Expr]bool
 }
 
 const maxEvalSteps = 200_000
 
 // enter resolves e and starts evaluating what it names; ok is false on a
 // cycle or when the budget is spent. leave must be called when ok.
-func (ev *pyEval) enter(e *pyExpr, scope *pyScope) (r *pyExpr, ok bool) {
+func (ev *pyEval) enter(e *pyread.Expr, scope *pyScope) (r *pyread.Expr, ok bool) {
 	ev.steps++
 	if ev.steps > maxEvalSteps {
 		return e, false
 	}
 	r = ev.resolve(e, scope)
 	if ev.active == nil {
-		ev.active = map[*pyExpr]bool{}
+		ev.active = map[*pyread.Expr]bool{}
 	}
 	if ev.active[r] {
 		return r, false
@@ -44,19 +45,19 @@ func (ev *pyEval) enter(e *pyExpr, scope *pyScope) (r *pyExpr, ok bool) {
 	return r, true
 }
 
-func (ev *pyEval) leave(r *pyExpr) { delete(ev.active, r) }
+func (ev *pyEval) leave(r *pyread.Expr) { delete(ev.active, r) }
 
 const maxResolveDepth = 16
 
 // resolve follows a Name or self.attr to the expression assigned to it.
-func (ev *pyEval) resolve(e *pyExpr, scope *pyScope) *pyExpr {
+func (ev *pyEval) resolve(e *pyread.Expr, scope *pyScope) *pyread.Expr {
 	for depth := 0; e != nil && depth < maxResolveDepth; depth++ {
-		var next *pyExpr
+		var next *pyread.Expr
 		switch {
-		case e.kind == pyName && scope != nil:
-			next = scope.lookup(e.str)
-		case e.kind == pyAttr && e.x.kind == pyName && e.x.str == "self" && ev.cls != nil:
-			next = ev.cls.attrs.vars[e.str]
+		case e.Kind == pyread.Name && scope != nil:
+			next = scope.lookup(e.Str)
+		case e.Kind == pyread.Attr && e.X.Kind == pyread.Name && e.X.Str == "self" && ev.cls != nil:
+			next = ev.cls.attrs.vars[e.Str]
 		}
 		if next == nil || next == e {
 			return e
@@ -68,26 +69,26 @@ func (ev *pyEval) resolve(e *pyExpr, scope *pyScope) *pyExpr {
 
 // envRead recognises os.environ["X"], os.environ.get("X", d),
 // os.getenv("X", d) and their imported forms.
-func (ev *pyEval) envRead(e *pyExpr) (name string, def *pyExpr, ok bool) {
+func (ev *pyEval) envRead(e *pyread.Expr) (name string, def *pyread.Expr, ok bool) {
 	if e == nil {
 		return "", nil, false
 	}
-	switch e.kind {
-	case pySubscript:
-		if ev.m.qualified(e.x.dotted()) == "os.environ" && e.index != nil && e.index.kind == pyStr {
-			return e.index.str, nil, true
+	switch e.Kind {
+	case pyread.Subscript:
+		if ev.m.qualified(e.X.Dotted()) == "os.environ" && e.Index != nil && e.Index.Kind == pyread.String {
+			return e.Index.Str, nil, true
 		}
-	case pyCall:
-		fn := ev.m.qualified(e.x.dotted())
+	case pyread.Call:
+		fn := ev.m.qualified(e.X.Dotted())
 		if fn == "os.getenv" || fn == "os.environ.get" {
-			if len(e.items) >= 1 && e.items[0].kind == pyStr {
-				if len(e.items) >= 2 {
-					def = e.items[1]
+			if len(e.Items) >= 1 && e.Items[0].Kind == pyread.String {
+				if len(e.Items) >= 2 {
+					def = e.Items[1]
 				}
-				if d := e.kwarg("default"); d != nil {
+				if d := e.Kwarg("default"); d != nil {
 					def = d
 				}
-				return e.items[0].str, def, true
+				return e.Items[0].Str, def, true
 			}
 		}
 	}
@@ -96,7 +97,7 @@ func (ev *pyEval) envRead(e *pyExpr) (name string, def *pyExpr, ok bool) {
 
 // literal converts a literal expression (after resolving names) to a Node;
 // bad is the first non-literal sub-expression.
-func (ev *pyEval) literal(e *pyExpr, scope *pyScope, depth int) (n *Node, bad *pyExpr) {
+func (ev *pyEval) literal(e *pyread.Expr, scope *pyScope, depth int) (n *Node, bad *pyread.Expr) {
 	if e == nil {
 		return nil, nil
 	}
@@ -108,26 +109,26 @@ func (ev *pyEval) literal(e *pyExpr, scope *pyScope, depth int) (n *Node, bad *p
 		return nil, e
 	}
 	defer ev.leave(r)
-	switch r.kind {
-	case pyStr:
-		return &Node{Kind: KindString, Str: r.str, Pos: r.pos}, nil
-	case pyNum:
-		if n := pyNumberNode(r.str, r.pos); n != nil {
+	switch r.Kind {
+	case pyread.String:
+		return &Node{Kind: KindString, Str: r.Str, Pos: r.Pos}, nil
+	case pyread.Number:
+		if n := pyNumberNode(r.Str, r.Pos); n != nil {
 			return n, nil
 		}
 		return nil, e
-	case pyConcat, pyFString:
+	case pyread.Concat, pyread.FString:
 		if v, ok := ev.evalResolvedStr(r, scope, nil, depth+1); ok {
-			return &Node{Kind: KindString, Str: v, Pos: r.pos}, nil
+			return &Node{Kind: KindString, Str: v, Pos: r.Pos}, nil
 		}
 		return nil, e
-	case pyBool:
-		return &Node{Kind: KindBool, Bool: r.b, Pos: r.pos}, nil
-	case pyNone:
-		return &Node{Kind: KindNull, Pos: r.pos}, nil
-	case pyList, pyTuple:
-		out := &Node{Kind: KindArray, Pos: r.pos}
-		for _, it := range r.items {
+	case pyread.Bool:
+		return &Node{Kind: KindBool, Bool: r.Bool, Pos: r.Pos}, nil
+	case pyread.None:
+		return &Node{Kind: KindNull, Pos: r.Pos}, nil
+	case pyread.List, pyread.Tuple:
+		out := &Node{Kind: KindArray, Pos: r.Pos}
+		for _, it := range r.Items {
 			v, b := ev.literal(it, scope, depth+1)
 			if b != nil {
 				return nil, b
@@ -135,9 +136,9 @@ func (ev *pyEval) literal(e *pyExpr, scope *pyScope, depth int) (n *Node, bad *p
 			out.Items = append(out.Items, v)
 		}
 		return out, nil
-	case pyDict:
-		out := &Node{Kind: KindObject, Pos: r.pos}
-		for i, k := range r.keys {
+	case pyread.Dict:
+		out := &Node{Kind: KindObject, Pos: r.Pos}
+		for i, k := range r.Keys {
 			kn, b := ev.literal(k, scope, depth+1)
 			if b != nil {
 				return nil, b
@@ -145,7 +146,7 @@ func (ev *pyEval) literal(e *pyExpr, scope *pyScope, depth int) (n *Node, bad *p
 			if kn.Kind != KindString {
 				return nil, k
 			}
-			v, b := ev.literal(r.items[i], scope, depth+1)
+			v, b := ev.literal(r.Items[i], scope, depth+1)
 			if b != nil {
 				return nil, b
 			}
@@ -190,11 +191,11 @@ func pyNumberNode(lit string, pos Pos) *Node {
 // the environment (os.environ[…], os.getenv(…), f"Bearer {os.environ['T']}"),
 // which becomes a pending Unresolved that resolves from .env / the
 // environment, or anything else (pending, with the source text).
-func (ev *pyEval) strValue(e *pyExpr, scope *pyScope, what string) (string, *Unresolved) {
+func (ev *pyEval) strValue(e *pyread.Expr, scope *pyScope, what string) (string, *Unresolved) {
 	if v, ok := ev.evalStr(e, scope, nil, 0); ok {
 		return v, nil
 	}
-	u := &Unresolved{Pos: e.pos, Field: what, Expr: exprText(e)}
+	u := &Unresolved{Pos: e.Pos, Field: what, Expr: exprText(e)}
 	if vars := ev.envVars(e, scope, 0); len(vars) > 0 {
 		u.EnvVar = vars[0]
 		u.resolve = func(p *Project) (any, string, bool) {
@@ -217,18 +218,18 @@ func (ev *pyEval) strValue(e *pyExpr, scope *pyScope, what string) (string, *Unr
 		}
 		return "", u
 	}
-	switch r := ev.resolve(e, scope); r.kind {
-	case pyFString:
+	switch r := ev.resolve(e, scope); r.Kind {
+	case pyread.FString:
 		u.Suggestion = "an f-string whose fields are not literals; give the value in crewbench.yaml under values: {ID: …}"
-	case pyName:
-		u.Suggestion = fmt.Sprintf("%s is not assigned a literal in crew.py; give the value in crewbench.yaml under values: {ID: …}", r.str)
+	case pyread.Name:
+		u.Suggestion = fmt.Sprintf("%s is not assigned a literal in crew.py; give the value in crewbench.yaml under values: {ID: …}", r.Str)
 	}
 	return "", u
 }
 
 // evalStr evaluates a string expression; env answers environment reads
 // (nil: an expression that reads the environment is not a literal).
-func (ev *pyEval) evalStr(e *pyExpr, scope *pyScope, env func(string) (string, bool), depth int) (string, bool) {
+func (ev *pyEval) evalStr(e *pyread.Expr, scope *pyScope, env func(string) (string, bool), depth int) (string, bool) {
 	if e == nil || depth > 32 {
 		return "", false
 	}
@@ -241,17 +242,17 @@ func (ev *pyEval) evalStr(e *pyExpr, scope *pyScope, env func(string) (string, b
 }
 
 // evalResolvedStr is evalStr for an expression already resolved and entered.
-func (ev *pyEval) evalResolvedStr(r *pyExpr, scope *pyScope, env func(string) (string, bool), depth int) (string, bool) {
-	switch r.kind {
-	case pyStr:
-		return r.str, true
-	case pyNum:
-		if n := pyNumberNode(r.str, r.pos); n != nil {
+func (ev *pyEval) evalResolvedStr(r *pyread.Expr, scope *pyScope, env func(string) (string, bool), depth int) (string, bool) {
+	switch r.Kind {
+	case pyread.String:
+		return r.Str, true
+	case pyread.Number:
+		if n := pyNumberNode(r.Str, r.Pos); n != nil {
 			return n.Str, true
 		}
-	case pyConcat:
+	case pyread.Concat:
 		var b strings.Builder
-		for _, it := range r.items {
+		for _, it := range r.Items {
 			v, ok := ev.evalStr(it, scope, env, depth+1)
 			if !ok {
 				return "", false
@@ -259,23 +260,23 @@ func (ev *pyEval) evalResolvedStr(r *pyExpr, scope *pyScope, env func(string) (s
 			b.WriteString(v)
 		}
 		return b.String(), true
-	case pyFString:
+	case pyread.FString:
 		var b strings.Builder
-		for _, part := range r.parts {
-			if !part.fstring {
-				b.WriteString(part.text)
+		for _, part := range r.Parts {
+			if !part.FString {
+				b.WriteString(part.Text)
 				continue
 			}
-			v, ok := ev.evalFString(part, r.pos, scope, env, depth+1)
+			v, ok := ev.evalFString(part, r.Pos, scope, env, depth+1)
 			if !ok {
 				return "", false
 			}
 			b.WriteString(v)
 		}
 		return b.String(), true
-	case pyCall:
-		if r.x.dotted() == "str" && len(r.items) == 1 {
-			return ev.evalStr(r.items[0], scope, env, depth+1)
+	case pyread.Call:
+		if r.X.Dotted() == "str" && len(r.Items) == 1 {
+			return ev.evalStr(r.Items[0], scope, env, depth+1)
 		}
 	}
 	if name, def, ok := ev.envRead(r); ok && env != nil {
@@ -294,13 +295,13 @@ func (ev *pyEval) evalResolvedStr(r *pyExpr, scope *pyScope, env func(string) (s
 // evalFString evaluates one f-string body: {{ and }} are braces, {expr}
 // fields are parsed and evaluated; format specs and !conversions other than
 // !s make it non-literal.
-func (ev *pyEval) evalFString(part pyStrPart, pos Pos, scope *pyScope, env func(string) (string, bool), depth int) (string, bool) {
-	body := part.text
+func (ev *pyEval) evalFString(part pyread.StrPart, pos Pos, scope *pyScope, env func(string) (string, bool), depth int) (string, bool) {
+	body := part.Text
 	var out, lit strings.Builder
 	flush := func() {
 		s := lit.String()
-		if !part.raw {
-			s = pyUnescape(s)
+		if !part.Raw {
+			s = pyread.Unescape(s)
 		}
 		out.WriteString(s)
 		lit.Reset()
@@ -328,10 +329,10 @@ func (ev *pyEval) evalFString(part pyStrPart, pos Pos, scope *pyScope, env func(
 			return "", false
 		}
 		flush()
-		toks := pyTokenize(field, pos.File)
-		p := &pyParser{src: field, toks: toks, depthLeft: 100}
-		fe := p.expr()
-		if !p.atEnd() {
+		toks := pyread.Tokenize(field, pos.File)
+		p := &pyread.Parser{Src: field, Toks: toks, DepthLeft: 100}
+		fe := p.Expr()
+		if !p.AtEnd() {
 			return "", false
 		}
 		v, ok := ev.evalStr(fe, scope, env, depth+1)
@@ -381,7 +382,7 @@ func fstringField(body string, i int) (int, string, bool) {
 }
 
 // envVars lists the environment variables an expression reads.
-func (ev *pyEval) envVars(e *pyExpr, scope *pyScope, depth int) []string {
+func (ev *pyEval) envVars(e *pyread.Expr, scope *pyScope, depth int) []string {
 	if e == nil || depth > 32 {
 		return nil
 	}
@@ -394,25 +395,25 @@ func (ev *pyEval) envVars(e *pyExpr, scope *pyScope, depth int) []string {
 		return []string{name}
 	}
 	var out []string
-	switch r.kind {
-	case pyConcat:
-		for _, it := range r.items {
+	switch r.Kind {
+	case pyread.Concat:
+		for _, it := range r.Items {
 			out = append(out, ev.envVars(it, scope, depth+1)...)
 		}
-	case pyFString:
-		for _, part := range r.parts {
-			if !part.fstring {
+	case pyread.FString:
+		for _, part := range r.Parts {
+			if !part.FString {
 				continue
 			}
-			for _, f := range fstringFields(part.text) {
-				toks := pyTokenize(f, r.pos.File)
-				p := &pyParser{src: f, toks: toks, depthLeft: 100}
-				out = append(out, ev.envVars(p.expr(), scope, depth+1)...)
+			for _, f := range fstringFields(part.Text) {
+				toks := pyread.Tokenize(f, r.Pos.File)
+				p := &pyread.Parser{Src: f, Toks: toks, DepthLeft: 100}
+				out = append(out, ev.envVars(p.Expr(), scope, depth+1)...)
 			}
 		}
-	case pyCall:
-		if r.x.dotted() == "str" && len(r.items) == 1 {
-			out = ev.envVars(r.items[0], scope, depth+1)
+	case pyread.Call:
+		if r.X.Dotted() == "str" && len(r.Items) == 1 {
+			out = ev.envVars(r.Items[0], scope, depth+1)
 		}
 	}
 	return out
@@ -444,43 +445,43 @@ func fstringFields(body string) []string {
 	return out
 }
 
-func exprText(e *pyExpr) string {
+func exprText(e *pyread.Expr) string {
 	if e == nil {
 		return ""
 	}
-	if e.text != "" {
-		return e.text
+	if e.Text != "" {
+		return e.Text
 	}
-	return e.dotted()
+	return e.Dotted()
 }
 
 // serverKinds are the calls that declare an MCP server.
 var serverCalls = []string{"MCPServerStdio", "MCPServerHTTP", "MCPServerSSE", "StdioServerParameters", "SSEServerParameters", "StreamableHttpParameters"}
 
 // isServerExpr reports whether e (resolved) declares a server.
-func (ev *pyEval) isServerExpr(e *pyExpr) bool {
+func (ev *pyEval) isServerExpr(e *pyread.Expr) bool {
 	return ev.m.calledAs(e, serverCalls...)
 }
 
 // serverFromExpr builds a server from MCPServerStdio/HTTP/SSE(…),
 // StdioServerParameters(…) or an adapter dict {"url", "transport"}.
 // adapter marks MCPServerAdapter params (policy adapter, bare tool names).
-func (ev *pyEval) serverFromExpr(e *pyExpr, scope *pyScope, agent, src string, adapter bool, connectTimeout *pyExpr) *Server {
+func (ev *pyEval) serverFromExpr(e *pyread.Expr, scope *pyScope, agent, src string, adapter bool, connectTimeout *pyread.Expr) *Server {
 	l := ev.l
 	r := ev.resolve(e, scope)
 	spec := mcpconn.ServerSpec{Ref: mcpconn.RefNative}
 	if adapter {
 		spec.Policy = mcpconn.PolicyAdapter
 	}
-	ps := Positions{"": e.pos}
+	ps := Positions{"": e.Pos}
 	var pending []pendingValue
-	kw := func(name string) *pyExpr { return r.kwarg(name) }
-	if r.kind == pyDict {
+	kw := func(name string) *pyread.Expr { return r.Kwarg(name) }
+	if r.Kind == pyread.Dict {
 		// MCPServerAdapter remote params: {"url": …, "transport": "sse"|"streamable-http", "headers": …}
-		kw = func(name string) *pyExpr {
-			for i, k := range r.keys {
-				if k.kind == pyStr && k.str == name {
-					return r.items[i]
+		kw = func(name string) *pyread.Expr {
+			for i, k := range r.Keys {
+				if k.Kind == pyread.String && k.Str == name {
+					return r.Items[i]
 				}
 			}
 			return nil
@@ -497,7 +498,7 @@ func (ev *pyEval) serverFromExpr(e *pyExpr, scope *pyScope, agent, src string, a
 		if x == nil {
 			return
 		}
-		ps[field] = x.pos
+		ps[field] = x.Pos
 		v, u := ev.strValue(x, scope, what)
 		set(&spec, v)
 		addPending(field, u, func(s *mcpconn.ServerSpec, v any) { set(s, fmt.Sprint(v)) })
@@ -507,41 +508,41 @@ func (ev *pyEval) serverFromExpr(e *pyExpr, scope *pyScope, agent, src string, a
 		if x == nil {
 			return
 		}
-		ps[field] = x.pos
+		ps[field] = x.Pos
 		rx := ev.resolve(x, scope)
-		if rx.kind == pyNone {
+		if rx.Kind == pyread.None {
 			return
 		}
-		if rx.kind != pyDict {
+		if rx.Kind != pyread.Dict {
 			// env=dict(os.environ), env=os.environ.copy(), env=os.environ
 			if field == "env" && ev.copiesEnviron(rx) {
 				spec.InheritEnv = true
-				l.note(x.pos, Info, "env-copies-environ", "env= copies the whole environment (os.environ): the server sees every variable, not CrewAI's minimal set")
+				l.note(x.Pos, Info, "env-copies-environ", "env= copies the whole environment (os.environ): the server sees every variable, not CrewAI's minimal set")
 				return
 			}
-			addPending(field, &Unresolved{Pos: x.pos, Field: label, Expr: exprText(x)}, nil)
+			addPending(field, &Unresolved{Pos: x.Pos, Field: label, Expr: exprText(x)}, nil)
 			return
 		}
 		*dst = map[string]string{}
 		m := *dst
-		for i, k := range rx.keys {
-			if k.kind == pyStarred {
-				if field == "env" && ev.copiesEnviron(ev.resolve(k.x, scope)) {
+		for i, k := range rx.Keys {
+			if k.Kind == pyread.Starred {
+				if field == "env" && ev.copiesEnviron(ev.resolve(k.X, scope)) {
 					spec.InheritEnv = true
-					l.note(k.pos, Info, "env-copies-environ", "env={**os.environ, …} passes the whole environment to the server, not CrewAI's minimal set")
+					l.note(k.Pos, Info, "env-copies-environ", "env={**os.environ, …} passes the whole environment to the server, not CrewAI's minimal set")
 					continue
 				}
-				addPending(field, &Unresolved{Pos: k.pos, Field: label, Expr: "**" + exprText(k.x)}, nil)
+				addPending(field, &Unresolved{Pos: k.Pos, Field: label, Expr: "**" + exprText(k.X)}, nil)
 				continue
 			}
 			kn, bad := ev.literal(k, scope, 0)
 			if bad != nil || kn.Kind != KindString {
-				addPending(field, &Unresolved{Pos: k.pos, Field: label + " key", Expr: exprText(k)}, nil)
+				addPending(field, &Unresolved{Pos: k.Pos, Field: label + " key", Expr: exprText(k)}, nil)
 				continue
 			}
 			key := kn.Str
-			ps[field+"."+key] = rx.items[i].pos
-			v, u := ev.strValue(rx.items[i], scope, fmt.Sprintf("%s[%q]", label, key))
+			ps[field+"."+key] = rx.Items[i].Pos
+			v, u := ev.strValue(rx.Items[i], scope, fmt.Sprintf("%s[%q]", label, key))
 			m[key] = v
 			addPending(field+"."+key, u, func(s *mcpconn.ServerSpec, v any) {
 				if field == "env" {
@@ -553,8 +554,8 @@ func (ev *pyEval) serverFromExpr(e *pyExpr, scope *pyScope, agent, src string, a
 		}
 	}
 	name := ""
-	if r.kind == pyCall {
-		name = ev.m.qualified(r.x.dotted())
+	if r.Kind == pyread.Call {
+		name = ev.m.qualified(r.X.Dotted())
 		name = name[strings.LastIndexByte(name, '.')+1:]
 	}
 	switch {
@@ -562,34 +563,34 @@ func (ev *pyEval) serverFromExpr(e *pyExpr, scope *pyScope, agent, src string, a
 		spec.Transport = mcpconn.TransportStdio
 		strField("command", name+" command", func(s *mcpconn.ServerSpec, v string) { s.Command = v })
 		if x := kw("args"); x != nil {
-			ps["args"] = x.pos
+			ps["args"] = x.Pos
 			rx := ev.resolve(x, scope)
-			if rx.kind == pyList || rx.kind == pyTuple {
-				for i, it := range rx.items {
-					if it.kind == pyStarred {
-						addPending("args", &Unresolved{Pos: it.pos, Field: name + " args", Expr: exprText(x)}, nil)
+			if rx.Kind == pyread.List || rx.Kind == pyread.Tuple {
+				for i, it := range rx.Items {
+					if it.Kind == pyread.Starred {
+						addPending("args", &Unresolved{Pos: it.Pos, Field: name + " args", Expr: exprText(x)}, nil)
 						break
 					}
 					idx := i
-					ps[indexPath("args", i)] = it.pos
+					ps[indexPath("args", i)] = it.Pos
 					v, u := ev.strValue(it, scope, fmt.Sprintf("%s args[%d]", name, i))
 					spec.Args = append(spec.Args, v)
 					addPending(indexPath("args", i), u, func(s *mcpconn.ServerSpec, v any) { s.Args[idx] = fmt.Sprint(v) })
 				}
 			} else {
-				addPending("args", &Unresolved{Pos: x.pos, Field: name + " args", Expr: exprText(x)}, nil)
+				addPending("args", &Unresolved{Pos: x.Pos, Field: name + " args", Expr: exprText(x)}, nil)
 			}
 		}
 		strMap("env", &spec.Env, name+" env")
 		if x := kw("cwd"); x != nil {
-			l.note(x.pos, Warn, "mcp-cwd", "cwd= is not supported by crewbench: the server starts in crewbench's working directory (MCPServerStdio has no cwd at all)")
+			l.note(x.Pos, Warn, "mcp-cwd", "cwd= is not supported by crewbench: the server starts in crewbench's working directory (MCPServerStdio has no cwd at all)")
 		}
-	case name == "MCPServerHTTP" || name == "MCPServerSSE" || name == "SSEServerParameters" || name == "StreamableHttpParameters" || r.kind == pyDict:
+	case name == "MCPServerHTTP" || name == "MCPServerSSE" || name == "SSEServerParameters" || name == "StreamableHttpParameters" || r.Kind == pyread.Dict:
 		spec.Transport = mcpconn.TransportHTTP
 		if name == "MCPServerSSE" || name == "SSEServerParameters" {
 			spec.Transport = mcpconn.TransportSSE
 		}
-		if r.kind == pyDict {
+		if r.Kind == pyread.Dict {
 			// MCPServerAdapter: without "transport" the adapter speaks SSE.
 			spec.Transport = mcpconn.TransportSSE
 			if t := kw("transport"); t != nil {
@@ -598,18 +599,18 @@ func (ev *pyEval) serverFromExpr(e *pyExpr, scope *pyScope, agent, src string, a
 					spec.Transport = nt
 				}
 			} else {
-				l.note(r.pos, Warn, "adapter-dict-sse", `MCPServerAdapter params without "transport" speak SSE; add "transport": "streamable-http" for a streamable-HTTP /mcp endpoint`)
+				l.note(r.Pos, Warn, "adapter-dict-sse", `MCPServerAdapter params without "transport" speak SSE; add "transport": "streamable-http" for a streamable-HTTP /mcp endpoint`)
 			}
 		}
 		strField("url", modelName(spec.Transport)+" url", func(s *mcpconn.ServerSpec, v string) { s.URL = v })
 		strMap("headers", &spec.Headers, modelName(spec.Transport)+" headers")
 		if x := kw("streamable"); x != nil && name == "MCPServerHTTP" {
-			ps["streamable"] = x.pos
+			ps["streamable"] = x.Pos
 			if n, bad := ev.literal(x, scope, 0); bad == nil && n.Kind == KindBool {
 				b := n.Bool
 				spec.Streamable = &b
 				if !b {
-					l.note(x.pos, Warn, "mcp-streamable-false", "streamable=False does not give SSE: CrewAI's HTTP transport always speaks streamable HTTP; use MCPServerSSE for an SSE server")
+					l.note(x.Pos, Warn, "mcp-streamable-false", "streamable=False does not give SSE: CrewAI's HTTP transport always speaks streamable HTTP; use MCPServerSSE for an SSE server")
 				}
 			}
 		}
@@ -622,7 +623,7 @@ func (ev *pyEval) serverFromExpr(e *pyExpr, scope *pyScope, agent, src string, a
 		}
 	}
 	if x := kw("tool_filter"); x != nil {
-		ps["tool_filter"] = x.pos
+		ps["tool_filter"] = x.Pos
 		f, u := ev.toolFilter(x, scope, ps)
 		spec.Filter = f
 		addPending("tool_filter", u, setFilter)
@@ -632,20 +633,20 @@ func (ev *pyEval) serverFromExpr(e *pyExpr, scope *pyScope, agent, src string, a
 			spec.Timeouts.Connect = secondsDuration(n.Float)
 		}
 	}
-	return l.addServer(&Server{Spec: spec, Pos: e.pos, Source: src, Positions: ps}, agent, false, pending)
+	return l.addServer(&Server{Spec: spec, Pos: e.Pos, Source: src, Positions: ps}, agent, false, pending)
 }
 
-func (ev *pyEval) copiesEnviron(e *pyExpr) bool {
-	d := ev.m.qualified(e.dotted())
+func (ev *pyEval) copiesEnviron(e *pyread.Expr) bool {
+	d := ev.m.qualified(e.Dotted())
 	if d == "os.environ" {
 		return true
 	}
-	if e.kind == pyCall {
-		fn := ev.m.qualified(e.x.dotted())
+	if e.Kind == pyread.Call {
+		fn := ev.m.qualified(e.X.Dotted())
 		if fn == "os.environ.copy" {
 			return true
 		}
-		if fn == "dict" && len(e.items) == 1 && ev.m.qualified(e.items[0].dotted()) == "os.environ" {
+		if fn == "dict" && len(e.Items) == 1 && ev.m.qualified(e.Items[0].Dotted()) == "os.environ" {
 			return true
 		}
 	}
@@ -654,23 +655,23 @@ func (ev *pyEval) copiesEnviron(e *pyExpr) bool {
 
 // toolFilter reads tool_filter=create_static_tool_filter(…) /
 // StaticToolFilter(…); a dynamic filter (a Python function) is pending.
-func (ev *pyEval) toolFilter(x *pyExpr, scope *pyScope, ps Positions) (mcpconn.FilterSpec, *Unresolved) {
+func (ev *pyEval) toolFilter(x *pyread.Expr, scope *pyScope, ps Positions) (mcpconn.FilterSpec, *Unresolved) {
 	var f mcpconn.FilterSpec
 	r := ev.resolve(x, scope)
-	if r.kind == pyNone {
+	if r.Kind == pyread.None {
 		return f, nil
 	}
 	if ev.m.calledAs(r, "create_static_tool_filter", "StaticToolFilter") {
-		var bad *pyExpr
+		var bad *pyread.Expr
 		for _, k := range []string{"allowed_tool_names", "blocked_tool_names"} {
-			v := r.kwarg(k)
+			v := r.Kwarg(k)
 			if v == nil {
 				idx := 0
 				if k == "blocked_tool_names" {
 					idx = 1
 				}
-				if idx < len(r.items) {
-					v = r.items[idx]
+				if idx < len(r.Items) {
+					v = r.Items[idx]
 				}
 			}
 			if v == nil {
@@ -698,7 +699,7 @@ func (ev *pyEval) toolFilter(x *pyExpr, scope *pyScope, ps Positions) (mcpconn.F
 			}
 		}
 		if bad != nil {
-			return f, &Unresolved{Pos: bad.pos, Field: "tool_filter names", Expr: exprText(x)}
+			return f, &Unresolved{Pos: bad.Pos, Field: "tool_filter names", Expr: exprText(x)}
 		}
 		return f, nil
 	}
@@ -706,7 +707,7 @@ func (ev *pyEval) toolFilter(x *pyExpr, scope *pyScope, ps Positions) (mcpconn.F
 	if ev.m.calledAs(r, "create_dynamic_tool_filter") {
 		what = "tool_filter (create_dynamic_tool_filter)"
 	}
-	return f, &Unresolved{Pos: x.pos, Field: what, Expr: exprText(x),
+	return f, &Unresolved{Pos: x.Pos, Field: what, Expr: exprText(x),
 		Suggestion: "a Python filter cannot run in crewbench; give an equivalent in crewbench.yaml: servers: {NAME: {tool_filter: {allowed_tool_names: […]} or {expr: CEL}}}"}
 }
 
@@ -740,38 +741,38 @@ func filterFromPlain(m map[string]any) mcpconn.FilterSpec {
 }
 
 // mcpsFromExpr reads an Agent(mcps=[…]) list.
-func (ev *pyEval) mcpsFromExpr(x *pyExpr, scope *pyScope, agent, src string) []MCPRef {
+func (ev *pyEval) mcpsFromExpr(x *pyread.Expr, scope *pyScope, agent, src string) []MCPRef {
 	l := ev.l
 	r := ev.resolve(x, scope)
-	if r.kind == pyNone {
+	if r.Kind == pyread.None {
 		return nil
 	}
-	if r.kind != pyList && r.kind != pyTuple {
+	if r.Kind != pyread.List && r.Kind != pyread.Tuple {
 		id := "agents." + agent + ".mcps"
-		l.unresolved(&Unresolved{ID: id, Pos: x.pos, Field: "Agent " + agent + " mcps", Expr: exprText(x)})
+		l.unresolved(&Unresolved{ID: id, Pos: x.Pos, Field: "Agent " + agent + " mcps", Expr: exprText(x)})
 		return nil
 	}
 	var out []MCPRef
-	for i, it := range r.items {
+	for i, it := range r.Items {
 		ri := ev.resolve(it, scope)
 		str, isStr := ev.evalStr(it, scope, nil, 0)
 		switch {
 		case isStr:
 			ref, err := names.ParseRef(str)
 			if err != nil {
-				l.err(it.pos, fmt.Sprintf("agents.%s.mcps[%d]", agent, i), "", "validation failed: mcps: Value error, "+err.Error())
+				l.err(it.Pos, fmt.Sprintf("agents.%s.mcps[%d]", agent, i), "", "validation failed: mcps: Value error, "+err.Error())
 				continue
 			}
-			out = append(out, l.stringRef(ref, it.pos, src, agent))
+			out = append(out, l.stringRef(ref, it.Pos, src, agent))
 		case ev.isServerExpr(ri):
 			if s := ev.serverFromExpr(ri, scope, agent, src, false, nil); s != nil {
-				out = append(out, MCPRef{Kind: mcpconn.RefNative, Server: s.Name, Pos: it.pos})
+				out = append(out, MCPRef{Kind: mcpconn.RefNative, Server: s.Name, Pos: it.Pos})
 			}
 		default:
 			id := fmt.Sprintf("agents.%s.mcps[%d]", agent, i)
-			u := l.unresolved(&Unresolved{ID: id, Pos: it.pos, Field: fmt.Sprintf("Agent %s mcps[%d]", agent, i), Expr: exprText(it),
+			u := l.unresolved(&Unresolved{ID: id, Pos: it.Pos, Field: fmt.Sprintf("Agent %s mcps[%d]", agent, i), Expr: exprText(it),
 				Suggestion: "declare the server in crewbench.yaml under servers: and refer to it there, or write it as a literal MCPServerStdio/HTTP(…) call"})
-			out = append(out, MCPRef{Pos: it.pos, Unresolved: u.ID})
+			out = append(out, MCPRef{Pos: it.Pos, Unresolved: u.ID})
 		}
 	}
 	return out

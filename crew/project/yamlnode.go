@@ -23,17 +23,9 @@ type yamlDoc struct {
 	Duplicates []*Error
 }
 
-// ParseYAML parses YAML into a Node tree with positions. Plain scalars
+// parseYAMLDoc parses YAML into a Node tree with positions. Plain scalars
 // follow PyYAML's YAML 1.1 booleans (yes/no/on/off), as CrewAI reads its
 // YAML with PyYAML.
-func ParseYAML(src []byte, file string) (*Node, error) {
-	d, err := parseYAMLDoc(src, file)
-	if err != nil {
-		return nil, err
-	}
-	return d.Root, nil
-}
-
 func parseYAMLDoc(src []byte, file string) (doc *yamlDoc, err error) {
 	defer func() {
 		// yaml.v3 has panicked on hostile input in the past; a loader must

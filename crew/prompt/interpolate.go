@@ -78,27 +78,6 @@ func InterpolateField(f Field, text string, inputs map[string]any) (string, erro
 	return "", TextError(fmt.Sprintf("\"%s\"", err.Error()))
 }
 
-// Placeholders lists the distinct placeholder names in text, in order, using
-// the CLI's stricter scan that ignores {{x}} ((?<!{){name}(?!})).
-func Placeholders(text string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, loc := range placeholder.FindAllStringSubmatchIndex(text, -1) {
-		if loc[0] > 0 && text[loc[0]-1] == '{' {
-			continue
-		}
-		if loc[1] < len(text) && text[loc[1]] == '}' {
-			continue
-		}
-		name := text[loc[2]:loc[3]]
-		if !seen[name] {
-			seen[name] = true
-			out = append(out, name)
-		}
-	}
-	return out
-}
-
 // TextError is an error whose message is one of CrewAI's exact texts (which
 // start with capitals and end with punctuation, unlike Go error strings).
 type TextError string

@@ -92,9 +92,6 @@ func TestInterpolate(t *testing.T) {
 			t.Errorf("%s: err = %v, want %q", f, err, want)
 		}
 	}
-	if got := Placeholders("{a} {{b}} {a} {c-d}"); strings.Join(got, ",") != "a,c-d" {
-		t.Errorf("Placeholders = %v", got)
-	}
 }
 
 func TestStrictSchema(t *testing.T) {

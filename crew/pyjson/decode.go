@@ -25,17 +25,11 @@ func (e *DecodeError) Error() string {
 // value), NaN/Infinity/-Infinity are accepted, and errors carry Python's
 // messages and positions.
 func Loads(s string) (any, error) {
-	d := &decoder{s: []rune(strings.ToValidUTF8(s, "\uFFFD"))}
-	if len(d.s) > 0 && d.s[0] == '\uFEFF' {
-		return nil, d.err("Unexpected UTF-8 BOM (decode using utf-8-sig)", 0)
-	}
-	v, end, err := d.value(d.ws(0))
+	text := []rune(strings.ToValidUTF8(s, "\uFFFD"))
+	v, err := Decode[any](text, valueBuilder{}, 0)
 	if err != nil {
-		return nil, err
-	}
-	end = d.ws(end)
-	if end != len(d.s) {
-		return nil, d.err("Extra data", end)
+		line, col := err.LineCol(text)
+		return nil, &DecodeError{Msg: err.Msg, Pos: err.At, Line: line, Column: col}
 	}
 	return v, nil
 }
@@ -75,24 +69,96 @@ func TypeName(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-type decoder struct {
-	s []rune
+// SyntaxError is a json.loads failure: Python's message and the offset, in
+// code points, into the decoded text.
+type SyntaxError struct {
+	Msg string
+	At  int
 }
 
-func (d *decoder) err(msg string, pos int) *DecodeError {
-	line := 1
-	last := -1
-	for i := 0; i < pos && i < len(d.s); i++ {
-		if d.s[i] == '\n' {
+// LineCol is Python's JSONDecodeError numbering of the offset in text: line
+// = count of "\n" before it, plus 1; column = characters since the last
+// "\n", plus 1.
+func (e *SyntaxError) LineCol(text []rune) (line, col int) {
+	i := min(e.At, len(text))
+	line, last := 1, -1
+	for j := 0; j < i; j++ {
+		if text[j] == '\n' {
 			line++
-			last = i
+			last = j
 		}
 	}
-	return &DecodeError{Msg: msg, Pos: pos, Line: line, Column: pos - last}
+	return line, i - last
+}
+
+// Builder makes the caller's values out of what Decode reads; at is the
+// offset of the value's first character (a key's: its opening quote).
+// Loads builds *Object/[]any values; crew/project builds Nodes that keep
+// file positions.
+type Builder[V any] interface {
+	// Scalar is a string, Number, bool or nil.
+	Scalar(v any, at int) V
+	// Object gets the members in source order, a repeated key included.
+	Object(members []Member[V], at int) V
+	Array(items []V, at int) V
+}
+
+// Member is one "key": value of an object.
+type Member[V any] struct {
+	Key   string
+	KeyAt int
+	Value V
+}
+
+// Decode is the one port of CPython's json.loads (3.11, strict=True, the C
+// scanner): it reads one JSON value that must fill text (whitespace aside)
+// and hands every value to b. maxDepth > 0 refuses deeper nesting, standing
+// in for Python's recursion limit; 0 means no limit.
+func Decode[V any](text []rune, b Builder[V], maxDepth int) (V, *SyntaxError) {
+	d := &decoder[V]{s: text, b: b, maxDepth: maxDepth}
+	var zero V
+	if len(d.s) > 0 && d.s[0] == '\uFEFF' {
+		return zero, &SyntaxError{"Unexpected UTF-8 BOM (decode using utf-8-sig)", 0}
+	}
+	v, end, err := d.value(d.ws(0), 0)
+	if err != nil {
+		return zero, err
+	}
+	if end = d.ws(end); end != len(d.s) {
+		return zero, &SyntaxError{"Extra data", end}
+	}
+	return v, nil
+}
+
+// valueBuilder builds Loads's values: *Object (a repeated key keeps its
+// first position and its last value), []any and scalars.
+type valueBuilder struct{}
+
+func (valueBuilder) Scalar(v any, _ int) any { return v }
+
+func (valueBuilder) Object(members []Member[any], _ int) any {
+	o := NewObject()
+	for _, m := range members {
+		o.Set(m.Key, m.Value)
+	}
+	return o
+}
+
+func (valueBuilder) Array(items []any, _ int) any {
+	if items == nil {
+		items = []any{}
+	}
+	return items
+}
+
+type decoder[V any] struct {
+	s        []rune
+	b        Builder[V]
+	maxDepth int
 }
 
 // ws skips JSON whitespace (Python's WHITESPACE: space, tab, LF, CR).
-func (d *decoder) ws(i int) int {
+func (d *decoder[V]) ws(i int) int {
 	for i < len(d.s) {
 		switch d.s[i] {
 		case ' ', '\t', '\n', '\r':
@@ -104,231 +170,242 @@ func (d *decoder) ws(i int) int {
 	return i
 }
 
-func (d *decoder) has(i int, lit string) bool {
-	r := []rune(lit)
-	if i+len(r) > len(d.s) {
-		return false
-	}
-	for k, c := range r {
-		if d.s[i+k] != c {
+func (d *decoder[V]) has(i int, lit string) bool {
+	for _, r := range lit {
+		if i >= len(d.s) || d.s[i] != r {
 			return false
 		}
+		i++
 	}
 	return true
 }
 
-// value is scan_once: a value must start exactly at i.
-func (d *decoder) value(i int) (any, int, error) {
-	if i >= len(d.s) {
-		return nil, i, d.err("Expecting value", i)
+// value is scan_once: a value must start exactly at idx; failing to start
+// one is "Expecting value" there.
+func (d *decoder[V]) value(idx, depth int) (V, int, *SyntaxError) {
+	var zero V
+	if idx >= len(d.s) {
+		return zero, idx, &SyntaxError{"Expecting value", idx}
 	}
-	switch c := d.s[i]; {
+	if d.maxDepth > 0 && depth > d.maxDepth {
+		return zero, idx, &SyntaxError{"maximum nesting depth exceeded", idx}
+	}
+	switch c := d.s[idx]; {
 	case c == '"':
-		return d.str(i + 1)
+		s, end, err := d.str(idx + 1)
+		if err != nil {
+			return zero, idx, err
+		}
+		return d.b.Scalar(s, idx), end, nil
 	case c == '{':
-		return d.object(i + 1)
+		return d.object(idx+1, depth)
 	case c == '[':
-		return d.array(i + 1)
-	case c == 'n' && d.has(i, "null"):
-		return nil, i + 4, nil
-	case c == 't' && d.has(i, "true"):
-		return true, i + 4, nil
-	case c == 'f' && d.has(i, "false"):
-		return false, i + 5, nil
-	case c == 'N' && d.has(i, "NaN"):
-		return Number("NaN"), i + 3, nil
-	case c == 'I' && d.has(i, "Infinity"):
-		return Number("Infinity"), i + 8, nil
-	case c == '-' && d.has(i, "-Infinity"):
-		return Number("-Infinity"), i + 9, nil
+		return d.array(idx+1, depth)
+	case c == 'n' && d.has(idx, "null"):
+		return d.b.Scalar(nil, idx), idx + 4, nil
+	case c == 't' && d.has(idx, "true"):
+		return d.b.Scalar(true, idx), idx + 4, nil
+	case c == 'f' && d.has(idx, "false"):
+		return d.b.Scalar(false, idx), idx + 5, nil
+	case c == 'N' && d.has(idx, "NaN"):
+		return d.b.Scalar(Number("NaN"), idx), idx + 3, nil
+	case c == 'I' && d.has(idx, "Infinity"):
+		return d.b.Scalar(Number("Infinity"), idx), idx + 8, nil
+	case c == '-' && d.has(idx, "-Infinity"):
+		return d.b.Scalar(Number("-Infinity"), idx), idx + 9, nil
 	}
-	if n, end, ok := d.number(i); ok {
-		return n, end, nil
+	if end, ok := d.number(idx); ok {
+		return d.b.Scalar(Number(string(d.s[idx:end])), idx), end, nil
 	}
-	return nil, i, d.err("Expecting value", i)
+	return zero, idx, &SyntaxError{"Expecting value", idx}
 }
 
 // number matches (-?(?:0|[1-9]\d*))(\.\d+)?([eE][-+]?\d+)? at i.
-func (d *decoder) number(i int) (Number, int, bool) {
+func (d *decoder[V]) number(i int) (int, bool) {
+	s := d.s
 	j := i
-	if j < len(d.s) && d.s[j] == '-' {
+	if j < len(s) && s[j] == '-' {
 		j++
 	}
 	switch {
-	case j < len(d.s) && d.s[j] == '0':
+	case j < len(s) && s[j] == '0':
 		j++
-	case j < len(d.s) && d.s[j] >= '1' && d.s[j] <= '9':
-		for j < len(d.s) && isDigit(d.s[j]) {
+	case j < len(s) && s[j] >= '1' && s[j] <= '9':
+		for j < len(s) && isDigit(s[j]) {
 			j++
 		}
 	default:
-		return "", i, false
+		return i, false
 	}
-	if j+1 < len(d.s) && d.s[j] == '.' && isDigit(d.s[j+1]) {
+	if j+1 < len(s) && s[j] == '.' && isDigit(s[j+1]) {
 		j += 2
-		for j < len(d.s) && isDigit(d.s[j]) {
+		for j < len(s) && isDigit(s[j]) {
 			j++
 		}
 	}
-	if j < len(d.s) && (d.s[j] == 'e' || d.s[j] == 'E') {
+	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
 		k := j + 1
-		if k < len(d.s) && (d.s[k] == '+' || d.s[k] == '-') {
+		if k < len(s) && (s[k] == '+' || s[k] == '-') {
 			k++
 		}
-		if k < len(d.s) && isDigit(d.s[k]) {
-			for k < len(d.s) && isDigit(d.s[k]) {
+		if k < len(s) && isDigit(s[k]) {
+			for k < len(s) && isDigit(s[k]) {
 				k++
 			}
 			j = k
 		}
 	}
-	return Number(string(d.s[i:j])), j, true
+	return j, true
 }
 
 func isDigit(r rune) bool { return r >= '0' && r <= '9' }
 
-// str is CPython's c scanstring; i is just after the opening quote.
-func (d *decoder) str(i int) (any, int, error) {
-	begin := i - 1
-	var b strings.Builder
+// object is JSONObject; idx is just after '{'.
+func (d *decoder[V]) object(idx, depth int) (V, int, *SyntaxError) {
+	var zero V
+	at := idx - 1
+	var members []Member[V]
+	idx = d.ws(idx)
+	if idx < len(d.s) && d.s[idx] == '}' {
+		return d.b.Object(members, at), idx + 1, nil
+	}
 	for {
-		if i >= len(d.s) {
-			return nil, i, d.err("Unterminated string starting at", begin)
+		if idx >= len(d.s) || d.s[idx] != '"' {
+			return zero, idx, &SyntaxError{"Expecting property name enclosed in double quotes", idx}
 		}
-		c := d.s[i]
-		switch {
-		case c == '"':
-			return b.String(), i + 1, nil
-		case c == '\\':
-			i++
-			if i >= len(d.s) {
-				return nil, i, d.err("Unterminated string starting at", begin)
-			}
-			e := d.s[i]
-			switch e {
-			case '"', '\\', '/':
-				b.WriteRune(e)
-			case 'b':
-				b.WriteByte('\b')
-			case 'f':
-				b.WriteByte('\f')
-			case 'n':
-				b.WriteByte('\n')
-			case 'r':
-				b.WriteByte('\r')
-			case 't':
-				b.WriteByte('\t')
-			case 'u':
-				u, ok := d.hex4(i + 1)
-				if !ok {
-					return nil, i, d.err("Invalid \\uXXXX escape", i)
-				}
-				i += 4
-				if u >= 0xD800 && u <= 0xDBFF && d.has(i+1, "\\u") {
-					if lo, ok := d.hex4(i + 3); ok && lo >= 0xDC00 && lo <= 0xDFFF {
-						u = 0x10000 + (u-0xD800)<<10 + (lo - 0xDC00)
-						i += 6
-					}
-				}
-				if u >= 0xD800 && u <= 0xDFFF {
-					u = utf8.RuneError // a lone surrogate cannot live in a Go string
-				}
-				b.WriteRune(u)
-			default:
-				return nil, i, d.err("Invalid \\escape", i-1)
-			}
-			i++
-		case c < 0x20:
-			return nil, i, d.err("Invalid control character at", i)
-		default:
-			b.WriteRune(c)
-			i++
+		keyAt := idx
+		key, end, err := d.str(idx + 1)
+		if err != nil {
+			return zero, idx, err
 		}
+		idx = d.ws(end)
+		if idx >= len(d.s) || d.s[idx] != ':' {
+			return zero, idx, &SyntaxError{"Expecting ':' delimiter", idx}
+		}
+		idx = d.ws(idx + 1)
+		val, end, err := d.value(idx, depth+1)
+		if err != nil {
+			return zero, idx, err
+		}
+		members = append(members, Member[V]{Key: key, KeyAt: keyAt, Value: val})
+		idx = d.ws(end)
+		if idx < len(d.s) && d.s[idx] == '}' {
+			return d.b.Object(members, at), idx + 1, nil
+		}
+		if idx >= len(d.s) || d.s[idx] != ',' {
+			return zero, idx, &SyntaxError{"Expecting ',' delimiter", idx}
+		}
+		idx = d.ws(idx + 1)
 	}
 }
 
-func (d *decoder) hex4(i int) (rune, bool) {
-	if i+4 > len(d.s) {
-		return 0, false
+// array is JSONArray; idx is just after '['.
+func (d *decoder[V]) array(idx, depth int) (V, int, *SyntaxError) {
+	var zero V
+	at := idx - 1
+	var items []V
+	idx = d.ws(idx)
+	if idx < len(d.s) && d.s[idx] == ']' {
+		return d.b.Array(items, at), idx + 1, nil
 	}
+	for {
+		val, end, err := d.value(idx, depth+1)
+		if err != nil {
+			return zero, idx, err
+		}
+		items = append(items, val)
+		idx = d.ws(end)
+		if idx < len(d.s) && d.s[idx] == ']' {
+			return d.b.Array(items, at), idx + 1, nil
+		}
+		if idx >= len(d.s) || d.s[idx] != ',' {
+			return zero, idx, &SyntaxError{"Expecting ',' delimiter", idx}
+		}
+		idx = d.ws(idx + 1)
+	}
+}
+
+// str is CPython's C scanstring (strict); end is just after the opening
+// quote.
+func (d *decoder[V]) str(end int) (string, int, *SyntaxError) {
+	s := d.s
+	begin := end - 1
+	var b strings.Builder
+	for {
+		next := end
+		var c rune
+		for ; next < len(s); next++ {
+			c = s[next]
+			if c == '"' || c == '\\' {
+				break
+			}
+			if c <= 0x1f {
+				return "", 0, &SyntaxError{"Invalid control character at", next}
+			}
+		}
+		if next >= len(s) {
+			return "", 0, &SyntaxError{"Unterminated string starting at", begin}
+		}
+		b.WriteString(string(s[end:next]))
+		if c == '"' {
+			return b.String(), next + 1, nil
+		}
+		next++ // past the backslash
+		if next == len(s) {
+			return "", 0, &SyntaxError{"Unterminated string starting at", begin}
+		}
+		c = s[next]
+		if c != 'u' {
+			end = next + 1
+			r, ok := jsonEscapes[c]
+			if !ok {
+				return "", 0, &SyntaxError{"Invalid \\escape", end - 2}
+			}
+			b.WriteRune(r)
+			continue
+		}
+		next++
+		end = next + 4
+		if end >= len(s) {
+			return "", 0, &SyntaxError{"Invalid \\uXXXX escape", next - 1}
+		}
+		u, ok := hex4(s[next:end])
+		if !ok {
+			return "", 0, &SyntaxError{"Invalid \\uXXXX escape", end - 5}
+		}
+		if u >= 0xd800 && u <= 0xdbff && end+6 < len(s) && s[end] == '\\' && s[end+1] == 'u' {
+			u2, ok := hex4(s[end+2 : end+6])
+			if !ok {
+				return "", 0, &SyntaxError{"Invalid \\uXXXX escape", end + 1}
+			}
+			if u2 >= 0xdc00 && u2 <= 0xdfff {
+				u = 0x10000 + ((u - 0xd800) << 10) + (u2 - 0xdc00)
+				end += 6
+			}
+		}
+		if u >= 0xd800 && u <= 0xdfff {
+			u = utf8.RuneError // a lone surrogate cannot live in a Go string
+		}
+		b.WriteRune(u)
+	}
+}
+
+var jsonEscapes = map[rune]rune{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+func hex4(rs []rune) (rune, bool) {
 	var v rune
-	for _, c := range d.s[i : i+4] {
+	for _, r := range rs {
 		v <<= 4
 		switch {
-		case c >= '0' && c <= '9':
-			v |= c - '0'
-		case c >= 'a' && c <= 'f':
-			v |= c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			v |= c - 'A' + 10
+		case r >= '0' && r <= '9':
+			v |= r - '0'
+		case r >= 'a' && r <= 'f':
+			v |= r - 'a' + 10
+		case r >= 'A' && r <= 'F':
+			v |= r - 'A' + 10
 		default:
 			return 0, false
 		}
 	}
 	return v, true
-}
-
-// object is JSONObject; i is just after '{'.
-func (d *decoder) object(i int) (any, int, error) {
-	o := NewObject()
-	i = d.ws(i)
-	if i < len(d.s) && d.s[i] == '}' {
-		return o, i + 1, nil
-	}
-	if i >= len(d.s) || d.s[i] != '"' {
-		return nil, i, d.err("Expecting property name enclosed in double quotes", i)
-	}
-	i++
-	for {
-		k, end, err := d.str(i)
-		if err != nil {
-			return nil, end, err
-		}
-		i = d.ws(end)
-		if i >= len(d.s) || d.s[i] != ':' {
-			return nil, i, d.err("Expecting ':' delimiter", i)
-		}
-		i = d.ws(i + 1)
-		v, end, err := d.value(i)
-		if err != nil {
-			return nil, end, err
-		}
-		o.Set(k.(string), v)
-		i = d.ws(end)
-		if i < len(d.s) && d.s[i] == '}' {
-			return o, i + 1, nil
-		}
-		if i >= len(d.s) || d.s[i] != ',' {
-			return nil, i, d.err("Expecting ',' delimiter", i)
-		}
-		i = d.ws(i + 1)
-		if i >= len(d.s) || d.s[i] != '"' {
-			return nil, i, d.err("Expecting property name enclosed in double quotes", i)
-		}
-		i++
-	}
-}
-
-// array is JSONArray; i is just after '['.
-func (d *decoder) array(i int) (any, int, error) {
-	out := []any{}
-	i = d.ws(i)
-	if i < len(d.s) && d.s[i] == ']' {
-		return out, i + 1, nil
-	}
-	for {
-		v, end, err := d.value(i)
-		if err != nil {
-			return nil, end, err
-		}
-		out = append(out, v)
-		i = d.ws(end)
-		if i < len(d.s) && d.s[i] == ']' {
-			return out, i + 1, nil
-		}
-		if i >= len(d.s) || d.s[i] != ',' {
-			return nil, i, d.err("Expecting ',' delimiter", i)
-		}
-		i = d.ws(i + 1)
-	}
 }

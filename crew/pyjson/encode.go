@@ -2,10 +2,8 @@ package pyjson
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 )
 
 // Style selects one of the json.dumps forms CrewAI uses.
@@ -287,19 +285,6 @@ func StrRepr(s string) string {
 	b.WriteByte(q)
 	return b.String()
 }
-
-// SortedKeys returns m's keys sorted, for deterministic output from Go maps.
-func SortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-// RuneLen is len(s) in Python (code points).
-func RuneLen(s string) int { return utf8.RuneCountInString(s) }
 
 // isPrintable is Python's str.isprintable for one character: everything but
 // the Other (C*) and Separator (Z*) categories, ASCII space excepted. Go's

@@ -7,19 +7,18 @@ import (
 	"unicode"
 )
 
-// The parsers below are the fallbacks CrewAI tries, in order, when a ReAct
-// "Action Input" is not strict JSON (ast.literal_eval, json5.loads and
-// json_repair). They are Go approximations of those Python libraries for the
-// inputs LLMs actually write: a dict literal with single quotes and
-// True/False/None, JSON with comments, unquoted keys or trailing commas, and
-// truncated or chatty JSON. Each returns an *Object, []any or scalar.
+// The parsers below are two of the fallbacks CrewAI tries, in order, when a
+// ReAct "Action Input" is not strict JSON (ast.literal_eval — which is
+// crew/pyread's LiteralEval —, json5.loads and json_repair). They are Go
+// approximations of those Python libraries for the inputs LLMs actually
+// write: JSON with comments, unquoted keys or trailing commas, and truncated
+// or chatty JSON. Each returns an *Object, []any or scalar.
 
 // lenientMode selects which syntax a lenientParser accepts.
 type lenientMode int
 
 const (
-	modePython lenientMode = iota // ast.literal_eval
-	modeJSON5                     // json5.loads
+	modeJSON5  lenientMode = iota // json5.loads
 	modeRepair                    // json_repair: accept anything, close what is open
 )
 
@@ -29,15 +28,6 @@ type lenientParser struct {
 	s    []rune
 	i    int
 	mode lenientMode
-}
-
-// LiteralEval is ast.literal_eval for the literal forms that can appear in
-// tool arguments: dicts, lists, tuples (as lists), str (all quote forms,
-// prefixes r/u/b, adjacent concatenation), int (with _ and 0x/0o/0b), float,
-// True, False, None and unary +/-.
-func LiteralEval(s string) (any, error) {
-	p := &lenientParser{s: []rune(strings.TrimLeft(s, " \t")), mode: modePython}
-	return p.whole()
 }
 
 // JSON5 is json5.loads for the common JSON5 extensions: comments, trailing
@@ -117,15 +107,15 @@ func (p *lenientParser) skip() {
 		switch {
 		case unicode.IsSpace(c):
 			p.i++
-		case c == '#' && p.mode != modeJSON5:
+		case c == '#' && p.mode == modeRepair:
 			for !p.eof() && p.s[p.i] != '\n' {
 				p.i++
 			}
-		case c == '/' && p.mode != modePython && p.i+1 < len(p.s) && p.s[p.i+1] == '/':
+		case c == '/' && p.i+1 < len(p.s) && p.s[p.i+1] == '/':
 			for !p.eof() && p.s[p.i] != '\n' {
 				p.i++
 			}
-		case c == '/' && p.mode != modePython && p.i+1 < len(p.s) && p.s[p.i+1] == '*':
+		case c == '/' && p.i+1 < len(p.s) && p.s[p.i+1] == '*':
 			end := strings.Index(string(p.s[p.i+2:]), "*/")
 			if end < 0 {
 				p.i = len(p.s)
@@ -151,29 +141,13 @@ func (p *lenientParser) value() (any, error) {
 	case c == '[':
 		p.i++
 		return p.sequence(']')
-	case c == '(' && p.mode == modePython:
-		p.i++
-		return p.sequence(')')
-	case c == '"' || c == '\'':
-		return p.strings()
-	case p.mode == modeRepair && (c == '“' || c == '”'):
-		return p.strings()
-	case p.mode == modePython && strings.ContainsRune("rRuUbB", c) && p.i+1 < len(p.s) && (p.s[p.i+1] == '"' || p.s[p.i+1] == '\''):
-		return p.strings()
+	case c == '"' || c == '\'' || (p.mode == modeRepair && (c == '“' || c == '”')):
+		return p.str()
 	case c == '-' || c == '+' || c == '.' || (c >= '0' && c <= '9'):
 		return p.number()
 	}
 	word := p.word()
 	switch p.mode {
-	case modePython:
-		switch word {
-		case "True":
-			return true, nil
-		case "False":
-			return false, nil
-		case "None":
-			return nil, nil
-		}
 	case modeJSON5:
 		switch word {
 		case "true":
@@ -230,7 +204,6 @@ func (p *lenientParser) until(stop string) string {
 
 func (p *lenientParser) object() (any, error) {
 	o := NewObject()
-	var setItems []any // a Python {a, b} is a set: not a dict
 	for {
 		p.skip()
 		if p.eof() {
@@ -241,9 +214,6 @@ func (p *lenientParser) object() (any, error) {
 		}
 		if p.peek() == '}' {
 			p.i++
-			if setItems != nil {
-				return setItems, errSyntax
-			}
 			return o, nil
 		}
 		if p.mode == modeRepair && p.peek() == ',' {
@@ -256,13 +226,6 @@ func (p *lenientParser) object() (any, error) {
 		}
 		p.skip()
 		if p.peek() != ':' {
-			if p.mode == modePython && (p.peek() == ',' || p.peek() == '}') && o.Len() == 0 {
-				setItems = append(setItems, key)
-				if p.peek() == ',' {
-					p.i++
-				}
-				continue
-			}
 			if p.mode != modeRepair {
 				return nil, errSyntax
 			}
@@ -293,48 +256,26 @@ func (p *lenientParser) object() (any, error) {
 	}
 }
 
-// key reads an object key: a string in any mode, an identifier in JSON5 and
-// repair modes, and (Python) any scalar literal, rendered as json.dumps would.
+// key reads an object key: a string, or else an identifier (JSON5) or
+// anything up to ":" (repair).
 func (p *lenientParser) key() (string, error) {
 	p.skip()
 	c := p.peek()
 	if c == '"' || c == '\'' || (p.mode == modeRepair && (c == '“' || c == '”')) {
-		v, err := p.strings()
-		if err != nil {
-			return "", err
-		}
-		return v.(string), nil
+		return p.str()
 	}
-	switch p.mode {
-	case modeJSON5:
+	if p.mode == modeJSON5 {
 		w := p.word()
 		if w == "" {
 			return "", errSyntax
 		}
 		return w, nil
-	case modeRepair:
-		k := strings.TrimSpace(p.until(":,}"))
-		if k == "" {
-			return "", errSyntax
-		}
-		return k, nil
 	}
-	v, err := p.value()
-	if err != nil {
-		return "", err
+	k := strings.TrimSpace(p.until(":,}"))
+	if k == "" {
+		return "", errSyntax
 	}
-	switch t := v.(type) {
-	case Number:
-		return jsonNumber(t), nil
-	case bool:
-		if t {
-			return "true", nil
-		}
-		return "false", nil
-	case nil:
-		return "null", nil
-	}
-	return "", errSyntax
+	return k, nil
 }
 
 func (p *lenientParser) sequence(end rune) (any, error) {
@@ -376,51 +317,15 @@ func (p *lenientParser) sequence(end rune) (any, error) {
 	}
 }
 
-// strings reads one string, or in Python mode a run of adjacent literals.
-func (p *lenientParser) strings() (any, error) {
-	s, err := p.oneString()
-	if err != nil || p.mode != modePython {
-		return s, err
-	}
-	for {
-		save := p.i
-		p.skip()
-		c := p.peek()
-		if c == '"' || c == '\'' || (strings.ContainsRune("rRuUbB", c) && p.i+1 < len(p.s) && (p.s[p.i+1] == '"' || p.s[p.i+1] == '\'')) {
-			more, err := p.oneString()
-			if err != nil {
-				return nil, err
-			}
-			s += more
-			continue
-		}
-		p.i = save
-		return s, nil
-	}
-}
-
-func (p *lenientParser) oneString() (string, error) {
-	raw := false
-	if p.mode == modePython {
-		switch p.peek() {
-		case 'r', 'R':
-			raw = true
-			p.i++
-		case 'u', 'U', 'b', 'B':
-			p.i++
-		}
-	}
+// str reads one quoted string (repair mode: curly quotes too, and an
+// unterminated string ends the input).
+func (p *lenientParser) str() (string, error) {
 	q := p.peek()
 	closeQ := q
 	if q == '“' {
 		closeQ = '”'
 	}
 	p.i++
-	triple := false
-	if p.mode == modePython && p.i+1 < len(p.s) && p.s[p.i] == q && p.s[p.i+1] == q {
-		triple = true
-		p.i += 2
-	}
 	var b strings.Builder
 	for {
 		if p.eof() {
@@ -431,28 +336,10 @@ func (p *lenientParser) oneString() (string, error) {
 		}
 		c := p.s[p.i]
 		if c == closeQ || (p.mode == modeRepair && (c == '"' || c == '”') && (q == '“' || q == '”')) {
-			if triple {
-				if p.i+2 < len(p.s) && p.s[p.i+1] == q && p.s[p.i+2] == q {
-					p.i += 3
-					return b.String(), nil
-				}
-				b.WriteRune(c)
-				p.i++
-				continue
-			}
 			p.i++
 			return b.String(), nil
 		}
-		if c == '\n' && !triple && p.mode == modePython {
-			return "", errSyntax
-		}
 		if c == '\\' && p.i+1 < len(p.s) {
-			if raw {
-				b.WriteRune(c)
-				b.WriteRune(p.s[p.i+1])
-				p.i += 2
-				continue
-			}
 			p.i++
 			if err := p.escape(&b); err != nil {
 				return "", err
@@ -481,12 +368,6 @@ func (p *lenientParser) escape(b *strings.Builder) error {
 		b.WriteByte('\f')
 	case 'v':
 		b.WriteByte('\v')
-	case 'a':
-		if p.mode == modePython {
-			b.WriteByte('\a')
-		} else {
-			b.WriteRune(e)
-		}
 	case '0':
 		b.WriteByte(0)
 	case '\n':
@@ -506,19 +387,7 @@ func (p *lenientParser) escape(b *strings.Builder) error {
 		}
 		p.i += n
 		b.WriteRune(rune(v))
-	default:
-		if p.mode == modePython && e >= '1' && e <= '7' {
-			v := int(e - '0')
-			for k := 0; k < 2 && !p.eof() && p.s[p.i] >= '0' && p.s[p.i] <= '7'; k++ {
-				v = v*8 + int(p.s[p.i]-'0')
-				p.i++
-			}
-			b.WriteRune(rune(v))
-			return nil
-		}
-		if p.mode == modePython && !strings.ContainsRune(`\'"`, e) {
-			b.WriteByte('\\') // Python keeps unknown escapes verbatim
-		}
+	default: // \a and unknown escapes too: the character itself
 		b.WriteRune(e)
 	}
 	return nil
@@ -537,11 +406,9 @@ func (p *lenientParser) number() (any, error) {
 		p.i++
 		p.skip()
 	}
-	if p.mode != modePython {
-		if w := string(p.s[p.i:min(len(p.s), p.i+8)]); w == "Infinity" {
-			p.i += 8
-			return Number(sign + "Infinity"), nil
-		}
+	if w := string(p.s[p.i:min(len(p.s), p.i+8)]); w == "Infinity" {
+		p.i += 8
+		return Number(sign + "Infinity"), nil
 	}
 	body := p.i
 	for !p.eof() {
@@ -557,9 +424,6 @@ func (p *lenientParser) number() (any, error) {
 		break
 	}
 	lit := string(p.s[body:p.i])
-	if p.mode == modePython {
-		lit = strings.ReplaceAll(lit, "_", "")
-	}
 	low := strings.ToLower(lit)
 	if strings.HasPrefix(low, "0x") || strings.HasPrefix(low, "0o") || strings.HasPrefix(low, "0b") {
 		if p.mode == modeJSON5 && !strings.HasPrefix(low, "0x") {

@@ -9,10 +9,11 @@ import (
 	"sort"
 	"strings"
 
-	"crewbench/crew/difflib"
 	"crewbench/crew/prompt"
 	"crewbench/crew/pyjson"
+	"crewbench/crew/pyread"
 	"crewbench/names"
+	"crewbench/names/difflib"
 )
 
 // FinalAnswerMarker introduces the final answer.
@@ -138,7 +139,7 @@ func ParseToolInput(input string) (*pyjson.Object, error) {
 			return o, nil
 		}
 	}
-	if v, err := pyjson.LiteralEval(input); err == nil {
+	if v, err := pyread.LiteralEval(input); err == nil {
 		if o, ok := v.(*pyjson.Object); ok {
 			return o, nil
 		}

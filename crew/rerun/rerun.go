@@ -59,9 +59,6 @@ type Changes struct {
 	Faults map[string][]mcpconn.Fault
 }
 
-// IsZero reports whether the changes change nothing.
-func (c Changes) IsZero() bool { return len(c.Filters) == 0 && len(c.Faults) == 0 }
-
 // UnknownServerError says a change names a server the project does not have.
 type UnknownServerError struct {
 	Server string
@@ -164,12 +161,13 @@ func (d *Divergence) text() string {
 			d.LLMCall, d.Agent, d.Task, d.Recorded)
 	case KindEndedEarly:
 		return fmt.Sprintf("the run ended after %s of the %d recorded; recorded call %d was never made",
-			plural(d.LLMCall-1, "LLM call", "LLM calls"), d.Recorded, d.LLMCall)
+			countNoun(d.LLMCall-1, "LLM call", "LLM calls"), d.Recorded, d.LLMCall)
 	}
 	return fmt.Sprintf("diverged at LLM call %d of %d (agent %q, task %q): %s", d.LLMCall, d.Recorded, d.Agent, d.Task, d.Field)
 }
 
-func plural(n int, one, many string) string {
+// countNoun renders "1 LLM call", "3 LLM calls".
+func countNoun(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}

@@ -145,9 +145,6 @@ func TestChangesApply(t *testing.T) {
 	if !errors.As(err, &unknown) || unknown.Server != "nosuch" || !strings.Contains(err.Error(), `the project has no server "nosuch" (servers: weather, `) {
 		t.Errorf("unknown server: %v", err)
 	}
-	if (Changes{}).IsZero() != true || c.IsZero() {
-		t.Error("IsZero")
-	}
 }
 
 func TestRunRefusesWhatCannotRun(t *testing.T) {

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"crewbench/crew/suggest"
 	"crewbench/names"
+	"crewbench/names/suggest"
 )
 
 // HintKind classifies a Hint.

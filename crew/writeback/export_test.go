@@ -1,4 +1,4 @@
-package export
+package writeback
 
 import (
 	"encoding/json"
@@ -242,7 +242,7 @@ func TestExportNeverWritesSecrets(t *testing.T) {
 
 func TestExportFilterPreview(t *testing.T) {
 	p := open(t, filepath.Join("testdata", "json_crew"))
-	prev, err := ExportFilter(p, "time", []string{"get_current_time", " "}, nil)
+	prev, err := exportFilter(p, "time", []string{"get_current_time", " "}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +263,7 @@ func TestExportFilterPreview(t *testing.T) {
 	if !p.Server("time").Spec.Filter.IsZero() {
 		t.Error("ExportFilter changed the project")
 	}
-	if _, err := ExportFilter(p, "nope", nil, nil); err == nil || !strings.Contains(err.Error(), "the project has: docs#search_docs, example, inventory, time") {
+	if _, err := exportFilter(p, "nope", nil, nil); err == nil || !strings.Contains(err.Error(), "the project has: docs#search_docs, example, inventory, time") {
 		t.Errorf("unknown server: %v", err)
 	}
 }
@@ -277,4 +277,27 @@ func TestParseFormat(t *testing.T) {
 	if _, err := ParseFormat("yaml"); err == nil {
 		t.Error("ParseFormat(yaml) accepted")
 	}
+}
+
+// allFormats lists every format.
+func allFormats() []Format { return []Format{FormatMCPs, FormatPython, FormatMCPServers} }
+
+// exportFilter renders one server with the given filter in every format. allowed and blocked replace the
+// server's static filter (nil and nil remove it).
+func exportFilter(p *project.Project, serverName string, allowed, blocked []string) (map[Format]string, error) {
+	s := p.Server(serverName)
+	if s == nil {
+		return nil, unknownServer(p, serverName)
+	}
+	f := s.Spec.Filter
+	f.Allowed, f.Blocked = clean(allowed), clean(blocked)
+	out := map[Format]string{}
+	for _, format := range allFormats() {
+		r, err := Export(p, format, Options{Servers: []string{serverName}, Filters: map[string]mcpconn.FilterSpec{serverName: f}})
+		if err != nil {
+			return nil, err
+		}
+		out[format] = r.Text
+	}
+	return out, nil
 }

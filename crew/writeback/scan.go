@@ -1,10 +1,12 @@
-package export
+package writeback
 
 import (
+	"bytes"
 	"fmt"
 	"unicode/utf8"
 
 	"crewbench/crew/project"
+	"crewbench/crew/pyread"
 )
 
 // offsetOf converts a 1-based line and a 1-based column counted in code
@@ -15,7 +17,7 @@ func offsetOf(src []byte, pos project.Pos) (int, error) {
 	}
 	off, line := 0, 1
 	for line < pos.Line {
-		i := indexByte(src[off:], '\n')
+		i := bytes.IndexByte(src[off:], '\n')
 		if i < 0 {
 			return 0, fmt.Errorf("position %s is past the end of the file", pos)
 		}
@@ -30,15 +32,6 @@ func offsetOf(src []byte, pos project.Pos) (int, error) {
 		off += size
 	}
 	return off, nil
-}
-
-func indexByte(b []byte, c byte) int {
-	for i, x := range b {
-		if x == c {
-			return i
-		}
-	}
-	return -1
 }
 
 // --- JSONC ---------------------------------------------------------------
@@ -129,100 +122,40 @@ func jsonStringEnd(src []byte, i int) (int, error) {
 
 // --- Python ----------------------------------------------------------------
 
-// pyStringEnd returns the offset past the Python string literal at i (with
-// an optional prefix such as r, b, f, rb).
-func pyStringEnd(src []byte, i int) (int, bool) {
-	j := i
-	for j < len(src) && j-i < 2 && isPyPrefix(src[j]) {
-		j++
-	}
-	if j >= len(src) || (src[j] != '"' && src[j] != '\'') {
-		return i, false
-	}
-	q := src[j]
-	triple := j+2 < len(src) && src[j+1] == q && src[j+2] == q
-	raw := false
-	for k := i; k < j; k++ {
-		raw = raw || src[k] == 'r' || src[k] == 'R'
-	}
-	if triple {
-		for k := j + 3; k+2 < len(src); k++ {
-			if src[k] == '\\' && !raw {
-				k++
-				continue
-			}
-			if src[k] == q && src[k+1] == q && src[k+2] == q {
-				return k + 3, true
-			}
-		}
-		return len(src), true
-	}
-	for k := j + 1; k < len(src); k++ {
-		switch src[k] {
-		case '\\':
-			k++
-		case q:
-			return k + 1, true
-		case '\n':
-			return k, true
-		}
-	}
-	return len(src), true
-}
-
-func isPyPrefix(c byte) bool {
-	switch c {
-	case 'r', 'R', 'b', 'B', 'f', 'F', 'u', 'U':
-		return true
-	}
-	return false
-}
-
 // pyExprEnd returns the offset where the expression starting at i ends
 // (past its last significant byte; trailing spaces and comments are not
 // part of it) and the offset of the delimiter that ended it: a ',' or a
 // closing bracket at depth 0 (delimAt = len(src) when the source ends).
+// pyread's tokenizer tells strings and comments from code.
 func pyExprEnd(src []byte, i int) (end, delimAt int) {
 	depth := 0
 	end = i
-	for j := i; j < len(src); {
-		c := src[j]
-		switch {
-		case c == '#':
-			for j < len(src) && src[j] != '\n' {
-				j++
-			}
-			continue
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\\':
-			j++
-			continue
-		case c == '"' || c == '\'' || (isPyPrefix(c) && (j == 0 || !isIdentByte(src[j-1]))):
-			if e, ok := pyStringEnd(src, j); ok {
-				j, end = e, e
-				continue
-			}
-		}
-		switch c {
-		case '(', '[', '{':
-			depth++
-		case ')', ']', '}':
-			if depth == 0 {
-				return end, j
-			}
-			depth--
-		case ',':
-			if depth == 0 {
-				return end, j
+	for _, t := range pyread.Tokenize(string(src[i:]), "") {
+		switch t.Kind {
+		case pyread.TokEOF:
+			return end, len(src)
+		case pyread.TokNewline:
+			continue // the call's brackets hold the expression: newlines are spaces
+		case pyread.TokOp:
+			switch t.Text {
+			case "\\":
+				continue // a stray backslash is not part of the value
+			case "(", "[", "{":
+				depth++
+			case ")", "]", "}":
+				if depth == 0 {
+					return end, i + t.Off
+				}
+				depth--
+			case ",":
+				if depth == 0 {
+					return end, i + t.Off
+				}
 			}
 		}
-		j++
-		end = j
+		end = i + t.End
 	}
 	return end, len(src)
-}
-
-func isIdentByte(c byte) bool {
-	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // lineStart returns the offset of the start of the line holding i.
@@ -248,5 +181,5 @@ func sameLine(src []byte, a, b int) bool {
 	if a > b {
 		a, b = b, a
 	}
-	return indexByte(src[a:b], '\n') < 0
+	return bytes.IndexByte(src[a:b], '\n') < 0
 }

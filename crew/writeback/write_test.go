@@ -1,4 +1,4 @@
-package export
+package writeback
 
 import (
 	"errors"
@@ -28,7 +28,7 @@ func writeAndCheck(t *testing.T, dir, server, file string, allowed, blocked []st
 	t.Helper()
 	p := open(t, dir)
 	before := read(t, dir, file)
-	diff, backups, err := WriteFilter(p, server, allowed, blocked)
+	diff, backups, err := writeFilter(p, server, allowed, blocked)
 	if err != nil {
 		t.Fatalf("WriteFilter: %v", err)
 	}
@@ -132,7 +132,7 @@ func TestWriteFilterJSONC(t *testing.T) {
 		}
 	}
 	// nothing to change
-	if _, _, err := WriteFilter(open(t, dir), "example", []string{"search"}, []string{"delete"}); !errors.Is(err, ErrNothingToChange) {
+	if _, _, err := writeFilter(open(t, dir), "example", []string{"search"}, []string{"delete"}); !errors.Is(err, ErrNothingToChange) {
 		t.Errorf("same filter again: %v", err)
 	}
 }
@@ -247,7 +247,7 @@ func TestApplyIsSafe(t *testing.T) {
 	// two writes: two distinct backups
 	var backups []string
 	for _, allow := range [][]string{{"a"}, {"b"}} {
-		_, b, err := WriteFilter(open(t, dir), "time", allow, nil)
+		_, b, err := writeFilter(open(t, dir), "time", allow, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -355,4 +355,30 @@ func FuzzPythonScan(f *testing.F) {
 			}
 		}
 	})
+}
+
+// writeFilter plans and applies the filter edit in one step, as
+// export-config --write does. It returns
+// the diff that was applied and the backups made; ErrNothingToChange when
+// the files already hold the filter.
+func writeFilter(p *project.Project, serverName string, allowed, blocked []string) (diff string, backups []string, err error) {
+	edits, err := PlanFilter(p, serverName, allowed, blocked)
+	if err != nil {
+		return "", nil, err
+	}
+	if len(edits) == 0 {
+		return "", nil, ErrNothingToChange
+	}
+	var diffs []string
+	for _, e := range edits {
+		b, err := e.Apply()
+		if b != "" {
+			backups = append(backups, b)
+		}
+		if err != nil {
+			return strings.Join(diffs, ""), backups, err
+		}
+		diffs = append(diffs, e.Diff)
+	}
+	return strings.Join(diffs, ""), backups, nil
 }

@@ -1,15 +1,15 @@
-// Package export writes a project's MCP servers and tool filters back out
+// Package writeback writes a project's MCP servers and tool filters back out
 // as CrewAI config: the mcps entries of an agent in crew.jsonc, the
 // MCPServerStdio/HTTP/SSE calls of a classic crew.py, or an mcpServers JSON
 // file. Secrets are never written literally: values that came from .env or
 // the environment, or that look like credentials, become references
 // (os.environ["X"] in Python, "${X}" in JSON).
 //
-// It also edits a project's own files when asked (WriteFilter, PlanFilter):
+// It also edits a project's own files when asked (PlanFilter, then Edit.Apply):
 // only the tool_filter of one server's declaration changes, found by the
 // positions crew/project keeps, so comments and formatting elsewhere stay
 // byte for byte; a unified diff is produced first and a backup is kept.
-package export
+package writeback
 
 import (
 	"fmt"
@@ -35,9 +35,6 @@ const (
 	// Code .mcp.json, Cursor).
 	FormatMCPServers Format = "mcpservers"
 )
-
-// Formats lists every format.
-func Formats() []Format { return []Format{FormatMCPs, FormatPython, FormatMCPServers} }
 
 // ParseFormat accepts a format name.
 func ParseFormat(s string) (Format, error) {
@@ -101,27 +98,6 @@ func Export(p *project.Project, format Format, opts Options) (Result, error) {
 		return Result{}, fmt.Errorf("export: unknown format %q", format)
 	}
 	return Result{Format: format, Text: text, Notes: x.notes}, nil
-}
-
-// ExportFilter renders one server with the given filter in every format,
-// for the TUI's filter playground. allowed and blocked replace the
-// server's static filter (nil and nil remove it).
-func ExportFilter(p *project.Project, serverName string, allowed, blocked []string) (map[Format]string, error) {
-	s := p.Server(serverName)
-	if s == nil {
-		return nil, unknownServer(p, serverName)
-	}
-	f := s.Spec.Filter
-	f.Allowed, f.Blocked = clean(allowed), clean(blocked)
-	out := map[Format]string{}
-	for _, format := range Formats() {
-		r, err := Export(p, format, Options{Servers: []string{serverName}, Filters: map[string]mcpconn.FilterSpec{serverName: f}})
-		if err != nil {
-			return nil, err
-		}
-		out[format] = r.Text
-	}
-	return out, nil
 }
 
 func clean(names []string) []string {

@@ -4,7 +4,7 @@
 //
 // It is not CrewAI's similarity: where CrewAI matches names with Python's
 // difflib (the tool an LLM meant, `crewai run`'s unused-input hint), use
-// crew/difflib, which reproduces its choices exactly.
+// names/difflib, which reproduces its choices exactly.
 package suggest
 
 import (

@@ -1,4 +1,4 @@
-package export
+package writeback
 
 import (
 	"bytes"
@@ -27,8 +27,8 @@ type Edit struct {
 	Diff string
 }
 
-// ErrNothingToChange is returned by WriteFilter when the files already
-// hold the requested filter.
+// ErrNothingToChange says the files already hold the requested filter:
+// PlanFilter found no edit to make, so there is nothing to show or apply.
 var ErrNothingToChange = errors.New("the project's files already hold this filter")
 
 // span is one replacement in a file: src[from:to] becomes text.
@@ -263,7 +263,7 @@ func jsonObjectFilter(src []byte, obj *project.Node, f mcpconn.FilterSpec) ([]sp
 
 // lineEnd is the offset of the '\n' ending the line holding i (or the end).
 func lineEnd(src []byte, i int) int {
-	if j := indexByte(src[i:], '\n'); j >= 0 {
+	if j := bytes.IndexByte(src[i:], '\n'); j >= 0 {
 		return i + j
 	}
 	return len(src)
@@ -660,30 +660,4 @@ func replaceFile(path string, data []byte, mode os.FileMode) error {
 		return err
 	}
 	return os.Rename(name, path)
-}
-
-// WriteFilter plans and applies the filter edit in one step, for callers
-// that asked the user already (the TUI's filter playground). It returns
-// the diff that was applied and the backups made; ErrNothingToChange when
-// the files already hold the filter.
-func WriteFilter(p *project.Project, serverName string, allowed, blocked []string) (diff string, backups []string, err error) {
-	edits, err := PlanFilter(p, serverName, allowed, blocked)
-	if err != nil {
-		return "", nil, err
-	}
-	if len(edits) == 0 {
-		return "", nil, ErrNothingToChange
-	}
-	var diffs []string
-	for _, e := range edits {
-		b, err := e.Apply()
-		if b != "" {
-			backups = append(backups, b)
-		}
-		if err != nil {
-			return strings.Join(diffs, ""), backups, err
-		}
-		diffs = append(diffs, e.Diff)
-	}
-	return strings.Join(diffs, ""), backups, nil
 }
