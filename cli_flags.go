@@ -17,10 +17,10 @@ import (
 
 	"crewbench/crew"
 	"crewbench/crew/project"
-	"crewbench/names/suggest"
 	"crewbench/fixtures/demo"
 	"crewbench/mcpconn"
 	"crewbench/mcpconn/cmdline"
+	"crewbench/names/suggest"
 	"crewbench/session"
 )
 
