@@ -32,7 +32,7 @@ func copyProject(t *testing.T, src string) string {
 }
 
 func TestExportConfigFormats(t *testing.T) {
-	src := filepath.Join("crew", "export", "testdata", "json_crew")
+	src := filepath.Join("crew", "writeback", "testdata", "json_crew")
 	cases := []struct {
 		args []string
 		want []string
@@ -62,7 +62,7 @@ func TestExportConfigFormats(t *testing.T) {
 }
 
 func TestExportConfigUsageErrors(t *testing.T) {
-	src := filepath.Join("crew", "export", "testdata", "json_crew")
+	src := filepath.Join("crew", "writeback", "testdata", "json_crew")
 	cases := [][]string{
 		{"export-config", "--allow", "x", src},                                      // which server?
 		{"export-config", "--server", "nope", src},                                  // unknown server
@@ -81,7 +81,7 @@ func TestExportConfigUsageErrors(t *testing.T) {
 
 // --write shows the diff, asks, keeps a backup and leaves comments alone.
 func TestExportConfigWrite(t *testing.T) {
-	dir := copyProject(t, filepath.Join("crew", "export", "testdata", "json_crew"))
+	dir := copyProject(t, filepath.Join("crew", "writeback", "testdata", "json_crew"))
 	file := filepath.Join(dir, "agents", "a.jsonc")
 	before, _ := os.ReadFile(file)
 
