@@ -19,6 +19,12 @@ from crewai.tools import tool
 @tool("Word Counter")
 def count_words(text: str) -> str:
     """Count the words in a text."""
+    if os.environ.get("STUB_DIE_IN_TOOL"):
+        # The crew process dies mid-run, a moment into the tool (events
+        # emitted within microseconds of a hard crash cannot be saved).
+        import time
+        time.sleep(0.3)
+        os._exit(3)
     print("word_counter received " + json.dumps({"text": text}, sort_keys=True), flush=True)
     return f"{len(text.split())} words"
 
@@ -76,6 +82,10 @@ def main(argv):
             return False
         mode = "native"
     crew = build(mode, n)
+    if os.environ.get("STUB_SPAWN_CHILD"):
+        import subprocess
+        child = subprocess.Popen(["sleep", "300"])
+        print(f"child pid {child.pid}", flush=True)
     if os.environ.get("STUB_SCOPED"):
         with crewai_event_bus.scoped_handlers():
             out = crew.kickoff(inputs={"topic": "words"})

@@ -1,0 +1,477 @@
+package bridge
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"crewbench/crew"
+	"crewbench/crew/llm"
+	"crewbench/crew/pyjson"
+	"crewbench/session"
+)
+
+// §2.2, native function calling, with a Python @tool and an MCP tool; a
+// hook_dispatched follows every hook point that has hooks (the bridge's).
+const nativeSequence = "default_env crew_kickoff_started mcp_connection_started mcp_connection_completed " +
+	"task_started agent_execution_started flow_started agent_logs_started " +
+	"hook_dispatched llm_call_started llm_call_completed " +
+	"tool_usage_started hook_dispatched hook_dispatched tool_usage_finished " +
+	"hook_dispatched llm_call_started llm_call_completed " +
+	"tool_usage_started hook_dispatched mcp_connection_started mcp_connection_completed " +
+	"mcp_tool_execution_started mcp_tool_execution_completed hook_dispatched tool_usage_finished " +
+	"hook_dispatched llm_call_started llm_call_completed " +
+	"agent_logs_execution flow_finished agent_execution_completed task_completed crew_kickoff_completed"
+
+// ReAct: the before-tool hook runs before tool_usage_started, and text
+// replies reach the after-LLM hooks (the bridge registers none, so no
+// hook_dispatched for them).
+const reactSequence = "default_env crew_kickoff_started mcp_connection_started mcp_connection_completed " +
+	"task_started agent_execution_started flow_started agent_logs_started " +
+	"hook_dispatched llm_call_started llm_call_completed " +
+	"hook_dispatched tool_usage_started tool_usage_finished hook_dispatched " +
+	"hook_dispatched llm_call_started llm_call_completed " +
+	"hook_dispatched tool_usage_started mcp_connection_started mcp_connection_completed " +
+	"mcp_tool_execution_started mcp_tool_execution_completed tool_usage_finished hook_dispatched " +
+	"hook_dispatched llm_call_started llm_call_completed " +
+	"agent_logs_execution flow_finished agent_execution_completed task_completed crew_kickoff_completed"
+
+func checkOrder(t *testing.T, evs []session.Event, want string) {
+	t.Helper()
+	if got := strings.Join(crewaiKinds(evs), " "); got != want {
+		t.Fatalf("CrewAI events:\n got %s\nwant %s", got, want)
+	}
+	var last int64
+	for _, ev := range evs {
+		if _, ok := ev.Data[KeyCrewAIClass]; !ok {
+			continue
+		}
+		seq := ev.Int(KeyBridgeSeq)
+		if seq <= last {
+			t.Fatalf("%s: bridge seq %d after %d: not in emit order", ev.Kind, seq, last)
+		}
+		last = seq
+		if ev.RunID != "run-1" {
+			t.Fatalf("%s: run id %q", ev.Kind, ev.RunID)
+		}
+	}
+}
+
+func TestWatchNativeRunArrivesInOrderAsOneTree(t *testing.T) {
+	res, evs, err := watchStub(t, nil, stubEnv(t), "native")
+	if err != nil {
+		t.Fatalf("watch: %v", err)
+	}
+	checkOrder(t, evs, nativeSequence)
+	if !res.Completed || res.ExitCode != 0 || len(res.Bridges) != 1 || res.Bridges[0].CrewAIVersion != "1.15.17" || !res.Bridges[0].Hooks {
+		t.Fatalf("result: %+v", res)
+	}
+	// The tree reads like an engine run: crew ▸ task ▸ agent ▸ LLM call ▸
+	// tool call ▸ MCP call (flow_* is transparent).
+	tree := session.BuildTree(evs)
+	var path []string
+	tree.Walk(func(n *session.Node, depth int) bool {
+		if n.Kind == session.NodeMCPCall {
+			for a := n; a != nil && a.Kind != session.NodeRoot; a = a.Parent {
+				path = append([]string{a.Kind.String()}, path...)
+			}
+		}
+		return true
+	})
+	if got := strings.Join(path, " ▸ "); got != "crew ▸ task ▸ agent ▸ llm ▸ tool ▸ mcp_call" {
+		t.Fatalf("MCP call path: %q", got)
+	}
+	for _, n := range tree.Nodes() {
+		if n.Orphan() {
+			t.Fatalf("orphan node %s %q", n.Kind, n.Span)
+		}
+	}
+	// Object fields are summarised, not dumped: the agent's StaticToolFilter
+	// would make model_dump fail (spec §2.4).
+	for _, ev := range evs {
+		if ev.Kind == session.AgentExecutionStarted {
+			if ev.AgentRole != "Researcher" || ev.Data["crewbench_serialization_error"] != nil {
+				t.Fatalf("agent_execution_started: role %q data %v", ev.AgentRole, ev.Data)
+			}
+		}
+	}
+	var connected bool
+	for _, ev := range evs {
+		if ev.Kind == KindBridgeConnected && ev.Bool(KeyRealCrewAI) {
+			connected = true
+		}
+	}
+	if !connected {
+		t.Fatal("no crewbench_bridge_connected event marking a real CrewAI run")
+	}
+}
+
+func TestWatchReActRunArrivesInOrder(t *testing.T) {
+	_, evs, err := watchStub(t, nil, stubEnv(t), "react")
+	if err != nil {
+		t.Fatalf("watch: %v", err)
+	}
+	checkOrder(t, evs, reactSequence)
+	for _, ev := range evs {
+		if ev.Kind == session.ToolUsageStarted {
+			if _, ok := ev.Data["tool_args"].(string); !ok {
+				t.Fatalf("ReAct tool_usage_started tool_args should be the raw Action Input string: %#v", ev.Data["tool_args"])
+			}
+		}
+	}
+}
+
+func outputLines(evs []session.Event) string {
+	var b strings.Builder
+	for _, ev := range evs {
+		if ev.Kind == KindProcessOutput {
+			b.WriteString(ev.Str(session.KeyLine) + "\n")
+		}
+	}
+	return b.String()
+}
+
+func finalOutput(evs []session.Event) string {
+	for _, ev := range evs {
+		if ev.Kind == session.CrewKickoffCompleted {
+			return ev.Str(session.KeyOutput)
+		}
+	}
+	return ""
+}
+
+func mustObject(t *testing.T, s string) *pyjson.Object {
+	t.Helper()
+	o, err := pyjson.LoadsObject(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+func TestWatchToolBreakpointEditsArguments(t *testing.T) {
+	for _, mode := range []string{"native", "react"} {
+		t.Run(mode, func(t *testing.T) {
+			st := &scriptedStepper{
+				bp: crew.Breakpoints{Tools: []string{"word_counter", "getForecast"}},
+				decisions: []crew.Decision{
+					{Action: crew.EditArgs, Args: mustObject(t, `{"text": "alpha beta gamma delta"}`)},
+					{Action: crew.EditArgs, Args: mustObject(t, `{"city": "Lisbon", "days": 1}`)},
+				},
+			}
+			_, evs, err := watchStub(t, st, stubEnv(t), mode)
+			if err != nil {
+				t.Fatalf("watch: %v", err)
+			}
+			if len(st.pauses) != 2 {
+				t.Fatalf("pauses: %d, want 2", len(st.pauses))
+			}
+			p := st.pauses[1]
+			if p.Kind != crew.PauseToolCall || p.ToolName != "weather_get_forecast" || p.OriginalName != "getForecast" ||
+				p.Server != "weather" || pyjson.Dumps(p.Args) != `{"city": "Berlin", "days": 1}` {
+				t.Fatalf("MCP pause: %+v args %s", p, pyjson.Dumps(p.Args))
+			}
+			if out := outputLines(evs); !strings.Contains(out, `word_counter received {"text": "alpha beta gamma delta"}`) {
+				t.Fatalf("the @tool did not receive the edited arguments:\n%s", out)
+			}
+			// The MCP server received the edited arguments.
+			var sent map[string]any
+			for _, ev := range evs {
+				if ev.Kind == session.MCPToolExecutionStarted {
+					sent, _ = ev.Data["tool_args"].(map[string]any)
+				}
+			}
+			if sent["city"] != "Lisbon" || !strings.Contains(finalOutput(evs), `"city": "Lisbon"`) {
+				t.Fatalf("MCP call args %v, final %q", sent, finalOutput(evs))
+			}
+			if !strings.HasPrefix(finalOutput(evs), "4 words") {
+				t.Fatalf("final: %q", finalOutput(evs))
+			}
+			var paused, resumed int
+			for _, ev := range evs {
+				switch ev.Kind {
+				case session.StepPaused:
+					paused++
+				case session.StepResumed:
+					resumed++
+					if ev.Str("decision") != string(crew.EditArgs) {
+						t.Fatalf("resumed: %v", ev.Data)
+					}
+				}
+			}
+			if paused != 2 || resumed != 2 {
+				t.Fatalf("paused %d resumed %d", paused, resumed)
+			}
+		})
+	}
+}
+
+func TestWatchSkipSuppliesTheResult(t *testing.T) {
+	st := &scriptedStepper{
+		bp:        crew.Breakpoints{Tools: []string{"Word Counter"}},
+		decisions: []crew.Decision{{Action: crew.Skip, Result: "99 words (supplied)"}},
+	}
+	_, evs, err := watchStub(t, st, stubEnv(t), "native")
+	if err != nil {
+		t.Fatalf("watch: %v", err)
+	}
+	if strings.Contains(outputLines(evs), "word_counter received") {
+		t.Fatal("a skipped tool ran")
+	}
+	var finished string
+	for _, ev := range evs {
+		if ev.Kind == session.ToolUsageFinished && ev.ToolName == "word_counter" {
+			finished = ev.Str(session.KeyOutput)
+		}
+	}
+	if finished != "99 words (supplied)" || !strings.HasPrefix(finalOutput(evs), "99 words (supplied)") {
+		t.Fatalf("tool_usage_finished output %q, final %q", finished, finalOutput(evs))
+	}
+}
+
+func TestWatchLLMBreakpointEditsMessages(t *testing.T) {
+	st := &scriptedStepper{bp: crew.Breakpoints{LLMCalls: true}}
+	_, evs, err := watchStub(t, &editingStepper{st}, stubEnv(t), "native")
+	if err != nil {
+		t.Fatalf("watch: %v", err)
+	}
+	if len(st.pauses) != 3 {
+		t.Fatalf("LLM pauses: %d, want 3", len(st.pauses))
+	}
+	var msgs []any
+	for _, ev := range evs {
+		if ev.Kind == session.LLMCallStarted {
+			msgs, _ = ev.Data["messages"].([]any)
+			break
+		}
+	}
+	if len(msgs) != 3 || !strings.Contains(pyjson.Dumps(msgs[2]), "crewbench was here") {
+		t.Fatalf("first LLM call messages: %v", msgs)
+	}
+}
+
+// editingStepper appends a message at the first LLM pause.
+type editingStepper struct{ *scriptedStepper }
+
+func (e *editingStepper) Before(ctx context.Context, p *crew.Pause) (crew.Decision, error) {
+	if _, err := e.scriptedStepper.Before(ctx, p); err != nil || len(e.pauses) > 1 {
+		return crew.Decision{Action: crew.Continue}, err
+	}
+	p.Messages = append(p.Messages, llm.Message{Role: llm.RoleUser, Content: "crewbench was here"})
+	return crew.Decision{Action: EditMessages}, nil
+}
+
+func TestWatchAbortEndsTheProcessGroup(t *testing.T) {
+	st := &scriptedStepper{bp: crew.Breakpoints{Tools: []string{"word_counter"}}, decisions: []crew.Decision{{Action: crew.Abort}}}
+	res, evs, err := watchStub(t, st, stubEnv(t, "STUB_SPAWN_CHILD=1"), "native")
+	if !errors.Is(err, crew.ErrAborted) || !res.Aborted {
+		t.Fatalf("err %v, result %+v", err, res)
+	}
+	if finalOutput(evs) != "" || strings.Contains(outputLines(evs), "word_counter received") {
+		t.Fatal("the run went on after abort")
+	}
+	m := regexp.MustCompile(`child pid (\d+)`).FindStringSubmatch(outputLines(evs))
+	if m == nil {
+		t.Fatalf("no child pid in output:\n%s", outputLines(evs))
+	}
+	pid, _ := strconv.Atoi(m[1])
+	deadline := time.Now().Add(5 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("child %d of the crew process survived the abort", pid)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestWatchMissingCrewAISaysWhichInterpreter(t *testing.T) {
+	py := python3(t)
+	env := append(os.Environ(), "PYTHONPATH=") // no stub: crewai is not importable
+	_, evs, err := watchStub(t, nil, env, "native")
+	var me *CrewAIMissingError
+	if !errors.As(err, &me) || me.Executable == "" || !strings.Contains(err.Error(), "uv run") {
+		t.Fatalf("err = %v", err)
+	}
+	if real, _ := filepath.EvalSymlinks(py); !strings.Contains(err.Error(), me.Executable) || me.Executable == "" {
+		t.Fatalf("interpreter %q (python3 is %s) not named in %v", me.Executable, real, err)
+	}
+	if !strings.Contains(outputLines(evs), "No module named 'crewai'") {
+		t.Fatal("the traceback was not kept")
+	}
+}
+
+func TestWatchMissingCommand(t *testing.T) {
+	_, err := Watch(t.Context(), Options{Command: []string{"python3-crewbench-nonexistent"}})
+	var ce *CommandNotFoundError
+	if !errors.As(err, &ce) || !ce.Python || !strings.Contains(err.Error(), "no Python on PATH") {
+		t.Fatalf("err = %v", err)
+	}
+	_, err = Watch(t.Context(), Options{Command: []string{"crewai-crewbench-nonexistent", "run"}})
+	if !errors.As(err, &ce) || ce.Python || !strings.Contains(err.Error(), "uv run") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestWatchNeverConnectedKeepsOutput(t *testing.T) {
+	py := python3(t)
+	col := &session.Collector{}
+	_, err := Watch(t.Context(), Options{
+		Command: []string{py, "-c", "import time; print('no crew here', flush=True); time.sleep(1)"},
+		Sink:    col, ConnectTimeout: 200 * time.Millisecond,
+	})
+	var ne *NeverConnectedError
+	if !errors.As(err, &ne) {
+		t.Fatalf("err = %v", err)
+	}
+	evs := col.Events()
+	if !strings.Contains(outputLines(evs), "no crew here") {
+		t.Fatal("output lost")
+	}
+	var warned bool
+	for _, ev := range evs {
+		if ev.Kind == session.Warning && strings.Contains(ev.Str(session.KeyMessage), "has not connected after 200ms") {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Fatal("no deadline warning")
+	}
+}
+
+func warnings(evs []session.Event) string {
+	var b strings.Builder
+	for _, ev := range evs {
+		if ev.Kind == session.Warning {
+			b.WriteString(ev.Str(session.KeyMessage) + "\n")
+		}
+	}
+	return b.String()
+}
+
+func TestWatchWarnsWhenHooksAreCleared(t *testing.T) {
+	st := &scriptedStepper{bp: crew.Breakpoints{Tools: []string{"word_counter"}}}
+	_, evs, err := watchStub(t, st, stubEnv(t, "STUB_CLEAR_HOOKS=1"), "native")
+	if err != nil {
+		t.Fatalf("watch: %v", err)
+	}
+	if !strings.Contains(warnings(evs), "clear_all_global_hooks") {
+		t.Fatalf("warnings:\n%s", warnings(evs))
+	}
+	if len(st.pauses) != 1 {
+		t.Fatalf("the tool breakpoint should survive clear_all_global_hooks: %d pauses", len(st.pauses))
+	}
+}
+
+func TestWatchWarnsAboutScopedHandlers(t *testing.T) {
+	_, evs, err := watchStub(t, nil, stubEnv(t, "STUB_SCOPED=1"), "native")
+	if err != nil {
+		t.Fatalf("watch: %v", err)
+	}
+	if !strings.Contains(warnings(evs), "scoped_handlers") {
+		t.Fatalf("warnings:\n%s", warnings(evs))
+	}
+	if k := crewaiKinds(evs); len(k) != 0 {
+		t.Fatalf("events inside scoped_handlers: %v", k)
+	}
+}
+
+func TestWatchHooksMissingDegradesToEvents(t *testing.T) {
+	dir := t.TempDir()
+	pkg := filepath.Join(dir, "crewai")
+	if err := os.MkdirAll(pkg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(pkg, "__init__.py"), []byte("__version__ = '0.30.0'\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	col := &session.Collector{}
+	res, err := Watch(t.Context(), Options{
+		Command: []string{python3(t), "-c", "import crewai"}, Env: append(os.Environ(), "PYTHONPATH="+dir), Sink: col,
+	})
+	if err != nil {
+		t.Fatalf("watch: %v", err)
+	}
+	w := warnings(col.Events())
+	if !strings.Contains(w, "crewai 0.30.0") || !strings.Contains(w, "execution-hooks API") || len(res.Bridges) != 1 {
+		t.Fatalf("warnings:\n%s", w)
+	}
+}
+
+func TestWatchProcessDyingMidRunKeepsEvents(t *testing.T) {
+	res, evs, err := watchStub(t, nil, stubEnv(t, "STUB_DIE_IN_TOOL=1"), "native")
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Code != 3 || ee.Completed || !strings.Contains(err.Error(), "mid-run") {
+		t.Fatalf("err = %v", err)
+	}
+	if res.Events == 0 || !strings.Contains(strings.Join(crewaiKinds(evs), " "), "tool_usage_started") {
+		t.Fatalf("events before the crash were lost: %v", crewaiKinds(evs))
+	}
+}
+
+// A paused agent thread proceeds when crewbench goes away: here a fake
+// crewbench accepts the bridge, sets a breakpoint, and hangs up at the
+// first pause.
+func TestBridgeFailsOpenWhenCrewbenchExits(t *testing.T) {
+	py := python3(t)
+	dir := t.TempDir()
+	if err := writePython(dir); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	stub, _ := filepath.Abs("testdata/stub")
+	cmd := exec.Command(py, "-m", "stubcrew.main", "native")
+	cmd.Dir = "testdata/project"
+	cmd.Env = append(os.Environ(), "PYTHONPATH="+dir+string(os.PathListSeparator)+stub,
+		"CREWBENCH_BRIDGE_ADDR=tcp:"+ln.Addr().String(), "CREWBENCH_BRIDGE_TOKEN=t")
+	out := &strings.Builder{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(c)
+	if _, err := br.ReadBytes('\n'); err != nil { // hello
+		t.Fatal(err)
+	}
+	cfg, _ := json.Marshal(wireOut{Op: "config", Breakpoints: &wireBreakpoints{Tools: []string{"word_counter"}}})
+	_, _ = c.Write(append(cfg, '\n'))
+	for {
+		line, err := br.ReadBytes('\n')
+		if err != nil {
+			t.Fatalf("no pause request: %v", err)
+		}
+		if strings.Contains(string(line), `"op":"pause"`) {
+			break
+		}
+	}
+	c.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil || !strings.Contains(out.String(), "FINAL: 3 words") {
+			t.Fatalf("exit %v, output:\n%s", err, out)
+		}
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("the paused run blocked after crewbench went away:\n%s", out)
+	}
+}
