@@ -619,6 +619,12 @@ func (r *Run) pause(c *conn, m wireMsg) {
 	paused := base
 	paused.Kind = session.StepPaused
 	paused.Data = map[string]any{"kind": string(p.Kind), "after_failure": p.AfterFailure, "thread": m.Thread}
+	if p.Kind == crew.PauseToolCall {
+		var args any
+		if json.Unmarshal(m.ToolInput, &args) == nil {
+			paused.Data[session.KeyToolArgs] = args // for scripts deciding from a --json stream
+		}
+	}
 	r.emit(paused)
 
 	d := crew.Decision{Action: crew.Continue}
