@@ -77,6 +77,8 @@ type Result struct {
 	// ExitCode is the command's exit status (-1 when a signal ended it).
 	ExitCode int
 	Signal   string
+	// CPU is the command's own user+system time (not its children's).
+	CPU time.Duration
 	// Bridges are the processes that connected, in order (`crewai run`
 	// connects from the CLI process and from the crew's own process).
 	Bridges []Hello
@@ -446,6 +448,9 @@ func (r *Run) result() *Result {
 	defer r.mu.Unlock()
 	res := r.res
 	res.ExitCode = 0
+	if ps := r.cmd.ProcessState; ps != nil {
+		res.CPU = ps.UserTime() + ps.SystemTime()
+	}
 	var ee *exec.ExitError
 	if errors.As(r.waitErr, &ee) {
 		res.ExitCode = ee.ExitCode()

@@ -22,30 +22,21 @@ import (
 	"crewbench/session"
 )
 
-// §2.2, native function calling, with a Python @tool and an MCP tool; a
-// hook_dispatched follows every hook point that has hooks (the bridge's).
+// §2.2, native function calling, with a Python @tool and an MCP tool. With
+// no breakpoints the bridge registers only its LLM hook (executors snapshot
+// LLM hooks, so it cannot come later), hence one hook_dispatched before
+// each LLM call and none around tool calls.
 const nativeSequence = "default_env crew_kickoff_started mcp_connection_started mcp_connection_completed " +
 	"task_started agent_execution_started flow_started agent_logs_started " +
+	"hook_dispatched llm_call_started llm_call_completed tool_usage_started tool_usage_finished " +
 	"hook_dispatched llm_call_started llm_call_completed " +
-	"tool_usage_started hook_dispatched hook_dispatched tool_usage_finished " +
-	"hook_dispatched llm_call_started llm_call_completed " +
-	"tool_usage_started hook_dispatched mcp_connection_started mcp_connection_completed " +
-	"mcp_tool_execution_started mcp_tool_execution_completed hook_dispatched tool_usage_finished " +
+	"tool_usage_started mcp_connection_started mcp_connection_completed " +
+	"mcp_tool_execution_started mcp_tool_execution_completed tool_usage_finished " +
 	"hook_dispatched llm_call_started llm_call_completed " +
 	"agent_logs_execution flow_finished agent_execution_completed task_completed crew_kickoff_completed"
 
-// ReAct: the before-tool hook runs before tool_usage_started, and text
-// replies reach the after-LLM hooks (the bridge registers none, so no
-// hook_dispatched for them).
-const reactSequence = "default_env crew_kickoff_started mcp_connection_started mcp_connection_completed " +
-	"task_started agent_execution_started flow_started agent_logs_started " +
-	"hook_dispatched llm_call_started llm_call_completed " +
-	"hook_dispatched tool_usage_started tool_usage_finished hook_dispatched " +
-	"hook_dispatched llm_call_started llm_call_completed " +
-	"hook_dispatched tool_usage_started mcp_connection_started mcp_connection_completed " +
-	"mcp_tool_execution_started mcp_tool_execution_completed tool_usage_finished hook_dispatched " +
-	"hook_dispatched llm_call_started llm_call_completed " +
-	"agent_logs_execution flow_finished agent_execution_completed task_completed crew_kickoff_completed"
+// ReAct: the same, with tool_usage_* emitted by ToolUsage.
+const reactSequence = nativeSequence
 
 func checkOrder(t *testing.T, evs []session.Event, want string) {
 	t.Helper()
@@ -177,6 +168,21 @@ func TestWatchToolBreakpointEditsArguments(t *testing.T) {
 			if len(st.pauses) != 2 {
 				t.Fatalf("pauses: %d, want 2", len(st.pauses))
 			}
+			// §3.5: native tool calls emit tool_usage_started before the
+			// hooks run; ReAct runs the hooks first.
+			var order []string
+			for _, ev := range evs {
+				if ev.Kind == session.StepPaused || ev.Kind == session.ToolUsageStarted {
+					order = append(order, string(ev.Kind))
+				}
+			}
+			want := "tool_usage_started crewbench_step_paused"
+			if mode == "react" {
+				want = "crewbench_step_paused tool_usage_started"
+			}
+			if got := strings.Join(order[:2], " "); got != want {
+				t.Fatalf("%s order: %s, want %s", mode, got, want)
+			}
 			p := st.pauses[1]
 			if p.Kind != crew.PauseToolCall || p.ToolName != "weather_get_forecast" || p.OriginalName != "getForecast" ||
 				p.Server != "weather" || pyjson.Dumps(p.Args) != `{"city": "Berlin", "days": 1}` {
@@ -287,12 +293,26 @@ func TestWatchAbortEndsTheProcessGroup(t *testing.T) {
 	}
 	pid, _ := strconv.Atoi(m[1])
 	deadline := time.Now().Add(5 * time.Second)
-	for syscall.Kill(pid, 0) == nil {
+	for alive(pid) {
 		if time.Now().After(deadline) {
 			t.Fatalf("child %d of the crew process survived the abort", pid)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// alive reports whether pid runs; a zombie (killed, waiting for a reaper
+// that containers often lack) does not count.
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	_, after, _ := strings.Cut(string(stat), ") ")
+	return !strings.HasPrefix(after, "Z")
 }
 
 func TestWatchMissingCrewAISaysWhichInterpreter(t *testing.T) {

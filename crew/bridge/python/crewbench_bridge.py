@@ -26,6 +26,7 @@ import time
 ENV_ADDR = "CREWBENCH_BRIDGE_ADDR"    # unix:/path or tcp:127.0.0.1:PORT
 ENV_TOKEN = "CREWBENCH_BRIDGE_TOKEN"  # one-time token crewbench checks
 PROTOCOL = 1
+WRITE_LINGER = 0.005  # seconds the writer waits for more lines before a write
 # Object-valued event fields: excluded from the dump and summarised (spec §2.4).
 OBJ_FIELDS = frozenset({"agent", "task", "crew", "from_agent", "from_task", "tools", "callbacks",
                         "available_functions"})
@@ -100,8 +101,12 @@ class _Conn:
     def _write_loop(self):
         while True:
             batch = [self.out.get()]
+            if batch[0] is not None and self.out.empty():
+                # Linger a moment so a burst goes out as one write: one
+                # wake-up and one syscall per batch, not per event.
+                time.sleep(WRITE_LINGER)
             try:
-                while len(batch) < 256:
+                while len(batch) < 512 and batch[-1] is not None:
                     batch.append(self.out.get_nowait())
             except queue.Empty:
                 pass
@@ -131,6 +136,8 @@ class _Conn:
         op = msg.get("op")
         if op in ("config", "breakpoints"):
             self.bp = msg.get("breakpoints") or {}
+            if any(self.bp.values()):
+                _ensure_tool_hooks()
         elif op == "decision":
             with self.lock:
                 w = self.waiters.get(msg.get("id"))
@@ -177,6 +184,8 @@ class _Conn:
         d = w[1]
         if d is not None:
             self.step = bool(d.get("step"))
+            if self.step:
+                _ensure_tool_hooks()
         return d
 
     def finish(self, timeout=10.0):
@@ -188,8 +197,12 @@ class _Conn:
             pass
 
 
+# One encoder for every line: json.dumps with options builds a new one per call.
+_ENCODER = json.JSONEncoder(default=repr, ensure_ascii=False, separators=(",", ":"))
+
+
 def _line(obj):
-    return json.dumps(obj, default=repr, ensure_ascii=False, separators=(",", ":")) + "\n"
+    return _ENCODER.encode(obj) + "\n"
 
 
 def _warn(message, **extra):
@@ -245,9 +258,14 @@ def _summary(name, v):
     return repr(v)
 
 
+_EXCLUDE = {}  # event class -> the object fields it declares
+
+
 def _dump(event):
-    fields = getattr(type(event), "model_fields", {})
-    objs = OBJ_FIELDS & set(fields)
+    cls = type(event)
+    objs = _EXCLUDE.get(cls)
+    if objs is None:
+        objs = _EXCLUDE[cls] = OBJ_FIELDS & set(getattr(cls, "model_fields", {}))
     try:
         data = event.model_dump(mode="json", exclude=objs, fallback=repr)
     except TypeError:  # pydantic < 2.11 has no fallback=
@@ -395,11 +413,25 @@ def _before_llm(ctx):
 
 _HOOKS = (("register_before_tool_call_hook", _before_tool), ("register_after_tool_call_hook", _after_tool),
           ("register_before_llm_call_hook", _before_llm))
+_TOOL_HOOKS = _HOOKS[:2]
+_hooks_module = None
+_tool_hooks_on = False
+_tool_hooks_lock = threading.Lock()
 
 
-def _register_hooks(hooks):
-    for reg, fn in _HOOKS:
-        getattr(hooks, reg)(fn)
+def _ensure_tool_hooks():
+    """Tool hooks are read from the global list on every call, so they are
+    registered only once a breakpoint exists: a run without breakpoints
+    then pays nothing per tool call and emits no extra hook_dispatched.
+    The LLM hook is registered at install: executors snapshot LLM hooks
+    when they are built, so a later one would never fire."""
+    global _tool_hooks_on
+    with _tool_hooks_lock:
+        if _tool_hooks_on or _hooks_module is None:
+            return
+        _tool_hooks_on = True
+        for reg, fn in _TOOL_HOOKS:
+            getattr(_hooks_module, reg)(fn)
 
 
 def _watch_clears(hooks):
@@ -434,7 +466,7 @@ def _register_missing(hooks):
         "register_before_llm_call_hook": hooks.get_before_llm_call_hooks(),
     }
     for reg, fn in _HOOKS:
-        if fn not in have[reg]:
+        if (reg == "register_before_llm_call_hook" or _tool_hooks_on) and fn not in have[reg]:
             getattr(hooks, reg)(fn)
 
 
@@ -465,6 +497,10 @@ def install(crewai_module=None):
         notes.append(f"crewai {version} has no execution-hooks API ({type(e).__name__}: {e}): events only, "
                      f"no breakpoints")
     classes = _all_event_classes(BaseEvent) if bus is not None else []
+    global _hooks_module
+    _hooks_module = hooks
+    if hooks is not None:
+        hooks.register_before_llm_call_hook(_before_llm)  # before the config: kickoff may follow at once
     sock.sendall(_line(_hello(crewai_version=version, hooks=hooks is not None, events=bus is not None,
                               event_classes=len(classes))).encode())
     conn = _Conn(sock)
@@ -485,7 +521,6 @@ def install(crewai_module=None):
         if not stamped:
             _warn("the event bus has no _prepare_event: events are ordered by handling time, not emit time")
     if hooks is not None:
-        _register_hooks(hooks)
         _watch_clears(hooks)
 
     def finish():

@@ -56,16 +56,21 @@ def build(mode, n_bench=0):
     if mode == "react":
         llm = LLM(model="stub/react-model", script=react_script(bool(servers)), native=False)
     elif mode == "bench":
-        # Enough tool round trips for about n_bench events (8 per round).
-        rounds = max(1, n_bench // 8)
-        script = [{"tool_calls": [{"name": "word_counter", "arguments": {"text": "a b"}}]}] * rounds
-        llm = LLM(model="stub/native-model", script=script + [{"text": "Final Answer: done"}])
+        # Tasks of five tool rounds each (36 events per task under the
+        # bridge without breakpoints), so histories stay as short as in
+        # real crews.
+        per_task = [{"tool_calls": [{"name": "word_counter", "arguments": {"text": "a b"}}]}] * 5
+        per_task = per_task + [{"text": "Final Answer: done"}]
+        n_tasks = max(1, -(-n_bench // 36))
+        llm = LLM(model="stub/native-model", script=per_task * n_tasks)
     else:
         llm = LLM(model="stub/native-model", script=native_script(bool(servers)))
     agent = Agent(role="Researcher", goal="Answer with tools.", llm=llm, tools=[count_words], mcps=servers)
-    task = Task(description="Count the words and check the weather.", expected_output="a summary", agent=agent,
-                name="research")
-    return Crew(name="stub_crew", agents=[agent], tasks=[task])
+    tasks = [Task(description="Count the words and check the weather.", expected_output="a summary", agent=agent,
+                  name="research")]
+    if mode == "bench":
+        tasks = [Task(description=f"Count words, round {i}.", agent=agent, name=f"count_{i}") for i in range(n_tasks)]
+    return Crew(name="stub_crew", agents=[agent], tasks=tasks)
 
 
 def main(argv):

@@ -6,6 +6,7 @@ sequences (native function calling and ReAct) and calls the hooks at the
 __version__ = "1.15.17"
 
 from crewai import events  # noqa: F401  (creates the bus, like crewai/__init__.py)
+from crewai.events import event_listener  # noqa: F401  (CrewAI's own handlers)
 from crewai import hooks  # noqa: F401
 from crewai.agent import Agent
 from crewai.crew import Crew, CrewOutput

@@ -8,7 +8,7 @@ from crewai.events.types.agent_events import (AgentExecutionCompletedEvent, Agen
 
 class Agent(Model):
     FIELDS = [("role", REQUIRED), ("goal", ""), ("backstory", ""), ("llm", None), ("tools", list), ("mcps", list),
-              ("verbose", False), ("max_retry_limit", 2), ("id", lambda: uuid.uuid4())]
+              ("verbose", False), ("max_retry_limit", 2), ("max_iter", 25), ("id", lambda: uuid.uuid4())]
 
     def model_post_init(self):
         self.agent_executor = None

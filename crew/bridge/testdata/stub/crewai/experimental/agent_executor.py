@@ -26,7 +26,6 @@ from crewai.tools import sanitize_tool_name
 
 # Sync flow methods run via asyncio.to_thread, so hooks run on asyncio_N threads.
 _TO_THREAD = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="asyncio")
-MAX_ITER = 25
 
 
 def blocked_text(name):
@@ -67,7 +66,7 @@ class AgentExecutor:
         by_name = {sanitize_tool_name(t.name): t for t in tools}
         schemas = [{"type": "function", "function": {"name": n, "description": t.description}}
                    for n, t in by_name.items()] if native else None
-        while self.iterations < MAX_ITER:
+        while self.iterations < self.agent.max_iter:
             answer = self._llm_response(task, schemas)
             self.iterations += 1
             if isinstance(answer, list):
