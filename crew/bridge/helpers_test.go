@@ -19,11 +19,17 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// python3 returns the machine's python3. In CI (CREWBENCH_CI=1) a missing
-// python3 fails the test: the bridge must be tested there.
+// python3 returns the machine's python3 (CREWBENCH_TEST_PYTHON picks
+// another interpreter, to run the suite on each of 3.10-3.13). In CI
+// (CREWBENCH_CI=1) a missing python3 fails the test: the bridge must be
+// tested there.
 func python3(t testing.TB) string {
 	t.Helper()
-	p, err := exec.LookPath("python3")
+	name := "python3"
+	if p := os.Getenv("CREWBENCH_TEST_PYTHON"); p != "" {
+		name = p
+	}
+	p, err := exec.LookPath(name)
 	if err != nil {
 		if os.Getenv("CREWBENCH_CI") == "1" {
 			t.Fatalf("python3 is required in CI: %v", err)

@@ -495,3 +495,81 @@ func TestBridgeFailsOpenWhenCrewbenchExits(t *testing.T) {
 		t.Fatalf("the paused run blocked after crewbench went away:\n%s", out)
 	}
 }
+
+// The stub behaves as the spec says CrewAI does (testdata/stub_selftest.py).
+func TestStubIsFaithful(t *testing.T) {
+	stub, _ := filepath.Abs("testdata/stub")
+	cmd := exec.Command(python3(t), "stub_selftest.py")
+	cmd.Dir = "testdata"
+	cmd.Env = append(os.Environ(), "PYTHONPATH="+stub, "PYTHONDONTWRITEBYTECODE=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "ok" {
+		t.Fatalf("%v\n%s", err, out)
+	}
+}
+
+// The blocked LLM call of §3.4: three attempts, each flow_failed then
+// agent_execution_error, then task_failed and crew_kickoff_failed; no
+// llm_call_* events.
+func TestWatchBlockedLLMCallSequence(t *testing.T) {
+	_, evs, err := watchStub(t, nil, stubEnv(t), "fail-llm")
+	var ee *ExitError
+	if !errors.As(err, &ee) {
+		t.Fatalf("err = %v", err)
+	}
+	var got []string
+	for _, k := range crewaiKinds(evs) {
+		if k != "hook_dispatched" {
+			got = append(got, k)
+		}
+	}
+	attempt := "agent_execution_started flow_started agent_logs_started flow_failed agent_execution_error "
+	want := "default_env crew_kickoff_started mcp_connection_started mcp_connection_completed task_started " +
+		strings.Repeat(attempt, 3) + "task_failed crew_kickoff_failed"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("got  %s\nwant %s", strings.Join(got, " "), want)
+	}
+}
+
+// Ctrl+C (the context ending) ends the command's whole process group.
+func TestWatchCancelEndsTheProcessGroup(t *testing.T) {
+	py := python3(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	pids := make(chan int, 1)
+	sink := session.SinkFunc(func(ev session.Event) {
+		if m := regexp.MustCompile(`child pid (\d+)`).FindStringSubmatch(ev.Str(session.KeyLine)); m != nil {
+			pid, _ := strconv.Atoi(m[1])
+			pids <- pid
+			cancel()
+		}
+	})
+	start := time.Now()
+	_, _ = Watch(ctx, Options{Sink: sink, Command: []string{py, "-c",
+		"import subprocess, time; p = subprocess.Popen(['sleep', '300']); print('child pid', p.pid, flush=True); time.sleep(300)"}})
+	if time.Since(start) > 20*time.Second {
+		t.Fatalf("cancel took %v", time.Since(start))
+	}
+	pid := <-pids
+	deadline := time.Now().Add(5 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("child %d survived the cancel", pid)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// The injected sitecustomize runs the environment's own one first.
+func TestSitecustomizeChainsToTheExistingOne(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "sitecustomize.py"), []byte("import os\nos.environ['USER_SITECUSTOMIZE'] = 'ran'\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	col := &session.Collector{}
+	_, _ = Watch(t.Context(), Options{Sink: col, Env: append(os.Environ(), "PYTHONPATH="+dir),
+		Command: []string{python3(t), "-c", "import os, sys; print('user sitecustomize', os.environ.get('USER_SITECUSTOMIZE'), 'crewai' in sys.modules)"}})
+	if out := outputLines(col.Events()); !strings.Contains(out, "user sitecustomize ran False") {
+		t.Fatalf("output:\n%s", out)
+	}
+}

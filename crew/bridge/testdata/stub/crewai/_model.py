@@ -9,6 +9,7 @@ which is how CrewAI's StaticToolFilter failure shows up).
 """
 import datetime
 import enum
+import uuid
 
 REQUIRED = object()
 
@@ -37,7 +38,7 @@ class Model:
                 value = kw.pop(name)
             elif default is REQUIRED:
                 raise TypeError(f"{type(self).__name__}: field {name!r} is required")
-            elif callable(default) and not isinstance(default, type):
+            elif callable(default):  # a factory: list, dict, a lambda
                 value = default()
             else:
                 value = default
@@ -60,6 +61,8 @@ def _dump(v, mode, fallback):
         return v
     if isinstance(v, enum.Enum):
         return v.value if mode == "json" else v
+    if isinstance(v, uuid.UUID):
+        return str(v) if mode == "json" else v
     if isinstance(v, datetime.datetime):
         if mode != "json":
             return v
