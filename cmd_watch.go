@@ -176,8 +176,11 @@ func runWatch(cmd *cobra.Command, o *watchOpts, args []string) error {
 	if hasBreaks {
 		// stdin carries the decisions; the command gets none.
 		opts.Stepper = newStdinStepper(cmd.Context(), cmd.InOrStdin(), stderr, bp)
-	} else if f, ok := cmd.InOrStdin().(*os.File); ok {
-		opts.Stdin = f // the crew may ask for human input
+	} else if f, ok := cmd.InOrStdin().(*os.File); ok && !sessionIsTerminal(f) {
+		// The crew may read input (human_input). Not a terminal: the
+		// command runs in its own process group, where reading the
+		// terminal would stop it (SIGTTIN).
+		opts.Stdin = f
 	}
 	res, runErr := bridge.Watch(cmd.Context(), opts)
 	_ = printer.Close()

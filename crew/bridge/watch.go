@@ -597,7 +597,12 @@ func (r *Run) deliver(c *conn, tr *translator, m wireMsg) {
 		r.mu.Unlock()
 		r.emit(ev)
 	case "warning":
-		r.warn(m.Message)
+		r.mu.Lock()
+		r.res.Warnings = append(r.res.Warnings, m.Message)
+		r.mu.Unlock()
+		// detected names what the bridge saw (clear_all_global_hooks,
+		// scoped_handlers, api), for a UI to explain it.
+		r.emit(session.Event{Kind: session.Warning, Data: map[string]any{session.KeyMessage: m.Message, "detected": m.Detected}})
 	case "pause":
 		// Decide off this goroutine: events keep flowing while a user thinks.
 		go r.pause(c, m)
