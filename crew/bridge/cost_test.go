@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,6 +18,8 @@ import (
 //
 //	CREWBENCH_BENCH=1 go test -run TestWatchCost -v -timeout 10m ./crew/bridge/
 //
+// CREWBENCH_BENCH_LATENCY_MS=0,20 picks the LLM latencies (default 0,5).
+//
 // STUB_LLM_LATENCY_MS gives every scripted LLM call a latency (a real one
 // takes 0.5-5 s; 5 ms here keeps the test short); 0 measures the bridge
 // against a run that does nothing but emit events, the worst case.
@@ -26,7 +29,11 @@ func TestWatchCost(t *testing.T) {
 	}
 	py := python3(t)
 	const events = 10000
-	for _, latency := range []string{"0", "5"} {
+	latencies := []string{"0", "5"}
+	if l := os.Getenv("CREWBENCH_BENCH_LATENCY_MS"); l != "" {
+		latencies = strings.Split(l, ",")
+	}
+	for _, latency := range latencies {
 		env := stubEnv(t, "STUB_LLM_LATENCY_MS="+latency)
 		var plainWall, plainCPU, watchWall, watchCPU time.Duration
 		var got int
