@@ -1,0 +1,215 @@
+package bridge
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"crewbench/session"
+)
+
+// crewbench's own kinds for a watched run (CrewAI has none for these).
+const (
+	// KindBridgeConnected: a Python process of the run loaded the bridge.
+	// Data: python, executable, crewai_version, hooks, pid, argv,
+	// real_crewai (always true: the session is a real CrewAI run).
+	KindBridgeConnected session.Kind = "crewbench_bridge_connected"
+	// KindProcessOutput: one line the command wrote. Data: stream
+	// ("stdout" or "stderr"), line.
+	KindProcessOutput session.Kind = "crewbench_process_output"
+	// KindProcessExited: the command ended. Data: exit_code, signal.
+	KindProcessExited session.Kind = "crewbench_process_exited"
+)
+
+// Data keys a watched run adds to CrewAI's own fields.
+const (
+	KeyCrewAIClass  = "crewai_class"  // the event's Python class
+	KeyCrewAISource = "crewai_source" // the emitter's class (Crew, Task, Agent, AgentExecutor, ToolUsage, MCPClient, …)
+	KeyBridgeSeq    = "crewbench_seq" // the bridge's emit-time order within one process
+	KeyStream       = "stream"
+	KeyRealCrewAI   = "real_crewai"
+)
+
+// translator turns one connection's CrewAI events into session.Events.
+//
+// CrewAI links events by event_id / parent_event_id / started_event_id;
+// the session tree links them by Span / Parent. Scopes the session tree
+// has no node for (flow_*, memory, knowledge, guardrails, reasoning) are
+// made transparent: their children hang on the nearest scope the tree
+// knows, so the tree reads crew ▸ task ▸ agent ▸ LLM call ▸ tool call ▸
+// MCP call like an engine run.
+type translator struct {
+	runID string
+	// alias maps a transparent scope's event_id to its own parent.
+	alias map[string]string
+	// lastLLM is the latest LLM call span per enclosing scope: CrewAI's tool
+	// calls are siblings of the LLM call that asked for them, the engine's
+	// are its children.
+	lastLLM map[string]string
+}
+
+func newTranslator(runID string) *translator {
+	return &translator{runID: runID, alias: map[string]string{}, lastLLM: map[string]string{}}
+}
+
+func (t *translator) resolve(id string) string {
+	for range 64 { // aliases form chains, never cycles; the bound is a guard
+		p, ok := t.alias[id]
+		if !ok {
+			return id
+		}
+		id = p
+	}
+	return id
+}
+
+// transparentScope reports whether a CrewAI type opens or closes a scope
+// the session tree has no node for.
+func transparentScope(typ string) (start bool, ok bool) {
+	stem, suffix, found := cutLast(typ, "_")
+	if !found {
+		return false, false
+	}
+	switch {
+	case stem == "flow", strings.HasPrefix(stem, "memory_"), strings.HasPrefix(stem, "knowledge_"),
+		stem == "llm_guardrail", stem == "agent_reasoning":
+	default:
+		return false, false
+	}
+	switch suffix {
+	case "started":
+		return true, true
+	case "completed", "failed", "error", "finished":
+		return false, true
+	}
+	return false, false
+}
+
+func cutLast(s, sep string) (string, string, bool) {
+	i := strings.LastIndex(s, sep)
+	if i < 0 {
+		return s, "", false
+	}
+	return s[:i], s[i+len(sep):], true
+}
+
+func str(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	}
+	return fmt.Sprint(v)
+}
+
+// event translates one bridge event line.
+func (t *translator) event(m wireMsg) session.Event {
+	d := m.Event
+	if d == nil {
+		d = map[string]any{}
+	}
+	ev := session.Event{
+		Kind:      session.Kind(str(d["type"])),
+		ID:        str(d["event_id"]),
+		RunID:     t.runID,
+		TaskID:    str(d["task_id"]),
+		TaskName:  str(d["task_name"]),
+		AgentID:   str(d["agent_id"]),
+		AgentRole: str(d["agent_role"]),
+		Server:    str(d["server_name"]),
+		Error:     str(d["error"]),
+	}
+	if ev.Kind == "" {
+		ev.Kind = session.Kind(strings.ToLower(m.Class))
+	}
+	if ts, err := time.Parse(time.RFC3339Nano, str(d["timestamp"])); err == nil {
+		ev.Time = ts
+	}
+	// AgentExecution* events leave the envelope's agent and task fields
+	// null; their summaries carry them.
+	if a, ok := d["agent"].(map[string]any); ok {
+		if ev.AgentRole == "" {
+			ev.AgentRole = str(a["role"])
+		}
+		if ev.AgentID == "" {
+			ev.AgentID = str(a["id"])
+		}
+	}
+	if tk, ok := d["task"].(map[string]any); ok {
+		if ev.TaskID == "" {
+			ev.TaskID = str(tk["id"])
+		}
+		if ev.TaskName == "" {
+			ev.TaskName = firstNonEmpty(str(tk["name"]), str(tk["description"]))
+		}
+	}
+	name := str(d["tool_name"])
+	if strings.HasPrefix(string(ev.Kind), "mcp_tool_execution_") {
+		ev.OriginalToolName = name // the server's own name
+	} else {
+		ev.ToolName = name
+	}
+	for _, k := range []string{"execution_duration_ms", "connection_duration_ms", "duration_ms"} {
+		if ms, ok := d[k].(float64); ok && ms > 0 {
+			ev.Duration = time.Duration(ms * float64(time.Millisecond))
+			break
+		}
+	}
+
+	parent := t.resolve(str(d["parent_event_id"]))
+	typ := string(ev.Kind)
+	switch {
+	case ev.Kind.IsStart():
+		ev.Span, ev.Parent = ev.ID, parent
+		if strings.HasPrefix(typ, "llm_call_") {
+			ev.Span = "llm:" + str(d["call_id"])
+		}
+		if ev.Kind == session.ToolUsageStarted {
+			if llm := t.lastLLM[parent]; llm != "" {
+				ev.Parent = llm
+			}
+		}
+	case ev.Kind.IsEnd():
+		ev.Span, ev.Parent = firstNonEmpty(str(d["started_event_id"]), ev.ID), parent
+		if strings.HasPrefix(typ, "llm_call_") {
+			ev.Span = "llm:" + str(d["call_id"])
+			if ev.Kind == session.LLMCallCompleted {
+				t.lastLLM[parent] = ev.Span
+			}
+		}
+	default:
+		if start, ok := transparentScope(typ); ok && start {
+			t.alias[ev.ID] = parent
+		}
+		ev.Parent = parent
+	}
+
+	data := make(map[string]any, len(d)+3)
+	for k, v := range d {
+		switch k {
+		case "timestamp", "type", "event_id", "task_id", "task_name", "agent_id", "agent_role", "server_name", "error":
+			continue
+		}
+		data[k] = v
+	}
+	if e, ok := d["error"]; ok && e != nil {
+		if _, isStr := e.(string); !isStr {
+			data["error"] = e // keep a structured error as it came
+		}
+	}
+	data[KeyCrewAIClass] = m.Class
+	data[KeyCrewAISource] = m.Source
+	data[KeyBridgeSeq] = m.Seq
+	ev.Data = data
+	return ev
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}

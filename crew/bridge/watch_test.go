@@ -1,0 +1,579 @@
+package bridge
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"crewbench/crew"
+	"crewbench/crew/llm"
+	"crewbench/crew/pyjson"
+	"crewbench/session"
+)
+
+// §2.2, native function calling, with a Python @tool and an MCP tool. With
+// no breakpoints the bridge registers only its LLM hook (executors snapshot
+// LLM hooks, so it cannot come later), hence one hook_dispatched before
+// each LLM call and none around tool calls.
+const nativeSequence = "default_env crew_kickoff_started mcp_connection_started mcp_connection_completed " +
+	"task_started agent_execution_started flow_started agent_logs_started " +
+	"hook_dispatched llm_call_started llm_call_completed tool_usage_started tool_usage_finished " +
+	"hook_dispatched llm_call_started llm_call_completed " +
+	"tool_usage_started mcp_connection_started mcp_connection_completed " +
+	"mcp_tool_execution_started mcp_tool_execution_completed tool_usage_finished " +
+	"hook_dispatched llm_call_started llm_call_completed " +
+	"agent_logs_execution flow_finished agent_execution_completed task_completed crew_kickoff_completed"
+
+// ReAct: the same, with tool_usage_* emitted by ToolUsage.
+const reactSequence = nativeSequence
+
+func checkOrder(t *testing.T, evs []session.Event, want string) {
+	t.Helper()
+	if got := strings.Join(crewaiKinds(evs), " "); got != want {
+		t.Fatalf("CrewAI events:\n got %s\nwant %s", got, want)
+	}
+	var last int64
+	for _, ev := range evs {
+		if _, ok := ev.Data[KeyCrewAIClass]; !ok {
+			continue
+		}
+		seq := ev.Int(KeyBridgeSeq)
+		if seq <= last {
+			t.Fatalf("%s: bridge seq %d after %d: not in emit order", ev.Kind, seq, last)
+		}
+		last = seq
+		if ev.RunID != "run-1" {
+			t.Fatalf("%s: run id %q", ev.Kind, ev.RunID)
+		}
+	}
+}
+
+func TestWatchNativeRunArrivesInOrderAsOneTree(t *testing.T) {
+	res, evs, err := watchStub(t, nil, stubEnv(t), "native")
+	if err != nil {
+		t.Fatalf("watch: %v", err)
+	}
+	checkOrder(t, evs, nativeSequence)
+	if !res.Completed || res.ExitCode != 0 || len(res.Bridges) != 1 || res.Bridges[0].CrewAIVersion != "1.15.17" || !res.Bridges[0].Hooks {
+		t.Fatalf("result: %+v", res)
+	}
+	// The tree reads like an engine run: crew ▸ task ▸ agent ▸ LLM call ▸
+	// tool call ▸ MCP call (flow_* is transparent).
+	tree := session.BuildTree(evs)
+	var path []string
+	tree.Walk(func(n *session.Node, depth int) bool {
+		if n.Kind == session.NodeMCPCall {
+			for a := n; a != nil && a.Kind != session.NodeRoot; a = a.Parent {
+				path = append([]string{a.Kind.String()}, path...)
+			}
+		}
+		return true
+	})
+	if got := strings.Join(path, " ▸ "); got != "crew ▸ task ▸ agent ▸ llm ▸ tool ▸ mcp_call" {
+		t.Fatalf("MCP call path: %q", got)
+	}
+	for _, n := range tree.Nodes() {
+		if n.Orphan() {
+			t.Fatalf("orphan node %s %q", n.Kind, n.Span)
+		}
+	}
+	// Object fields are summarised, not dumped: the agent's StaticToolFilter
+	// would make model_dump fail (spec §2.4).
+	for _, ev := range evs {
+		if ev.Kind == session.AgentExecutionStarted {
+			if ev.AgentRole != "Researcher" || ev.Data["crewbench_serialization_error"] != nil {
+				t.Fatalf("agent_execution_started: role %q data %v", ev.AgentRole, ev.Data)
+			}
+		}
+	}
+	var connected bool
+	for _, ev := range evs {
+		if ev.Kind == KindBridgeConnected && ev.Bool(KeyRealCrewAI) {
+			connected = true
+		}
+	}
+	if !connected {
+		t.Fatal("no crewbench_bridge_connected event marking a real CrewAI run")
+	}
+}
+
+func TestWatchReActRunArrivesInOrder(t *testing.T) {
+	_, evs, err := watchStub(t, nil, stubEnv(t), "react")
+	if err != nil {
+		t.Fatalf("watch: %v", err)
+	}
+	checkOrder(t, evs, reactSequence)
+	for _, ev := range evs {
+		if ev.Kind == session.ToolUsageStarted {
+			if _, ok := ev.Data["tool_args"].(string); !ok {
+				t.Fatalf("ReAct tool_usage_started tool_args should be the raw Action Input string: %#v", ev.Data["tool_args"])
+			}
+		}
+	}
+}
+
+func outputLines(evs []session.Event) string {
+	var b strings.Builder
+	for _, ev := range evs {
+		if ev.Kind == KindProcessOutput {
+			b.WriteString(ev.Str(session.KeyLine) + "\n")
+		}
+	}
+	return b.String()
+}
+
+func finalOutput(evs []session.Event) string {
+	for _, ev := range evs {
+		if ev.Kind == session.CrewKickoffCompleted {
+			return ev.Str(session.KeyOutput)
+		}
+	}
+	return ""
+}
+
+func mustObject(t *testing.T, s string) *pyjson.Object {
+	t.Helper()
+	o, err := pyjson.LoadsObject(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+func TestWatchToolBreakpointEditsArguments(t *testing.T) {
+	for _, mode := range []string{"native", "react"} {
+		t.Run(mode, func(t *testing.T) {
+			st := &scriptedStepper{
+				bp: crew.Breakpoints{Tools: []string{"word_counter", "getForecast"}},
+				decisions: []crew.Decision{
+					{Action: crew.EditArgs, Args: mustObject(t, `{"text": "alpha beta gamma delta"}`)},
+					{Action: crew.EditArgs, Args: mustObject(t, `{"city": "Lisbon", "days": 1}`)},
+				},
+			}
+			_, evs, err := watchStub(t, st, stubEnv(t), mode)
+			if err != nil {
+				t.Fatalf("watch: %v", err)
+			}
+			if len(st.pauses) != 2 {
+				t.Fatalf("pauses: %d, want 2", len(st.pauses))
+			}
+			// §3.5: native tool calls emit tool_usage_started before the
+			// hooks run; ReAct runs the hooks first.
+			var order []string
+			for _, ev := range evs {
+				if ev.Kind == session.StepPaused || ev.Kind == session.ToolUsageStarted {
+					order = append(order, string(ev.Kind))
+				}
+			}
+			want := "tool_usage_started crewbench_step_paused"
+			if mode == "react" {
+				want = "crewbench_step_paused tool_usage_started"
+			}
+			if got := strings.Join(order[:2], " "); got != want {
+				t.Fatalf("%s order: %s, want %s", mode, got, want)
+			}
+			p := st.pauses[1]
+			if p.Kind != crew.PauseToolCall || p.ToolName != "weather_get_forecast" || p.OriginalName != "getForecast" ||
+				p.Server != "weather" || pyjson.Dumps(p.Args) != `{"city": "Berlin", "days": 1}` {
+				t.Fatalf("MCP pause: %+v args %s", p, pyjson.Dumps(p.Args))
+			}
+			if out := outputLines(evs); !strings.Contains(out, `word_counter received {"text": "alpha beta gamma delta"}`) {
+				t.Fatalf("the @tool did not receive the edited arguments:\n%s", out)
+			}
+			// The MCP server received the edited arguments.
+			var sent map[string]any
+			for _, ev := range evs {
+				if ev.Kind == session.MCPToolExecutionStarted {
+					sent, _ = ev.Data["tool_args"].(map[string]any)
+				}
+			}
+			if sent["city"] != "Lisbon" || !strings.Contains(finalOutput(evs), `"city": "Lisbon"`) {
+				t.Fatalf("MCP call args %v, final %q", sent, finalOutput(evs))
+			}
+			if !strings.HasPrefix(finalOutput(evs), "4 words") {
+				t.Fatalf("final: %q", finalOutput(evs))
+			}
+			var paused, resumed int
+			for _, ev := range evs {
+				switch ev.Kind {
+				case session.StepPaused:
+					paused++
+				case session.StepResumed:
+					resumed++
+					if ev.Str("decision") != string(crew.EditArgs) {
+						t.Fatalf("resumed: %v", ev.Data)
+					}
+				}
+			}
+			if paused != 2 || resumed != 2 {
+				t.Fatalf("paused %d resumed %d", paused, resumed)
+			}
+		})
+	}
+}
+
+func TestWatchSkipSuppliesTheResult(t *testing.T) {
+	st := &scriptedStepper{
+		bp:        crew.Breakpoints{Tools: []string{"Word Counter"}},
+		decisions: []crew.Decision{{Action: crew.Skip, Result: "99 words (supplied)"}},
+	}
+	_, evs, err := watchStub(t, st, stubEnv(t), "native")
+	if err != nil {
+		t.Fatalf("watch: %v", err)
+	}
+	if strings.Contains(outputLines(evs), "word_counter received") {
+		t.Fatal("a skipped tool ran")
+	}
+	var finished string
+	for _, ev := range evs {
+		if ev.Kind == session.ToolUsageFinished && ev.ToolName == "word_counter" {
+			finished = ev.Str(session.KeyOutput)
+		}
+	}
+	if finished != "99 words (supplied)" || !strings.HasPrefix(finalOutput(evs), "99 words (supplied)") {
+		t.Fatalf("tool_usage_finished output %q, final %q", finished, finalOutput(evs))
+	}
+}
+
+func TestWatchLLMBreakpointEditsMessages(t *testing.T) {
+	st := &scriptedStepper{bp: crew.Breakpoints{LLMCalls: true}}
+	_, evs, err := watchStub(t, &editingStepper{st}, stubEnv(t), "native")
+	if err != nil {
+		t.Fatalf("watch: %v", err)
+	}
+	if len(st.pauses) != 3 {
+		t.Fatalf("LLM pauses: %d, want 3", len(st.pauses))
+	}
+	var msgs []any
+	for _, ev := range evs {
+		if ev.Kind == session.LLMCallStarted {
+			msgs, _ = ev.Data["messages"].([]any)
+			break
+		}
+	}
+	if len(msgs) != 3 || !strings.Contains(pyjson.Dumps(msgs[2]), "crewbench was here") {
+		t.Fatalf("first LLM call messages: %v", msgs)
+	}
+}
+
+// editingStepper appends a message at the first LLM pause.
+type editingStepper struct{ *scriptedStepper }
+
+func (e *editingStepper) Before(ctx context.Context, p *crew.Pause) (crew.Decision, error) {
+	if _, err := e.scriptedStepper.Before(ctx, p); err != nil || len(e.pauses) > 1 {
+		return crew.Decision{Action: crew.Continue}, err
+	}
+	p.Messages = append(p.Messages, llm.Message{Role: llm.RoleUser, Content: "crewbench was here"})
+	return crew.Decision{Action: EditMessages}, nil
+}
+
+func TestWatchAbortEndsTheProcessGroup(t *testing.T) {
+	st := &scriptedStepper{bp: crew.Breakpoints{Tools: []string{"word_counter"}}, decisions: []crew.Decision{{Action: crew.Abort}}}
+	res, evs, err := watchStub(t, st, stubEnv(t, "STUB_SPAWN_CHILD=1"), "native")
+	if !errors.Is(err, crew.ErrAborted) || !res.Aborted {
+		t.Fatalf("err %v, result %+v", err, res)
+	}
+	if finalOutput(evs) != "" || strings.Contains(outputLines(evs), "word_counter received") {
+		t.Fatal("the run went on after abort")
+	}
+	m := regexp.MustCompile(`child pid (\d+)`).FindStringSubmatch(outputLines(evs))
+	if m == nil {
+		t.Fatalf("no child pid in output:\n%s", outputLines(evs))
+	}
+	pid, _ := strconv.Atoi(m[1])
+	deadline := time.Now().Add(5 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("child %d of the crew process survived the abort", pid)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// alive reports whether pid runs; a zombie (killed, waiting for a reaper
+// that containers often lack) does not count.
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	_, after, _ := strings.Cut(string(stat), ") ")
+	return !strings.HasPrefix(after, "Z")
+}
+
+func TestWatchMissingCrewAISaysWhichInterpreter(t *testing.T) {
+	py := python3(t)
+	env := append(os.Environ(), "PYTHONPATH=") // no stub: crewai is not importable
+	_, evs, err := watchStub(t, nil, env, "native")
+	var me *CrewAIMissingError
+	if !errors.As(err, &me) || me.Executable == "" || !strings.Contains(err.Error(), "uv run") {
+		t.Fatalf("err = %v", err)
+	}
+	if real, _ := filepath.EvalSymlinks(py); !strings.Contains(err.Error(), me.Executable) || me.Executable == "" {
+		t.Fatalf("interpreter %q (python3 is %s) not named in %v", me.Executable, real, err)
+	}
+	if !strings.Contains(outputLines(evs), "No module named 'crewai'") {
+		t.Fatal("the traceback was not kept")
+	}
+}
+
+func TestWatchMissingCommand(t *testing.T) {
+	_, err := Watch(t.Context(), Options{Command: []string{"python3-crewbench-nonexistent"}})
+	var ce *CommandNotFoundError
+	if !errors.As(err, &ce) || !ce.Python || !strings.Contains(err.Error(), "no Python on PATH") {
+		t.Fatalf("err = %v", err)
+	}
+	_, err = Watch(t.Context(), Options{Command: []string{"crewai-crewbench-nonexistent", "run"}})
+	if !errors.As(err, &ce) || ce.Python || !strings.Contains(err.Error(), "uv run") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestWatchNeverConnectedKeepsOutput(t *testing.T) {
+	py := python3(t)
+	col := &session.Collector{}
+	_, err := Watch(t.Context(), Options{
+		Command: []string{py, "-c", "import time; print('no crew here', flush=True); time.sleep(1)"},
+		Sink:    col, ConnectTimeout: 200 * time.Millisecond,
+	})
+	var ne *NeverConnectedError
+	if !errors.As(err, &ne) {
+		t.Fatalf("err = %v", err)
+	}
+	evs := col.Events()
+	if !strings.Contains(outputLines(evs), "no crew here") {
+		t.Fatal("output lost")
+	}
+	var warned bool
+	for _, ev := range evs {
+		if ev.Kind == session.Warning && strings.Contains(ev.Str(session.KeyMessage), "has not connected after 200ms") {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Fatal("no deadline warning")
+	}
+}
+
+func warnings(evs []session.Event) string {
+	var b strings.Builder
+	for _, ev := range evs {
+		if ev.Kind == session.Warning {
+			b.WriteString(ev.Str(session.KeyMessage) + "\n")
+		}
+	}
+	return b.String()
+}
+
+func TestWatchWarnsWhenHooksAreCleared(t *testing.T) {
+	st := &scriptedStepper{bp: crew.Breakpoints{Tools: []string{"word_counter"}}}
+	_, evs, err := watchStub(t, st, stubEnv(t, "STUB_CLEAR_HOOKS=1"), "native")
+	if err != nil {
+		t.Fatalf("watch: %v", err)
+	}
+	var detected bool
+	for _, ev := range evs {
+		detected = detected || (ev.Kind == session.Warning && ev.Str("detected") == "clear_all_global_hooks")
+	}
+	if !detected || !strings.Contains(warnings(evs), "clear_all_global_hooks") {
+		t.Fatalf("warnings:\n%s", warnings(evs))
+	}
+	if len(st.pauses) != 1 {
+		t.Fatalf("the tool breakpoint should survive clear_all_global_hooks: %d pauses", len(st.pauses))
+	}
+}
+
+func TestWatchWarnsAboutScopedHandlers(t *testing.T) {
+	_, evs, err := watchStub(t, nil, stubEnv(t, "STUB_SCOPED=1"), "native")
+	if err != nil {
+		t.Fatalf("watch: %v", err)
+	}
+	if !strings.Contains(warnings(evs), "scoped_handlers") {
+		t.Fatalf("warnings:\n%s", warnings(evs))
+	}
+	if k := crewaiKinds(evs); len(k) != 0 {
+		t.Fatalf("events inside scoped_handlers: %v", k)
+	}
+}
+
+func TestWatchHooksMissingDegradesToEvents(t *testing.T) {
+	dir := t.TempDir()
+	pkg := filepath.Join(dir, "crewai")
+	if err := os.MkdirAll(pkg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(pkg, "__init__.py"), []byte("__version__ = '0.30.0'\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	col := &session.Collector{}
+	res, err := Watch(t.Context(), Options{
+		Command: []string{python3(t), "-c", "import crewai"}, Env: append(os.Environ(), "PYTHONPATH="+dir), Sink: col,
+	})
+	if err != nil {
+		t.Fatalf("watch: %v", err)
+	}
+	w := warnings(col.Events())
+	if !strings.Contains(w, "crewai 0.30.0") || !strings.Contains(w, "execution-hooks API") || len(res.Bridges) != 1 {
+		t.Fatalf("warnings:\n%s", w)
+	}
+}
+
+func TestWatchProcessDyingMidRunKeepsEvents(t *testing.T) {
+	res, evs, err := watchStub(t, nil, stubEnv(t, "STUB_DIE_IN_TOOL=1"), "native")
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Code != 3 || ee.Completed || !strings.Contains(err.Error(), "mid-run") {
+		t.Fatalf("err = %v", err)
+	}
+	if res.Events == 0 || !strings.Contains(strings.Join(crewaiKinds(evs), " "), "tool_usage_started") {
+		t.Fatalf("events before the crash were lost: %v", crewaiKinds(evs))
+	}
+}
+
+// A paused agent thread proceeds when crewbench goes away: here a fake
+// crewbench accepts the bridge, sets a breakpoint, and hangs up at the
+// first pause.
+func TestBridgeFailsOpenWhenCrewbenchExits(t *testing.T) {
+	py := python3(t)
+	dir := t.TempDir()
+	if err := writePython(dir); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	stub, _ := filepath.Abs("testdata/stub")
+	cmd := exec.Command(py, "-m", "stubcrew.main", "native")
+	cmd.Dir = "testdata/project"
+	cmd.Env = append(os.Environ(), "PYTHONPATH="+dir+string(os.PathListSeparator)+stub,
+		"CREWBENCH_BRIDGE_ADDR=tcp:"+ln.Addr().String(), "CREWBENCH_BRIDGE_TOKEN=t")
+	out := &strings.Builder{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(c)
+	if _, err := br.ReadBytes('\n'); err != nil { // hello
+		t.Fatal(err)
+	}
+	cfg, _ := json.Marshal(wireOut{Op: "config", Breakpoints: &wireBreakpoints{Tools: []string{"word_counter"}}})
+	_, _ = c.Write(append(cfg, '\n'))
+	for {
+		line, err := br.ReadBytes('\n')
+		if err != nil {
+			t.Fatalf("no pause request: %v", err)
+		}
+		if strings.Contains(string(line), `"op":"pause"`) {
+			break
+		}
+	}
+	c.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil || !strings.Contains(out.String(), "FINAL: 3 words") {
+			t.Fatalf("exit %v, output:\n%s", err, out)
+		}
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("the paused run blocked after crewbench went away:\n%s", out)
+	}
+}
+
+// The stub behaves as the spec says CrewAI does (testdata/stub_selftest.py).
+func TestStubIsFaithful(t *testing.T) {
+	stub, _ := filepath.Abs("testdata/stub")
+	cmd := exec.Command(python3(t), "stub_selftest.py")
+	cmd.Dir = "testdata"
+	cmd.Env = append(os.Environ(), "PYTHONPATH="+stub, "PYTHONDONTWRITEBYTECODE=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "ok" {
+		t.Fatalf("%v\n%s", err, out)
+	}
+}
+
+// The blocked LLM call of §3.4: three attempts, each flow_failed then
+// agent_execution_error, then task_failed and crew_kickoff_failed; no
+// llm_call_* events.
+func TestWatchBlockedLLMCallSequence(t *testing.T) {
+	_, evs, err := watchStub(t, nil, stubEnv(t), "fail-llm")
+	var ee *ExitError
+	if !errors.As(err, &ee) {
+		t.Fatalf("err = %v", err)
+	}
+	var got []string
+	for _, k := range crewaiKinds(evs) {
+		if k != "hook_dispatched" {
+			got = append(got, k)
+		}
+	}
+	attempt := "agent_execution_started flow_started agent_logs_started flow_failed agent_execution_error "
+	want := "default_env crew_kickoff_started mcp_connection_started mcp_connection_completed task_started " +
+		strings.Repeat(attempt, 3) + "task_failed crew_kickoff_failed"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("got  %s\nwant %s", strings.Join(got, " "), want)
+	}
+}
+
+// Ctrl+C (the context ending) ends the command's whole process group.
+func TestWatchCancelEndsTheProcessGroup(t *testing.T) {
+	py := python3(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	pids := make(chan int, 1)
+	sink := session.SinkFunc(func(ev session.Event) {
+		if m := regexp.MustCompile(`child pid (\d+)`).FindStringSubmatch(ev.Str(session.KeyLine)); m != nil {
+			pid, _ := strconv.Atoi(m[1])
+			pids <- pid
+			cancel()
+		}
+	})
+	start := time.Now()
+	_, _ = Watch(ctx, Options{Sink: sink, Command: []string{py, "-c",
+		"import subprocess, time; p = subprocess.Popen(['sleep', '300']); print('child pid', p.pid, flush=True); time.sleep(300)"}})
+	if time.Since(start) > 20*time.Second {
+		t.Fatalf("cancel took %v", time.Since(start))
+	}
+	pid := <-pids
+	deadline := time.Now().Add(5 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("child %d survived the cancel", pid)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// The injected sitecustomize runs the environment's own one first.
+func TestSitecustomizeChainsToTheExistingOne(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "sitecustomize.py"), []byte("import os\nos.environ['USER_SITECUSTOMIZE'] = 'ran'\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	col := &session.Collector{}
+	_, _ = Watch(t.Context(), Options{Sink: col, Env: append(os.Environ(), "PYTHONPATH="+dir),
+		Command: []string{python3(t), "-c", "import os, sys; print('user sitecustomize', os.environ.get('USER_SITECUSTOMIZE'), 'crewai' in sys.modules)"}})
+	if out := outputLines(col.Events()); !strings.Contains(out, "user sitecustomize ran False") {
+		t.Fatalf("output:\n%s", out)
+	}
+}

@@ -1,0 +1,152 @@
+package bridge
+
+import (
+	"encoding/json"
+	"time"
+
+	"crewbench/crew"
+)
+
+// wireMsg is one line from the bridge (crewbench_bridge.py documents the
+// protocol). Fields are shared between ops; each op sets its own.
+type wireMsg struct {
+	Op  string `json:"op"`
+	Seq int64  `json:"seq"`
+
+	// hello
+	Protocol      int      `json:"protocol"`
+	Token         string   `json:"token"`
+	PID           int      `json:"pid"`
+	Executable    string   `json:"executable"`
+	Python        string   `json:"python"`
+	Argv          []string `json:"argv"`
+	CrewAIVersion string   `json:"crewai_version"`
+	CrewAIMissing bool     `json:"crewai_missing"`
+	Hooks         bool     `json:"hooks"`
+	Events        bool     `json:"events"`
+	EventClasses  int      `json:"event_classes"`
+
+	// event
+	Class  string         `json:"class"`
+	Source string         `json:"source"`
+	Event  map[string]any `json:"event"`
+
+	// pause
+	ID               int64           `json:"id"`
+	Kind             string          `json:"kind"`
+	ToolName         string          `json:"tool_name"`
+	OriginalToolName string          `json:"original_tool_name"`
+	ServerName       string          `json:"server_name"`
+	DisplayName      string          `json:"display_name"`
+	ToolInput        json.RawMessage `json:"tool_input"`
+	Messages         json.RawMessage `json:"messages"`
+	Model            string          `json:"model"`
+	Iterations       int             `json:"iterations"`
+	AfterFailure     bool            `json:"after_failure"`
+	AgentRole        string          `json:"agent_role"`
+	TaskName         string          `json:"task_name"`
+	Thread           string          `json:"thread"`
+
+	// warning
+	Message  string `json:"message"`
+	Detected string `json:"detected"`
+}
+
+// wireBreakpoints is crew.Breakpoints as the bridge matches them.
+type wireBreakpoints struct {
+	Every     bool     `json:"every,omitempty"`
+	Tools     []string `json:"tools,omitempty"`
+	Servers   []string `json:"servers,omitempty"`
+	OnFailure bool     `json:"on_failure,omitempty"`
+	LLMCalls  bool     `json:"llm_calls,omitempty"`
+}
+
+func toWire(bp crew.Breakpoints) wireBreakpoints {
+	return wireBreakpoints{Every: bp.Every, Tools: bp.Tools, Servers: bp.Servers, OnFailure: bp.OnFailure, LLMCalls: bp.LLMCalls}
+}
+
+// wireOut is a line crewbench sends: config/breakpoints or a decision.
+type wireOut struct {
+	Op          string           `json:"op"`
+	Breakpoints *wireBreakpoints `json:"breakpoints,omitempty"`
+	ID          int64            `json:"id,omitempty"`
+	Action      string           `json:"action,omitempty"`
+	Step        bool             `json:"step,omitempty"`
+	Args        json.RawMessage  `json:"args,omitempty"`
+	Result      *string          `json:"result,omitempty"`
+	Messages    []map[string]any `json:"messages,omitempty"`
+}
+
+// reorder puts a connection's messages back into the order the bridge
+// stamped at emit time: CrewAI handles events on a 10-thread pool, so they
+// reach the socket unordered. A missing sequence number is waited for at
+// most gap; after that the buffer moves on (an event can be lost to a
+// crashing handler thread), and a straggler is delivered when it arrives.
+type reorder struct {
+	next    int64
+	pending map[int64]wireMsg
+	gap     time.Duration
+	// stalled is when the buffer started waiting for next; zero when not waiting.
+	stalled time.Time
+}
+
+func newReorder(gap time.Duration) *reorder {
+	return &reorder{next: 1, pending: map[int64]wireMsg{}, gap: gap}
+}
+
+// push adds m and returns what can be delivered now, in order.
+func (r *reorder) push(m wireMsg, now time.Time) []wireMsg {
+	if m.Seq < r.next {
+		return []wireMsg{m} // a straggler the buffer already gave up on
+	}
+	r.pending[m.Seq] = m
+	return r.drain(now, false)
+}
+
+// drain delivers the in-order prefix; with force, or once the gap wait is
+// over, it skips to the lowest pending sequence number first.
+func (r *reorder) drain(now time.Time, force bool) []wireMsg {
+	var out []wireMsg
+	for len(r.pending) > 0 {
+		m, ok := r.pending[r.next]
+		if !ok {
+			if !force && (r.stalled.IsZero() || now.Sub(r.stalled) < r.gap) {
+				if r.stalled.IsZero() {
+					r.stalled = now
+				}
+				break
+			}
+			r.next = r.lowest()
+			continue
+		}
+		delete(r.pending, r.next)
+		r.next++
+		r.stalled = time.Time{}
+		out = append(out, m)
+	}
+	if len(r.pending) == 0 {
+		r.stalled = time.Time{}
+	}
+	return out
+}
+
+func (r *reorder) lowest() int64 {
+	low := int64(-1)
+	for s := range r.pending {
+		if low < 0 || s < low {
+			low = s
+		}
+	}
+	return low
+}
+
+// waiting reports how long until the gap wait ends (0 when not waiting).
+func (r *reorder) waiting(now time.Time) time.Duration {
+	if r.stalled.IsZero() || len(r.pending) == 0 {
+		return 0
+	}
+	if d := r.gap - now.Sub(r.stalled); d > 0 {
+		return d
+	}
+	return time.Nanosecond
+}
