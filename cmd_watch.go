@@ -22,8 +22,6 @@ import (
 	"crewbench/session"
 )
 
-func init() { addCommand(newWatchCmd) }
-
 // Exit codes of `crewbench watch`.
 const (
 	watchExitFailed      = 1   // the command failed, the bridge never connected, or the run was aborted
