@@ -14,6 +14,7 @@ import (
 
 	"crewbench/crew/prompt"
 	"crewbench/crew/pyjson"
+	"crewbench/crew/toolschema"
 	"crewbench/mcpconn"
 	"crewbench/session"
 )
@@ -385,7 +386,7 @@ func TestConformanceDelegationTools(t *testing.T) {
 		if s.llmName() != c.llmName || s.Description != c.desc {
 			t.Errorf("tool %d: %q\n%q", i, s.llmName(), s.Description)
 		}
-		params := prompt.NativeParameters(s.Schema)
+		params := toolschema.OpenAIParameters(s.Schema)
 		req, _ := params.Get("required")
 		props, _ := params.Get("properties")
 		po := props.(*pyjson.Object)

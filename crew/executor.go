@@ -12,6 +12,7 @@ import (
 	"crewbench/crew/prompt"
 	"crewbench/crew/pyjson"
 	"crewbench/crew/react"
+	"crewbench/crew/toolschema"
 	"crewbench/names"
 	"crewbench/session"
 )
@@ -198,13 +199,16 @@ func (ar *agentRun) prepareTools() {
 	}
 	ar.nativeMap = map[string]Tool{}
 	nativeNames := names.DedupeNative(llmNames)
+	render := toolschema.OpenAIParameters
+	if p, _ := validatingProvider(ar.agent.Model); p == names.Anthropic {
+		render = toolschema.AnthropicParameters
+	}
 	for i, t := range ar.tools {
 		s := t.Spec()
 		name := nativeNames[i]
-		params := prompt.NativeParameters(s.Schema)
 		ar.native = append(ar.native, llm.Tool{
 			Name: name, Description: prompt.AuthoredDescription(s.Description),
-			Parameters: json.RawMessage(pyjson.Dumps(params)), Strict: true,
+			Parameters: json.RawMessage(pyjson.DumpsStyle(render(s.Schema), pyjson.Wire)), Strict: true,
 		})
 		ar.nativeMap[name] = t
 	}

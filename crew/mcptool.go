@@ -7,7 +7,9 @@ import (
 
 	"crewbench/crew/prompt"
 	"crewbench/crew/pyjson"
+	"crewbench/crew/toolschema"
 	"crewbench/mcpconn"
+	"crewbench/names"
 	"crewbench/session"
 )
 
@@ -114,14 +116,18 @@ func (m *MCP) Resolve(ctx context.Context, agent *Agent, ref MCPRef, rc RunConte
 	}
 	var out []Tool
 	for _, t := range d.KeptTools() {
-		var schema *pyjson.Object
+		var raw *pyjson.Object
 		if len(t.InputSchema) > 0 {
 			if o, err := pyjson.LoadsObject(string(t.InputSchema)); err == nil && o.Len() > 0 {
-				schema = o
+				raw = o
 			}
 		}
+		// The resolver's model: named after the tool, descriptions enriched
+		// (mcp/tool_resolver.py:638-647).
+		model := toolschema.FromJSONSchema(names.Sanitize(t.Name)+"Schema", raw, true)
 		s := &ToolSpec{
-			Name: t.DisplayName, LLMName: t.LLMName, Description: t.Description, Schema: schema,
+			Name: t.DisplayName, LLMName: t.LLMName, Description: t.Description,
+			Schema: model.Schema(), RawSchema: raw, Model: model,
 			Kind: KindMCP, Server: d.Server, ServerName: d.ServerName, OriginalName: t.Name,
 		}
 		out = append(out, &mcpTool{spec: s, server: spec, callName: t.Name, m: m, faults: opts.Faults})
@@ -153,6 +159,14 @@ func (t *mcpTool) Spec() *ToolSpec { return t.spec }
 // ToolFailure with reason mcp_error, and the https-string path's errors
 // ordinary text.
 func (t *mcpTool) Run(ctx context.Context, args *pyjson.Object, rc RunContext) ToolResult {
+	if t.spec.Model != nil {
+		valid, verr := t.spec.Model.Validate(args)
+		if verr != nil {
+			// BaseTool.run raises before the server is reached.
+			return ToolResult{Err: errors.New(t.spec.Model.ValidationText(t.spec.llmName(), verr)), ErrType: "ValueError"}
+		}
+		args = cleanMCPArguments(valid)
+	}
 	argMap, _ := pyjson.ToGo(args).(map[string]any)
 	r := mcpconn.Call(ctx, t.server, t.callName, argMap, mcpconn.Options{
 		Emitter: rc.Emitter, Parent: rc.Span, AgentRole: rc.Base.AgentRole, Cache: t.m.Cache, Pool: t.m.Pool, Faults: t.faults,
@@ -169,4 +183,24 @@ func (t *mcpTool) Run(ctx context.Context, args *pyjson.Object, rc RunContext) T
 			Details: map[string]any{"server": t.spec.ServerName, "tool": t.callName}}}
 	}
 	return ToolResult{Text: r.Text}
+}
+
+// cleanMCPArguments is the MCP client's argument cleaning
+// (mcp/client.py:545-592) on the validated model dump: None values are
+// dropped from the arguments and from the objects nested in them; lists are
+// left as they are.
+func cleanMCPArguments(o *pyjson.Object) *pyjson.Object {
+	out := pyjson.NewObject()
+	for _, k := range o.Keys() {
+		v, _ := o.Get(k)
+		switch t := v.(type) {
+		case nil:
+			continue
+		case *pyjson.Object:
+			out.Set(k, cleanMCPArguments(t))
+		default:
+			out.Set(k, v)
+		}
+	}
+	return out
 }

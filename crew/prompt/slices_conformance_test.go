@@ -56,11 +56,12 @@ func TestConformanceSlices(t *testing.T) {
 // §7: the composite block, Python json.dumps(indent=2) with \uXXXX escapes
 // and no HTML escaping, "{}" without a schema, the old-composite prefix
 // stripped from the authored description; {tools} joined with "\n" and
-// {tool_names} with ", ".
+// {tool_names} with ", ". An Optional collapses with the outer keys first
+// (default, then the member's type), as the goldens' ReAct blocks show.
 func TestConformanceToolBlockAndMessages(t *testing.T) {
 	schema, _ := pyjson.LoadsObject(`{"type": "object", "properties": {"q": {"type": "string", "description": "Text <b>&</b> in Zürich 天气 😀"}, "n": {"anyOf": [{"type": "integer"}, {"type": "null"}], "default": null}}, "required": ["q"]}`)
 	block := DescribeTool("search_web", schema, "Searches <the> web & more.")
-	wantBlock := "Tool Name: search_web\nTool Arguments: {\n  \"type\": \"object\",\n  \"properties\": {\n    \"q\": {\n      \"type\": \"string\",\n      \"description\": \"Text <b>&</b> in Z\\u00fcrich \\u5929\\u6c14 \\ud83d\\ude00\"\n    },\n    \"n\": {\n      \"type\": \"integer\",\n      \"default\": null\n    }\n  },\n  \"required\": [\n    \"q\",\n    \"n\"\n  ],\n  \"additionalProperties\": false\n}\nTool Description: Searches <the> web & more."
+	wantBlock := "Tool Name: search_web\nTool Arguments: {\n  \"type\": \"object\",\n  \"properties\": {\n    \"q\": {\n      \"type\": \"string\",\n      \"description\": \"Text <b>&</b> in Z\\u00fcrich \\u5929\\u6c14 \\ud83d\\ude00\"\n    },\n    \"n\": {\n      \"default\": null,\n      \"type\": \"integer\"\n    }\n  },\n  \"required\": [\n    \"q\",\n    \"n\"\n  ],\n  \"additionalProperties\": false\n}\nTool Description: Searches <the> web & more."
 	if block != wantBlock {
 		t.Errorf("block:\n got %q\nwant %q", block, wantBlock)
 	}
