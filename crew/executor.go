@@ -38,6 +38,10 @@ type agentRun struct {
 	turn       int
 	fellBack   bool
 
+	// responseFormat is the task's output_json model as a response_format,
+	// nil without one.
+	responseFormat *llm.ResponseFormat
+
 	toolText   prompt.ToolText
 	native     []llm.Tool
 	nativeMap  map[string]Tool
@@ -79,7 +83,12 @@ func (rs *runState) runAgent(ctx context.Context, a *Agent, tr *taskRun, context
 	spec := prompt.TaskSpec{Description: tr.text.description, ExpectedOutput: tr.text.expectedOutput}
 	if tr.task != nil {
 		spec.Markdown = tr.task.Markdown
-		spec.OutputSchema = tr.task.OutputJSON
+		if m := tr.task.outputModel(); m != nil {
+			// The "OpenAPI schema" of the output instructions is the model
+			// rendered as the ReAct tools block renders tool models.
+			spec.OutputSchema = toolschema.StrictSchema(m.Schema(), true)
+			ar.responseFormat = responseFormat(m)
+		}
 	}
 	taskPrompt := prompt.TaskPrompt(spec, contextText)
 	msgs := prompt.Build(ar.mode, prompt.Persona{Role: p.role, Goal: p.goal, Backstory: p.backstory, UseSystemPrompt: a.UseSystemPrompt}, taskPrompt, ar.toolText)
@@ -212,6 +221,13 @@ func (ar *agentRun) prepareTools() {
 		})
 		ar.nativeMap[name] = t
 	}
+}
+
+// responseFormat is the OpenAI response_format of an output model: its
+// strict schema with titles kept, named after the model.
+func responseFormat(m *toolschema.Model) *llm.ResponseFormat {
+	schema := toolschema.StrictSchema(m.Schema(), false)
+	return &llm.ResponseFormat{Name: m.Name, Schema: json.RawMessage(pyjson.DumpsStyle(schema, pyjson.Wire)), Strict: true}
 }
 
 // toolsData describes the offered tools for agent_execution_started, with
@@ -436,6 +452,11 @@ func (ar *agentRun) callLLMWith(ctx context.Context, step string, msgs []llm.Mes
 	}
 	if ar.mode != prompt.ModeNative && history {
 		req.Stop = []string{prompt.StopWord}
+	}
+	if ar.mode == prompt.ModeNoTools && history {
+		// An agent without tools asks for the output model directly
+		// (response_model, agent_executor.py:1425-1437).
+		req.ResponseFormat = ar.responseFormat
 	}
 	if err := ar.rs.rpmWait(ctx, a, ar.base, step); err != nil {
 		return llm.Response{}, err

@@ -129,7 +129,9 @@ func TestOutputJSONAndOutputFile(t *testing.T) {
 	if err != nil || string(b) != "{\n  \"summary\": \"Sunny\",\n  \"score\": 9.5\n}" {
 		t.Errorf("output file %q %v", b, err)
 	}
-	if !strings.Contains(r.lastContent(t, 0), "Format your final answer according to the following OpenAPI schema: {\n  \"type\": \"object\"") {
+	// The schema is the model CrewAI builds from output_json (sorted keys,
+	// extra keys forbidden, titles), as in the output_json golden.
+	if !strings.Contains(r.lastContent(t, 0), "Format your final answer according to the following OpenAPI schema: {\n  \"additionalProperties\": false,\n  \"properties\": {\n    \"summary\": {") {
 		t.Errorf("prompt lacks the schema instructions")
 	}
 	if to.Summary != "Rate Rome..." {

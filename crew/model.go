@@ -17,6 +17,7 @@ import (
 	"crewbench/crew/llm"
 	"crewbench/crew/prompt"
 	"crewbench/crew/pyjson"
+	"crewbench/crew/toolschema"
 	"crewbench/mcpconn"
 )
 
@@ -128,6 +129,22 @@ type Task struct {
 	Markdown          bool
 	// OutputJSON is the output_json schema; nil when unset.
 	OutputJSON *pyjson.Object
+}
+
+// outputModel is the model create_model_from_schema builds from
+// output_json (no description enrichment), named after the schema's title;
+// nil without output_json.
+func (t *Task) outputModel() *toolschema.Model {
+	if t == nil || t.OutputJSON == nil {
+		return nil
+	}
+	name := "DynamicModel"
+	if title, ok := t.OutputJSON.Get("title"); ok {
+		if ts, ok := title.(string); ok && ts != "" {
+			name = ts
+		}
+	}
+	return toolschema.FromJSONSchema(name, t.OutputJSON, false)
 }
 
 // displayName is TaskOutput.name: the task name, else the description.
