@@ -75,10 +75,23 @@ func newOpenAI(cfg Config, provider, model string) (*openAIProvider, error) {
 		// The service, not openai.NewClient: NewClient reads OPENAI_* from the
 		// process environment, which would bypass Config.Env.
 		svc: openai.NewChatCompletionService(opts...),
-		fc:  cfg.functionCalling(),
+		fc:  openAIFunctionCalling(cfg, provider, model),
 		red: session.NewRedactor(key),
 	}, nil
 }
+
+// openAIFunctionCalling is supports_function_calling: CrewAI's native
+// OpenAI provider says no for o1 models ("o1" anywhere in the name,
+// openai/completion.py:2643-2645); the config can override it.
+func openAIFunctionCalling(cfg Config, provider, model string) bool {
+	if cfg.FunctionCalling == nil && provider == ProviderOpenAI && isO1(model) {
+		return false
+	}
+	return cfg.functionCalling()
+}
+
+// isO1 is CrewAI's o1 test: "o1" in the lowercased model name.
+func isO1(model string) bool { return strings.Contains(strings.ToLower(model), "o1") }
 
 func (p *openAIProvider) Model() string                 { return p.model }
 func (p *openAIProvider) SupportsFunctionCalling() bool { return p.fc }

@@ -40,11 +40,17 @@ func (p *openAIProvider) openAIBody(req Request) ([]byte, error) {
 	var fields []field
 	add := func(k, raw string) { fields = append(fields, field{k, raw}) }
 
+	// o1 models take no system role: CrewAI's provider sends each system
+	// message as a user message prefixed "System: ".
+	o1 := p.provider == ProviderOpenAI && isO1(p.modelFor(req))
 	var msgs strings.Builder
 	msgs.WriteByte('[')
 	for i, m := range req.Messages {
 		if i > 0 {
 			msgs.WriteByte(',')
+		}
+		if o1 && m.Role == RoleSystem {
+			m = Message{Role: RoleUser, Content: "System: " + m.Content}
 		}
 		if err := writeOpenAIMessage(&msgs, m); err != nil {
 			return nil, &Error{Kind: KindBadRequest, Provider: p.provider, Model: p.model, Message: fmt.Sprintf("message %d: %v", i, err)}

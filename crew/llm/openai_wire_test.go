@@ -74,3 +74,26 @@ func TestCompatibleProvidersKeepStop(t *testing.T) {
 	body := s.lastBody(t)
 	assertJSON(t, "stop", body["stop"], `["\nObservation:"]`)
 }
+
+// TestOpenAIO1Models: o1 models get ReAct (no native function calling) and
+// their system prompt as a "System: " user message.
+func TestOpenAIO1Models(t *testing.T) {
+	s := newWire(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
+		jsonReply(w, 200, `{"id":"c1","object":"chat.completion","created":1,"model":"o1-mini","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}`)
+	})
+	p := newOpenAIForTest(t, s, func(c *Config) { c.Model = "openai/o1-mini" })
+	if p.SupportsFunctionCalling() {
+		t.Error("o1-mini must not use native function calling")
+	}
+	req := Request{Messages: []Message{{Role: RoleSystem, Content: "You are X."}, {Role: RoleUser, Content: "task"}}, Stop: []string{"\nObservation:"}}
+	if _, err := p.Call(ctxTimeout(t, 10*time.Second), req, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"messages":[{"role":"user","content":"System: You are X."},{"role":"user","content":"task"}],"model":"o1-mini"}`
+	if got := s.lastRaw(); got != want {
+		t.Errorf("body:\n got %s\nwant %s", got, want)
+	}
+	if newOpenAIForTest(t, s, func(c *Config) { c.Model = "openai/gpt-4o" }).SupportsFunctionCalling() == false {
+		t.Error("gpt-4o must use native function calling")
+	}
+}
