@@ -465,3 +465,25 @@ func TestConformanceExecutionTimeoutEvent(t *testing.T) {
 		t.Errorf("agent_execution_error events: %q", errs)
 	}
 }
+
+// agent_utils.py:449: the assistant message carrying a ReAct observation is
+// rstripped, so a tool result's trailing whitespace never reaches the LLM.
+func TestConformanceReActObservationRStripped(t *testing.T) {
+	prov := scripted(t, `
+function_calling: false
+replies:
+  - "Thought: t\nAction: pad\nAction Input: {}"
+  - "Final Answer: ok"
+`)
+	a := NewAgent("a", "A", "g", "b", prov)
+	a.Tools = []Tool{NewFuncTool("pad", "Pads.", nil, func(context.Context, *pyjson.Object) ToolResult {
+		return ToolResult{Text: "result \n\n\t "}
+	})}
+	r := kickoff(t, oneTaskCrew(a), nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if got := r.observation(t, 1); got != "result" {
+		t.Errorf("observation %q", got)
+	}
+}

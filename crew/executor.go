@@ -346,7 +346,9 @@ func (ar *agentRun) reactStep(ctx context.Context, step string) (string, bool, e
 	if asAnswer {
 		return obs, true, nil
 	}
-	ar.appendMsg(llm.Message{Role: llm.RoleAssistant, Content: text + "\nObservation: " + obs},
+	// The assistant text with its observation is rstripped
+	// (agent_utils.py:449).
+	ar.appendMsg(llm.Message{Role: llm.RoleAssistant, Content: prompt.RStrip(text + "\nObservation: " + obs)},
 		llm.Message{Role: llm.RoleUser, Content: prompt.PostToolReasoning})
 	ar.iterations++
 	return "", false, nil
