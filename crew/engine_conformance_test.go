@@ -487,3 +487,24 @@ replies:
 		t.Errorf("observation %q", got)
 	}
 }
+
+// agent_utils.py:1896-1903: empty native arguments are not "no arguments"
+// but a JSON error, and the tool does not run.
+func TestConformanceNativeEmptyArguments(t *testing.T) {
+	var calls atomic.Int64
+	prov := scripted(t, `
+replies:
+  - tool_calls: [{name: get_forecast, arguments: ""}]
+  - "done"
+`)
+	a := NewAgent("a", "A", "g", "b", prov)
+	a.Tools = []Tool{weatherTool(&calls)}
+	r := kickoff(t, oneTaskCrew(a), nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	want := "Error: Failed to parse tool arguments as JSON: Expecting value: line 1 column 1 (char 0). Please provide valid JSON arguments for the 'get_forecast' tool."
+	if got := r.lastContent(t, 1); got != want || calls.Load() != 0 {
+		t.Errorf("tool message %q, %d runs", got, calls.Load())
+	}
+}

@@ -476,12 +476,9 @@ func (cs *callScope) specOrNil() *ToolSpec {
 }
 
 // parseNativeArgs decodes a native call's arguments with json.loads. An
-// empty string means no arguments (providers send "" for argument-less
-// calls).
+// empty string is a JSON error too ("Expecting value: line 1 column 1
+// (char 0)"), as in CrewAI's executor (agent_utils.py:1896-1903).
 func parseNativeArgs(s string) (*pyjson.Object, error) {
-	if s == "" {
-		return pyjson.NewObject(), nil
-	}
 	v, err := pyjson.Loads(s)
 	if err != nil {
 		return nil, err
