@@ -508,3 +508,28 @@ replies:
 		t.Errorf("tool message %q, %d runs", got, calls.Load())
 	}
 }
+
+// crewai-fidelity-gaps.md A.9: a JSON array as native arguments makes
+// ToolUsageStartedEvent raise, so the agent execution fails and is retried
+// from a fresh conversation; the tool never runs.
+func TestConformanceNativeArrayArgumentsRetryTheAgent(t *testing.T) {
+	var calls atomic.Int64
+	prov := scripted(t, `
+replies:
+  - tool_calls: [{name: get_forecast, arguments: "[1, 2]"}]
+  - "done"
+`)
+	a := NewAgent("a", "A", "g", "b", prov)
+	a.Tools = []Tool{weatherTool(&calls)}
+	r := kickoff(t, oneTaskCrew(a), nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	reqs := r.requests()
+	if len(reqs) != 2 || len(reqs[1]) != 2 || pyjson.Dumps(pyjson.FromGo(reqs[0])) != pyjson.Dumps(pyjson.FromGo(reqs[1])) {
+		t.Errorf("the retry did not start from a fresh conversation: %v", reqs)
+	}
+	if calls.Load() != 0 || r.out.String() != "done" {
+		t.Errorf("%d runs, output %q", calls.Load(), r.out.String())
+	}
+}

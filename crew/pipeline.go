@@ -3,7 +3,6 @@ package crew
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"sync"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"crewbench/crew/prompt"
 	"crewbench/crew/pyjson"
 	"crewbench/crew/react"
+	"crewbench/crew/toolschema"
 	"crewbench/names"
 	"crewbench/session"
 )
@@ -392,6 +392,13 @@ func (ar *agentRun) nativeCall(ctx context.Context, step string, call llm.ToolCa
 	name := names.Sanitize(call.Name)
 	tool := ar.nativeMap[name]
 	args, perr := parseNativeArgs(call.Arguments)
+	var nonObject *nonObjectArgsError
+	if errors.As(perr, &nonObject) && nonObject.crashesListener() {
+		// CrewAI's ToolUsageStartedEvent refuses the value and the
+		// exception leaves the executor: the agent execution fails and is
+		// retried from a fresh conversation (crewai-fidelity-gaps.md A.9).
+		return nativeResult{err: nonObject.eventError()}
+	}
 	if perr != nil {
 		msg := prompt.Fill(prompt.NativeJSONError, "{error}", perr.Error(), "{tool}", name)
 		cs := ar.newCall(step, tool, name, call.Name, nil, 1)
@@ -485,9 +492,32 @@ func parseNativeArgs(s string) (*pyjson.Object, error) {
 	}
 	o, ok := v.(*pyjson.Object)
 	if !ok {
-		return nil, fmt.Errorf("the arguments must be a JSON object, got %s", pyjson.TypeName(v))
+		return nil, &nonObjectArgsError{value: v}
 	}
 	return o, nil
+}
+
+// nonObjectArgsError is native arguments that are valid JSON but not an
+// object.
+type nonObjectArgsError struct{ value any }
+
+func (e *nonObjectArgsError) Error() string {
+	return "the arguments must be a JSON object, got " + pyjson.TypeName(e.value)
+}
+
+// crashesListener: ToolUsageStartedEvent.tool_args is dict[str, Any] | str,
+// so only a string gets past the event to the tool.
+func (e *nonObjectArgsError) crashesListener() bool {
+	_, isStr := e.value.(string)
+	return !isStr
+}
+
+// eventError is the Pydantic error the event raises.
+func (e *nonObjectArgsError) eventError() error {
+	return &toolschema.ValidationError{Model: "ToolUsageStartedEvent", Errors: []toolschema.LineError{
+		{Loc: []string{"tool_args", "dict[str,any]"}, Type: "dict_type", Msg: "Input should be a valid dictionary", Input: e.value},
+		{Loc: []string{"tool_args", "str"}, Type: "string_type", Msg: "Input should be a valid string", Input: e.value},
+	}}
 }
 
 // pauseTool consults the stepper before a tool call and applies an
