@@ -304,6 +304,7 @@ func (b *builder) task(pt *project.Task, done map[*project.Task]*Task) (*Task, e
 		if schema.JSON != nil {
 			if o, ok := pyjson.FromGo(schema.JSON).(*pyjson.Object); ok {
 				t.OutputJSON = o
+				t.OutputPydantic = pt.OutputJSON == nil
 			}
 		} else {
 			b.note("task %s: output model %s is a Python class; no schema instructions are added", pt.Name, schema.Python)

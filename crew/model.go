@@ -127,8 +127,12 @@ type Task struct {
 	OutputFile        string
 	ToolFailurePolicy FailurePolicy
 	Markdown          bool
-	// OutputJSON is the output_json schema; nil when unset.
+	// OutputJSON is the output_json (or inline output_pydantic) schema; nil
+	// when unset.
 	OutputJSON *pyjson.Object
+	// OutputPydantic says the schema came from output_pydantic: the output
+	// is a model (str() in Pydantic's form, output_format "pydantic").
+	OutputPydantic bool
 }
 
 // outputModel is the model create_model_from_schema builds from

@@ -467,3 +467,37 @@ func expectedLiterals(vals []any) string {
 	}
 	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
 }
+
+// Str is str(model) for validated values v (Pydantic's __str__): each field
+// as name=repr(value), joined with spaces; nested models in their repr form
+// Name(a=1, b='x').
+func (m *Model) Str(v *pyjson.Object) string { return m.fieldsRepr(v, " ") }
+
+func (m *Model) fieldsRepr(v *pyjson.Object, sep string) string {
+	parts := make([]string, 0, len(m.Fields))
+	for _, f := range m.Fields {
+		val, _ := v.Get(f.Name)
+		parts = append(parts, f.Name+"="+f.Type.repr(val))
+	}
+	return strings.Join(parts, sep)
+}
+
+func (t *Type) repr(v any) string {
+	switch {
+	case v == nil:
+		return "None"
+	case t.Kind == KindModel:
+		if o, ok := v.(*pyjson.Object); ok {
+			return t.Model.Name + "(" + t.Model.fieldsRepr(o, ", ") + ")"
+		}
+	case t.Kind == KindList:
+		if list, ok := v.([]any); ok {
+			parts := make([]string, len(list))
+			for i, e := range list {
+				parts[i] = t.Items.repr(e)
+			}
+			return "[" + strings.Join(parts, ", ") + "]"
+		}
+	}
+	return pyjson.Repr(v)
+}
