@@ -9,7 +9,6 @@ import (
 	"crewbench/crew/pyjson"
 	"crewbench/crew/toolschema"
 	"crewbench/mcpconn"
-	"crewbench/names"
 	"crewbench/session"
 )
 
@@ -122,9 +121,7 @@ func (m *MCP) Resolve(ctx context.Context, agent *Agent, ref MCPRef, rc RunConte
 				raw = o
 			}
 		}
-		// The resolver's model: named after the tool, descriptions enriched
-		// (mcp/tool_resolver.py:638-647).
-		model := toolschema.FromJSONSchema(names.Sanitize(t.Name)+"Schema", raw, true)
+		model := toolschema.MCPToolModel(t.Name, raw)
 		s := &ToolSpec{
 			Name: t.DisplayName, LLMName: t.LLMName, Description: t.Description,
 			Schema: model.Schema(), RawSchema: raw, Model: model,
@@ -160,12 +157,12 @@ func (t *mcpTool) Spec() *ToolSpec { return t.spec }
 // ordinary text.
 func (t *mcpTool) Run(ctx context.Context, args *pyjson.Object, rc RunContext) ToolResult {
 	if t.spec.Model != nil {
-		valid, verr := t.spec.Model.Validate(args)
-		if verr != nil {
+		sent, err := t.spec.Model.MCPArguments(t.spec.llmName(), args)
+		if err != nil {
 			// BaseTool.run raises before the server is reached.
-			return ToolResult{Err: errors.New(t.spec.Model.ValidationText(t.spec.llmName(), verr)), ErrType: "ValueError"}
+			return ToolResult{Err: err, ErrType: "ValueError"}
 		}
-		args = cleanMCPArguments(valid)
+		args = sent
 	}
 	argMap, _ := pyjson.ToGo(args).(map[string]any)
 	r := mcpconn.Call(ctx, t.server, t.callName, argMap, mcpconn.Options{
@@ -183,24 +180,4 @@ func (t *mcpTool) Run(ctx context.Context, args *pyjson.Object, rc RunContext) T
 			Details: map[string]any{"server": t.spec.ServerName, "tool": t.callName}}}
 	}
 	return ToolResult{Text: r.Text}
-}
-
-// cleanMCPArguments is the MCP client's argument cleaning
-// (mcp/client.py:545-592) on the validated model dump: None values are
-// dropped from the arguments and from the objects nested in them; lists are
-// left as they are.
-func cleanMCPArguments(o *pyjson.Object) *pyjson.Object {
-	out := pyjson.NewObject()
-	for _, k := range o.Keys() {
-		v, _ := o.Get(k)
-		switch t := v.(type) {
-		case nil:
-			continue
-		case *pyjson.Object:
-			out.Set(k, cleanMCPArguments(t))
-		default:
-			out.Set(k, v)
-		}
-	}
-	return out
 }

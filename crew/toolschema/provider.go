@@ -1,6 +1,10 @@
 package toolschema
 
-import "crewbench/crew/pyjson"
+import (
+	"fmt"
+
+	"crewbench/crew/pyjson"
+)
 
 // openAIDropped are the keys the OpenAI provider's strict conversion removes
 // from every schema object.
@@ -77,4 +81,25 @@ func mustObject(o *pyjson.Object, k string) (*pyjson.Object, bool) {
 	v, _ := o.Get(k)
 	so, ok := v.(*pyjson.Object)
 	return so, ok
+}
+
+// ProviderView is an MCP tool's parameters as CrewAI sends them to the
+// provider (Anthropic's form when anthropic is set, else OpenAI's),
+// json.dumps(indent=2)-style, for showing beside the server's raw
+// inputSchema (the TUI's Tools detail and breakpoints). An empty
+// inputSchema is a tool without arguments.
+func ProviderView(remoteName string, inputSchema []byte, anthropic bool) (string, error) {
+	var raw *pyjson.Object
+	if len(inputSchema) > 0 {
+		o, err := pyjson.LoadsObject(string(inputSchema))
+		if err != nil {
+			return "", fmt.Errorf("inputSchema of %s: %w", remoteName, err)
+		}
+		raw = o
+	}
+	render := OpenAIParameters
+	if anthropic {
+		render = AnthropicParameters
+	}
+	return pyjson.DumpsStyle(render(MCPToolModel(remoteName, raw).Schema()), pyjson.Style{Indent: 2, KeepNonASCII: true}), nil
 }

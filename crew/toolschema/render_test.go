@@ -102,3 +102,45 @@ func TestTitle(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPArguments: what reaches the server is the model's dump without
+// None values (also inside nested objects, never inside lists); a refusal
+// carries CrewAI's text.
+func TestMCPArguments(t *testing.T) {
+	schema, _ := pyjson.LoadsObject(`{"type":"object","properties":{
+	  "q":{"type":"string"},"opt":{"type":"string"},
+	  "where":{"type":"object","properties":{"lat":{"type":"number"},"name":{"type":"string"}},"required":["lat"]},
+	  "rows":{"type":"array","items":{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"string"}},"required":["a"]}}},
+	  "required":["q"]}`)
+	m := MCPToolModel("searchThings", schema)
+	if m.Name != "search_thingsSchema" {
+		t.Errorf("model name %q", m.Name)
+	}
+	args, _ := pyjson.LoadsObject(`{"q":"x","opt":null,"where":{"lat":1},"rows":[{"a":"2"}]}`)
+	sent, err := m.MCPArguments("srv_search_things", args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := pyjson.Dumps(sent), `{"q": "x", "where": {"lat": 1.0}, "rows": [{"a": 2, "b": null}]}`; got != want {
+		t.Errorf("sent %s, want %s", got, want)
+	}
+	bad, _ := pyjson.LoadsObject(`{}`)
+	_, err = m.MCPArguments("srv_search_things", bad)
+	if err == nil || !strings.HasPrefix(err.Error(), "Tool 'srv_search_things' arguments validation failed: 1 validation error for search_thingsSchema\nq\n  Field required") {
+		t.Errorf("refusal: %v", err)
+	}
+}
+
+func TestProviderView(t *testing.T) {
+	got, err := ProviderView("getX", []byte(`{"type":"object","properties":{"n":{"type":"integer","minimum":1}}}`), false)
+	want := "{\n  \"additionalProperties\": false,\n  \"properties\": {\n    \"n\": {\n      \"anyOf\": [\n        {\n          \"minimum\": 1,\n          \"type\": \"integer\"\n        },\n        {\n          \"type\": \"null\"\n        }\n      ],\n      \"description\": \"Minimum: 1\"\n    }\n  },\n  \"type\": \"object\",\n  \"required\": [\n    \"n\"\n  ]\n}"
+	if err != nil || got != want {
+		t.Errorf("got %q (%v)\nwant %q", got, err, want)
+	}
+	if got, _ := ProviderView("getX", []byte(`{"type":"object","properties":{"n":{"type":"integer","minimum":1}}}`), true); strings.Contains(got, "minimum\"") {
+		t.Errorf("anthropic view keeps minimum:\n%s", got)
+	}
+	if _, err := ProviderView("getX", []byte(`{`), false); err == nil {
+		t.Error("a broken inputSchema must be an error")
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"crewbench/crew/pyjson"
+	"crewbench/names"
 )
 
 // PydanticVersion is the minor version in Pydantic's error links. The
@@ -500,4 +501,52 @@ func (t *Type) repr(v any) string {
 		}
 	}
 	return pyjson.Repr(v)
+}
+
+// MCPArguments is what CrewAI sends an MCP server for the LLM's arguments
+// to a tool with model m: the model's validated dump (lax coercion,
+// defaults filled) with None values dropped by the MCP client's argument
+// cleaning (mcp/client.py:545-592: from the arguments and the objects
+// nested in them; lists are left as they are). A refusal is an error with
+// CrewAI's text (ValidationText for toolName); nothing is sent then. The
+// Try view and `crewbench call` can show both.
+func (m *Model) MCPArguments(toolName string, args *pyjson.Object) (*pyjson.Object, error) {
+	valid, verr := m.Validate(args)
+	if verr != nil {
+		return nil, &ArgumentsError{Text: m.ValidationText(toolName, verr), Validation: verr}
+	}
+	return dropNone(valid), nil
+}
+
+// ArgumentsError is a refused tool call: CrewAI's text and the Pydantic
+// error under it.
+type ArgumentsError struct {
+	Text       string
+	Validation *ValidationError
+}
+
+func (e *ArgumentsError) Error() string { return e.Text }
+
+func dropNone(o *pyjson.Object) *pyjson.Object {
+	out := pyjson.NewObject()
+	for _, k := range o.Keys() {
+		v, _ := o.Get(k)
+		switch t := v.(type) {
+		case nil:
+			continue
+		case *pyjson.Object:
+			out.Set(k, dropNone(t))
+		default:
+			out.Set(k, v)
+		}
+	}
+	return out
+}
+
+// MCPToolModel is the model CrewAI's MCP resolver builds for a tool from
+// its inputSchema: named "{sanitized remote name}Schema", descriptions
+// enriched (mcp/tool_resolver.py:638-647). A nil schema gives a model with
+// no fields.
+func MCPToolModel(remoteName string, inputSchema *pyjson.Object) *Model {
+	return FromJSONSchema(names.Sanitize(remoteName)+"Schema", inputSchema, true)
 }
