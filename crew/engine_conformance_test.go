@@ -533,3 +533,31 @@ replies:
 		t.Errorf("%d runs, output %q", calls.Load(), r.out.String())
 	}
 }
+
+// crewai-fidelity-gaps.md B.7: on the native path an unknown tool is a
+// started and finished use ("Tool not found"); unparseable arguments emit
+// no tool events at all. Both are still recorded as failures.
+func TestConformanceNativeUnknownToolAndBadJSONEvents(t *testing.T) {
+	var calls atomic.Int64
+	prov := scripted(t, `
+replies:
+  - tool_calls: [{name: no_such_tool, arguments: {}}]
+  - tool_calls: [{name: get_forecast, arguments: "{\"city\": "}]
+  - "done"
+`)
+	a := NewAgent("a", "A", "g", "b", prov)
+	a.Tools = []Tool{weatherTool(&calls)}
+	r := kickoff(t, oneTaskCrew(a), nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if s, f, e := r.count(session.ToolUsageStarted), r.count(session.ToolUsageFinished), r.count(session.ToolUsageError); s != 1 || f != 1 || e != 0 {
+		t.Errorf("tool events: %d started, %d finished, %d errors", s, f, e)
+	}
+	if got := r.lastContent(t, 1); got != "Tool not found" {
+		t.Errorf("unknown tool result %q", got)
+	}
+	if n := len(r.out.ToolFailures()); n != 2 {
+		t.Errorf("%d failures recorded, want 2", n)
+	}
+}

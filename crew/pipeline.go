@@ -400,18 +400,20 @@ func (ar *agentRun) nativeCall(ctx context.Context, step string, call llm.ToolCa
 		return nativeResult{err: nonObject.eventError()}
 	}
 	if perr != nil {
+		// Unparseable arguments are answered before any tool event
+		// (agent_executor.py:1941-1951).
 		msg := prompt.Fill(prompt.NativeJSONError, "{error}", perr.Error(), "{tool}", name)
 		cs := ar.newCall(step, tool, name, call.Name, nil, 1)
-		ar.started(cs)
-		ar.errored(cs, msg)
 		f := &ToolFailure{Message: msg, Reason: ReasonInvalidInput, Code: "json_decode_error"}
 		return nativeResult{content: msg, done: true, err: ar.recordFailure(cs.span, name, cs.specOrNil(), f, nil)}
 	}
 	if tool == nil {
+		// An unknown tool is a started and finished use whose output is the
+		// not-found text (agent_executor.py:2096-2115).
 		cs := ar.newCall(step, nil, name, call.Name, args, 1)
 		ar.started(cs)
-		ar.errored(cs, prompt.NativeToolNotFound)
 		f := &ToolFailure{Message: prompt.NativeToolNotFound, Reason: ReasonUnknownTool, Code: name}
+		ar.finished(cs, prompt.NativeToolNotFound, false, f, nil)
 		return nativeResult{content: prompt.NativeToolNotFound, done: true, err: ar.recordFailure(cs.span, name, nil, f, args)}
 	}
 	spec := tool.Spec()
