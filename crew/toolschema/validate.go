@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"crewbench/crew/pyjson"
 	"crewbench/names"
@@ -288,7 +289,7 @@ func (v *validator) str(t *Type, val any, loc []string) any {
 		v.fail(loc, "string_type", "Input should be a valid string", val)
 		return nil
 	}
-	n := pyjson.RuneLen(s)
+	n := utf8.RuneCountInString(s)
 	if t.MinLength != nil && n < *t.MinLength {
 		v.fail(loc, "string_too_short", "String should have at least "+plural(*t.MinLength, "character"), val)
 		return nil
