@@ -67,6 +67,7 @@ traces you can step through.`,
 		newExportConfigCmd(),
 		newServeCmd(),
 		newFixtureCmd(),
+		newAuthCmd(),
 	)
 	return root
 }

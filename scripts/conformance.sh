@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs every client scenario of the official MCP conformance suite against
-# `crewbench smoke --no-record URL`, prints PASS/FAIL per scenario and a
+# `crewbench smoke --no-record --oauth=headless URL` (through
+# scripts/conformance-client.sh, which passes the scenario's client
+# credentials), prints PASS/FAIL per scenario and a
 # total, and fails when a scenario listed in scripts/conformance-baseline.txt
 # (the ones that passed when it was last updated) no longer passes.
 #
@@ -40,9 +42,6 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/crewbench" .
-# Tokens the OAuth scenarios obtain go to a throwaway state dir, never the
-# user's token store.
-export XDG_STATE_HOME="$work/state"
 
 if [ $# -gt 0 ]; then
   scenarios=("$@")
@@ -54,7 +53,11 @@ fi
 passed=() failed=()
 for s in "${scenarios[@]}"; do
   log="$work/$(echo "$s" | tr '/' '_').log"
-  if timeout 120 "$NODE" "$SUITE" client --command "$work/crewbench smoke --no-record" --scenario "$s" \
+  # Tokens a scenario obtains go to a state dir of its own, never the
+  # user's token store nor another scenario's.
+  export XDG_STATE_HOME="$work/state-$(echo "$s" | tr '/' '_')"
+  if CONFORMANCE_NODE="$NODE" timeout 120 "$NODE" "$SUITE" client \
+    --command "bash $PWD/scripts/conformance-client.sh $work/crewbench" --scenario "$s" \
     --timeout 30000 -o "$work/results" >"$log" 2>&1; then
     passed+=("$s"); echo "PASS $s"
   else
