@@ -278,10 +278,11 @@ func (c *Client) discoverLegacy(ctx context.Context, su *url.URL, origin string)
 		return nil, fmt.Errorf("authorization server metadata: %w", err)
 	}
 	// No metadata at all: the spec's default endpoints, PKCE S256 assumed
-	// (OAuth 2.1 requires it of every authorization server).
+	// (OAuth 2.1 requires it of every authorization server), and crewbench
+	// registers as the public client a native app is (RFC 8252 §8.4).
 	d.Server = ServerMetadata{Issuer: origin, AuthorizationEndpoint: origin + "/authorize",
 		TokenEndpoint: origin + "/token", RegistrationEndpoint: origin + "/register",
-		CodeChallengeMethodsSupported: []string{"S256"}}
+		CodeChallengeMethodsSupported: []string{"S256"}, TokenEndpointAuthMethodsSupported: []string{authNone}}
 	return d, nil
 }
 
