@@ -112,19 +112,6 @@ func (s *Server) asMetadataPath() string {
 	return s.opts.ASMetadataPath
 }
 
-// Count returns how many recorded requests are "METHOD path".
-func (s *Server) Count(req string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	for _, r := range s.Requests {
-		if r == req {
-			n++
-		}
-	}
-	return n
-}
-
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.Requests = append(s.Requests, r.Method+" "+r.URL.Path)
