@@ -68,6 +68,7 @@ traces you can step through.`,
 		newExportConfigCmd(),
 		newServeCmd(),
 		newFixtureCmd(),
+		newAuthCmd(),
 	)
 	return root
 }

@@ -456,7 +456,7 @@ func (c *caller) connect(ctx context.Context, spec ServerSpec, limit time.Durati
 	start := time.Now()
 	cctx, cancel := withLimit(ctx, limit)
 	defer cancel()
-	s, err := c.opts.dialer()(cctx, spec, dialOptions{em: c.opts.Emitter, limits: c.r.Limits, faults: c.opts.Faults})
+	s, err := c.opts.dialer()(cctx, spec, dialOptions{em: c.opts.Emitter, limits: c.r.Limits, faults: c.opts.Faults, auth: c.opts.Auth})
 	ph := Phase{Duration: time.Since(start)}
 	if err != nil {
 		f := classifyDial(cctx, spec, err)

@@ -94,6 +94,16 @@ type dialOptions struct {
 	listen bool
 	// onListChanged is called (non-blocking) on notifications/tools/list_changed.
 	onListChanged func()
+	// auth authorizes the session policy's HTTP requests (nil: none).
+	auth Authorizer
+}
+
+// Authorizer adds credentials that the spec does not configure to the HTTP
+// requests of a server: crewbench's OAuth client (mcpconn/oauth). It is
+// used under PolicySession only; CrewAI's policies send exactly the
+// configured headers, as CrewAI does.
+type Authorizer interface {
+	Transport(serverURL string, base http.RoundTripper) http.RoundTripper
 }
 
 // dialFunc opens an initialized session. A variable so benchmarks can
@@ -166,7 +176,11 @@ func dialOnce(ctx context.Context, spec ServerSpec, o dialOptions) (mcpSession, 
 		s.stdio = newStdioTransport(command, spec.Args, env, o.limits.Shutdown, s.stdioHooks())
 		inner = s.stdio
 	case TransportHTTP, TransportSSE:
-		s.hc = newHTTPClient(o.limits.Connect)
+		var auth func(http.RoundTripper) http.RoundTripper
+		if o.auth != nil && EffectivePolicy(spec) == PolicySession {
+			auth = func(base http.RoundTripper) http.RoundTripper { return o.auth.Transport(stripFragment(spec.URL), base) }
+		}
+		s.hc = newHTTPClient(o.limits.Connect, auth)
 		var err error
 		if spec.Transport == TransportHTTP {
 			opts := []transport.StreamableHTTPCOption{
@@ -265,14 +279,29 @@ func dialOnce(ctx context.Context, spec ServerSpec, o dialOptions) (mcpSession, 
 // newHTTPClient bounds dialing and TLS with the connect timeout but never
 // the whole request (http.Client.Timeout would cut streamed responses;
 // guide 2.5). Each session gets its own transport so Close can drop its
-// idle connections and their goroutines.
-func newHTTPClient(connect time.Duration) *http.Client {
+// idle connections and their goroutines. auth, when set, wraps the
+// transport inside the status recorder, so a 401 it recovers from is not
+// recorded.
+func newHTTPClient(connect time.Duration, auth func(http.RoundTripper) http.RoundTripper) *http.Client {
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	d := &net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}
 	base.DialContext = d.DialContext
 	base.TLSHandshakeTimeout = connect
-	return &http.Client{Transport: statusRecorder{base: base}}
+	var rt http.RoundTripper = base
+	if auth != nil {
+		rt = idleCloser{RoundTripper: auth(base), base: base}
+	}
+	return &http.Client{Transport: statusRecorder{base: rt}}
 }
+
+// idleCloser keeps CloseIdleConnections reaching the base transport
+// through a wrapping RoundTripper.
+type idleCloser struct {
+	http.RoundTripper
+	base *http.Transport
+}
+
+func (i idleCloser) CloseIdleConnections() { i.base.CloseIdleConnections() }
 
 // dialFailed classifies a failed connect while the session still knows
 // what happened (exit status, stdout garbage, HTTP status), then closes it.
