@@ -21,7 +21,6 @@ package ui
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -682,11 +681,6 @@ func Run(deps Deps, opts ...tea.ProgramOption) error {
 	defer cancel()
 	deps.Ctx = ctx
 	opts = append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx)}, opts...)
-	if path := os.Getenv("CREWBENCH_TUI_LOG"); path != "" {
-		if f, err := tea.LogToFile(path, "crewbench"); err == nil {
-			defer f.Close()
-		}
-	}
 	p := tea.NewProgram(New(deps), opts...)
 	final, err := p.Run()
 	cancel()

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"crewbench/mcpconn"
+	"crewbench/mcpconn/cmdline"
 	"crewbench/session"
 )
 
@@ -539,7 +540,7 @@ func (p serversPane) infoLines(name string, w int) []string {
 	switch spec.Transport {
 	case mcpconn.TransportStdio:
 		words := append([]string{spec.Command}, spec.Args...)
-		out = append(out, p.kv("command", printable(red.RedactString(shellJoin(words)))))
+		out = append(out, p.kv("command", printable(red.RedactString(cmdline.Join(words)))))
 	default:
 		out = append(out, p.kv("url", printable(red.RedactURL(spec.URL))))
 		if len(spec.Headers) > 0 {
