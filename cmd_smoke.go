@@ -47,8 +47,10 @@ stdio server:
   crewbench smoke --timeout 5s http://127.0.0.1:3001/mcp
 
 A tool passes when it answers: a result, or an isError result (the server
-handled the call; arguments built from a schema may be refused). It fails
-on timeouts, protocol errors, JSON-RPC errors and dropped connections.
+handled the call). It fails on timeouts, protocol errors, JSON-RPC errors
+and dropped connections, and when the server refuses the arguments built
+from its own schema (JSON-RPC -32602, or an isError saying input validation
+failed: class invalid_arguments).
 The whole smoke run (connect, discovery, every call with its attempts,
 frames and stderr) is recorded to one session file in
 $XDG_STATE_HOME/crewbench/sessions, or to --record FILE; --no-record skips
@@ -77,10 +79,12 @@ type smokeTool struct {
 	Arguments map[string]any `json:"arguments"`
 	Notes     []string       `json:"notes,omitempty"`
 	Outcome   string         `json:"outcome"`
-	Passed    bool           `json:"passed"`
-	Duration  time.Duration  `json:"duration_ns"`
-	Text      string         `json:"text"`
-	Error     string         `json:"error,omitempty"`
+	// Class says why a call that answered still fails (invalid_arguments).
+	Class    string        `json:"class,omitempty"`
+	Passed   bool          `json:"passed"`
+	Duration time.Duration `json:"duration_ns"`
+	Text     string        `json:"text"`
+	Error    string        `json:"error,omitempty"`
 }
 
 // smokeReport is the whole run.
@@ -219,6 +223,10 @@ func smokeAll(ctx context.Context, spec mcpconn.ServerSpec, skip []string, em *s
 		st := smokeTool{Tool: t.Name, LLMName: t.LLMName, Arguments: r.Arguments, Notes: notes, Outcome: r.Outcome,
 			Duration: r.Duration, Text: r.Text, Error: r.Error}
 		st.Passed = r.Outcome == session.OutcomeOK || r.Outcome == session.OutcomeIsError
+		if refusedArguments(r) {
+			// Arguments built from the tool's own schema must be accepted.
+			st.Passed, st.Class = false, classInvalidArguments
+		}
 		if st.Passed {
 			rep.Passed++
 		} else {
@@ -232,6 +240,29 @@ func smokeAll(ctx context.Context, spec mcpconn.ServerSpec, skip []string, em *s
 	rep.Duration = time.Since(start)
 	return rep
 }
+
+// classInvalidArguments is the class of a call the server refused for its
+// arguments.
+const classInvalidArguments = "invalid_arguments"
+
+// refusedArguments says the server refused the call's arguments: a JSON-RPC
+// -32602 (invalid params), or an isError result whose text says input
+// validation failed (the TypeScript SDK answers "MCP error -32602: Input
+// validation error: …" that way; Python servers say "validation error").
+func refusedArguments(r *mcpconn.CallResult) bool {
+	if r.Code == jsonrpcInvalidParams {
+		return true
+	}
+	if r.Outcome != session.OutcomeIsError {
+		return false
+	}
+	text := strings.ToLower(r.Text)
+	return strings.Contains(text, "-32602") || strings.Contains(text, "input validation error") ||
+		strings.Contains(text, "validation error for") || strings.Contains(text, "invalid arguments for tool")
+}
+
+// jsonrpcInvalidParams is JSON-RPC's "Invalid params" error code.
+const jsonrpcInvalidParams = -32602
 
 func writeSmoke(w io.Writer, rep smokeReport, asJSON bool) error {
 	if asJSON {
@@ -258,7 +289,11 @@ func writeSmoke(w io.Writer, rep smokeReport, asJSON bool) error {
 		if !t.Passed && t.Error != "" {
 			answer = t.Error
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", t.Tool, verdict, t.Outcome, t.Duration.Round(time.Millisecond),
+		outcome := t.Outcome
+		if t.Class != "" {
+			outcome += " " + t.Class
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", t.Tool, verdict, outcome, t.Duration.Round(time.Millisecond),
 			oneLine(string(a), 40), oneLine(answer, 60))
 	}
 	_ = tw.Flush()
