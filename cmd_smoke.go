@@ -24,9 +24,12 @@ type smokeOpts struct {
 	timeout  time.Duration
 	protocol string
 	skip     []string
-	json     bool
-	project  projectFlags
-	session  sessionFlags
+	// includeDestructive calls the tools whose annotations say they may
+	// modify something (skipped by default).
+	includeDestructive bool
+	json               bool
+	project            projectFlags
+	session            sessionFlags
 }
 
 func newSmokeCmd() *cobra.Command {
@@ -51,6 +54,10 @@ handled the call). It fails on timeouts, protocol errors, JSON-RPC errors
 and dropped connections, and when the server refuses the arguments built
 from its own schema (JSON-RPC -32602, or an isError saying input validation
 failed: class invalid_arguments).
+Tools whose annotations say they may modify something (destructiveHint
+true, or annotated without readOnlyHint true) are not called: they are
+listed as skipped with the reason; --include-destructive calls them too.
+--skip names more tools not to call.
 The whole smoke run (connect, discovery, every call with its attempts,
 frames and stderr) is recorded to one session file in
 $XDG_STATE_HOME/crewbench/sessions, or to --record FILE; --no-record skips
@@ -67,6 +74,8 @@ Exit status: 0 all passed, 2 connection failure, 3 some tool failed,
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "per-call timeout")
 	fs.StringVar(&o.protocol, "protocol", "", `MCP protocol version (default `+mcpconn.DefaultProtocolVersion+`; "auto" probes)`)
 	fs.StringSliceVar(&o.skip, "skip", nil, "tools not to call (comma-separated, repeatable), e.g. ones that reach the internet")
+	fs.BoolVar(&o.includeDestructive, "include-destructive", false,
+		"also call the tools whose annotations say they may modify something (destructive, or not read-only)")
 	fs.BoolVar(&o.json, "json", false, "print JSON")
 	addSessionFlags(cmd, &o.session)
 	return cmd
@@ -87,6 +96,12 @@ type smokeTool struct {
 	Error    string        `json:"error,omitempty"`
 }
 
+// smokeSkip is a tool smoke did not call, and why.
+type smokeSkip struct {
+	Tool   string `json:"tool"`
+	Reason string `json:"reason"`
+}
+
 // smokeReport is the whole run.
 type smokeReport struct {
 	Server   string             `json:"server"`
@@ -94,7 +109,7 @@ type smokeReport struct {
 	State    string             `json:"state"`
 	Error    string             `json:"error,omitempty"`
 	Tools    []smokeTool        `json:"tools"`
-	Skipped  []string           `json:"skipped,omitempty"`
+	Skipped  []smokeSkip        `json:"skipped,omitempty"`
 	Passed   int                `json:"passed"`
 	Failed   int                `json:"failed"`
 	Duration time.Duration      `json:"duration_ns"`
@@ -163,7 +178,7 @@ func runSmoke(cmd *cobra.Command, o *smokeOpts, args []string) error {
 		RunID: session.NewID(), Command: "smoke",
 		Meta: map[string]any{
 			"server": session.RedactString(mcpconn.Handle(spec)), "transport": string(spec.Transport),
-			"timeout": o.timeout.String(), "skip": o.skip,
+			"timeout": o.timeout.String(), "skip": o.skip, "include_destructive": o.includeDestructive,
 		},
 	})
 	if err != nil {
@@ -173,7 +188,7 @@ func runSmoke(cmd *cobra.Command, o *smokeOpts, args []string) error {
 	if record != nil {
 		em = session.NewEmitter(record)
 	}
-	rep := smokeAll(ctx, spec, o.skip, em)
+	rep := smokeAll(ctx, spec, o, em)
 	writeErr := writeSmoke(cmd.OutOrStdout(), rep, o.json)
 	// The pool is closed by now, so its last events (processes exiting)
 	// are in the recording.
@@ -194,9 +209,9 @@ func runSmoke(cmd *cobra.Command, o *smokeOpts, args []string) error {
 }
 
 // smokeAll connects, lists the tools and calls each one on one kept
-// session, emitting everything through em. The pool is closed when it
-// returns.
-func smokeAll(ctx context.Context, spec mcpconn.ServerSpec, skip []string, em *session.Emitter) smokeReport {
+// session (but those o skips), emitting everything through em. The pool is
+// closed when it returns.
+func smokeAll(ctx context.Context, spec mcpconn.ServerSpec, o *smokeOpts, em *session.Emitter) smokeReport {
 	start := time.Now()
 	pool := mcpconn.NewPool(em)
 	defer pool.Close()
@@ -210,8 +225,8 @@ func smokeAll(ctx context.Context, spec mcpconn.ServerSpec, skip []string, em *s
 	}
 	rep.Info = st.Discovery.Info
 	for _, t := range st.Discovery.Tools {
-		if slices.Contains(skip, t.Name) {
-			rep.Skipped = append(rep.Skipped, t.Name)
+		if reason := smokeSkipReason(t, o); reason != "" {
+			rep.Skipped = append(rep.Skipped, smokeSkip{Tool: t.Name, Reason: reason})
 			continue
 		}
 		args, notes, err := argsgen.Build(t.InputSchema)
@@ -239,6 +254,17 @@ func smokeAll(ctx context.Context, spec mcpconn.ServerSpec, skip []string, em *s
 	}
 	rep.Duration = time.Since(start)
 	return rep
+}
+
+// smokeSkipReason says why smoke does not call t ("": it does).
+func smokeSkipReason(t mcpconn.Tool, o *smokeOpts) string {
+	if slices.Contains(o.skip, t.Name) {
+		return "--skip"
+	}
+	if why := t.MayModify(); why != "" && !o.includeDestructive {
+		return why + "; --include-destructive calls it"
+	}
+	return ""
 }
 
 // classInvalidArguments is the class of a call the server refused for its
@@ -302,8 +328,8 @@ func writeSmoke(w io.Writer, rep smokeReport, asJSON bool) error {
 			fmt.Fprintf(w, "  note %s: %s\n", t.Tool, n)
 		}
 	}
-	if len(rep.Skipped) > 0 {
-		fmt.Fprintf(w, "  skipped: %s\n", strings.Join(rep.Skipped, ", "))
+	for _, s := range rep.Skipped {
+		fmt.Fprintf(w, "  skipped %s: %s\n", s.Tool, s.Reason)
 	}
 	fmt.Fprintf(w, "\n%d passed, %d failed in %s\n", rep.Passed, rep.Failed, rep.Duration.Round(time.Millisecond))
 	return nil

@@ -57,3 +57,31 @@ func TestSmoke_RefusedArgumentsFail(t *testing.T) {
 		t.Error("JSON-RPC -32602 is refused arguments")
 	}
 }
+
+// Tools annotated as modifying something are skipped, with the reason,
+// unless --include-destructive.
+func TestSmoke_SkipsDestructiveTools(t *testing.T) {
+	code, rep, errs := smokeJSON(t, "inventory")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if smokedTool(rep, "write_stock") != nil || len(rep.Tools) != 2 || rep.Passed != 2 {
+		t.Errorf("write_stock must not be called: %+v", rep.Tools)
+	}
+	if len(rep.Skipped) != 1 || rep.Skipped[0].Tool != "write_stock" ||
+		!strings.Contains(rep.Skipped[0].Reason, "destructiveHint: true") || !strings.Contains(rep.Skipped[0].Reason, "--include-destructive") {
+		t.Errorf("skipped = %+v", rep.Skipped)
+	}
+	cmd, args := fixturetest.Command("inventory")
+	_, out, _ := run(t, append([]string{"smoke", "--no-record", "--skip", "lookup_stock", "--", cmd}, args...)...)
+	for _, want := range []string{"skipped write_stock: annotated destructive (destructiveHint: true); --include-destructive calls it",
+		"skipped lookup_stock: --skip", "1 passed, 0 failed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	_, rep, _ = smokeJSON(t, "inventory", "--include-destructive")
+	if st := smokedTool(rep, "write_stock"); st == nil || !st.Passed || len(rep.Skipped) != 0 {
+		t.Errorf("--include-destructive calls write_stock: %+v, skipped %+v", st, rep.Skipped)
+	}
+}
