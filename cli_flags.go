@@ -525,7 +525,7 @@ func sessionUseColor(mode string, w io.Writer) (bool, error) {
 
 // sessionIsTerminal reports whether w is a character device (a terminal).
 func sessionIsTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := unwrapWriter(w).(*os.File)
 	if !ok {
 		return false
 	}

@@ -37,6 +37,8 @@ func newServeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve [PATH | --demo] [--http ADDR] [--llm MODEL]",
 		Short: "Publish the project's crew as an MCP tool (stdio or streamable HTTP)",
+		// stdout is the MCP stream, not text for people.
+		Annotations: rawOutput,
 		Long: `serve publishes the project's crew as one MCP tool, so any MCP client — a
 CrewAI agent's mcps, Claude Desktop, an IDE, crewbench itself — can kick it
 off. The tool's name is the crew's name sanitized the way CrewAI sanitizes

@@ -284,7 +284,9 @@ func teaIO(cmd *cobra.Command) []tea.ProgramOption {
 	if in := cmd.InOrStdin(); in != os.Stdin {
 		opts = append(opts, tea.WithInput(in))
 	}
-	if out := cmd.OutOrStdout(); out != os.Stdout {
+	// The workbench redacts what it draws itself and needs the terminal,
+	// not the redacting writer around it.
+	if out := unwrapWriter(cmd.OutOrStdout()); out != os.Stdout {
 		opts = append(opts, tea.WithOutput(out))
 	}
 	return opts

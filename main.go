@@ -17,6 +17,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"crewbench/session"
 )
 
 // version is set at build time with -ldflags "-X main.version=…"; otherwise
@@ -79,12 +81,20 @@ func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 }
 
 // executeRoot runs a command tree and returns the process exit code.
-// Errors are printed as one line on stderr.
+// Errors are printed as one line on stderr. Everything printed is
+// redacted (cli_redact.go) unless --show-secrets.
 func executeRoot(ctx context.Context, root *cobra.Command, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	out := newRedactingWriter(stdout, session.DefaultRedactor)
+	errw := newRedactingWriter(stderr, session.DefaultRedactor)
+	defer func() {
+		_ = out.Flush()
+		_ = errw.Flush()
+	}()
+	addShowSecretsFlag(root, out, errw)
 	root.SetArgs(args)
 	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetOut(out)
+	root.SetErr(errw)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return 0
@@ -93,7 +103,7 @@ func executeRoot(ctx context.Context, root *cobra.Command, args []string, stdin 
 	if errors.As(err, &silent) {
 		return silent.code
 	}
-	fmt.Fprintf(stderr, "crewbench: %v\n", err)
+	errw.WriteOwn(fmt.Sprintf("crewbench: %v\n", err))
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
