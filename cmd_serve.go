@@ -8,6 +8,7 @@ import (
 	"log"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -331,7 +332,9 @@ func (pub *crewPublisher) structured(out *crew.CrewOutput, runErr error, recorde
 		m["error"] = red.RedactString(runErr.Error())
 	}
 	if recorded != "" {
-		m["session"] = recorded
+		// The file's name only: where the server keeps its state is not
+		// the client's business.
+		m["session"] = filepath.Base(recorded)
 	}
 	if out == nil {
 		return m

@@ -21,6 +21,7 @@ import (
 type smokeOpts struct {
 	sse      bool
 	headers  []string
+	env      []string
 	timeout  time.Duration
 	protocol string
 	skip     []string
@@ -71,6 +72,7 @@ Exit status: 0 all passed, 2 connection failure, 3 some tool failed,
 	o.project.register(fs)
 	fs.BoolVar(&o.sse, "sse", false, "the URL is a legacy HTTP+SSE endpoint")
 	fs.StringArrayVar(&o.headers, "header", nil, "HTTP header `K=V` (repeatable)")
+	fs.StringArrayVar(&o.env, "env", nil, "environment variable `K=V` for the -- COMMAND server, on top of CrewAI's six (repeatable)")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "per-call timeout")
 	fs.StringVar(&o.protocol, "protocol", "", `MCP protocol version (default `+mcpconn.DefaultProtocolVersion+`; "auto" probes)`)
 	fs.StringSliceVar(&o.skip, "skip", nil, "tools not to call (comma-separated, repeatable), e.g. ones that reach the internet")
@@ -104,15 +106,17 @@ type smokeSkip struct {
 
 // smokeReport is the whole run.
 type smokeReport struct {
-	Server   string             `json:"server"`
-	Info     mcpconn.ServerInfo `json:"info"`
-	State    string             `json:"state"`
-	Error    string             `json:"error,omitempty"`
-	Tools    []smokeTool        `json:"tools"`
-	Skipped  []smokeSkip        `json:"skipped,omitempty"`
-	Passed   int                `json:"passed"`
-	Failed   int                `json:"failed"`
-	Duration time.Duration      `json:"duration_ns"`
+	Server string             `json:"server"`
+	Info   mcpconn.ServerInfo `json:"info"`
+	State  string             `json:"state"`
+	Error  string             `json:"error,omitempty"`
+	// Listed is how many tools the server listed (called and skipped).
+	Listed   int           `json:"listed"`
+	Tools    []smokeTool   `json:"tools"`
+	Skipped  []smokeSkip   `json:"skipped,omitempty"`
+	Passed   int           `json:"passed"`
+	Failed   int           `json:"failed"`
+	Duration time.Duration `json:"duration_ns"`
 }
 
 // smokeTarget turns the positional arguments into a server spec.
@@ -126,7 +130,15 @@ func smokeTarget(cmd *cobra.Command, o *smokeOpts, args []string) (mcpconn.Serve
 			return s, errors.New("-- needs a command")
 		}
 		s = mcpconn.ServerSpec{Transport: mcpconn.TransportStdio, Command: args[0], Args: args[1:]}
+		env, err := keyValues("--env", o.env)
+		if err != nil {
+			return s, err
+		}
+		s.Env = env
 	} else {
+		if len(o.env) > 0 {
+			return s, errors.New("--env applies to a stdio server: smoke [flags] -- COMMAND ARGS")
+		}
 		if len(args) == 0 {
 			return s, errors.New("no target: give a server name, a URL, or -- COMMAND ARGS")
 		}
@@ -224,6 +236,7 @@ func smokeAll(ctx context.Context, spec mcpconn.ServerSpec, o *smokeOpts, em *se
 		return rep
 	}
 	rep.Info = st.Discovery.Info
+	rep.Listed = len(st.Discovery.Tools)
 	for _, t := range st.Discovery.Tools {
 		if reason := smokeSkipReason(t, o); reason != "" {
 			rep.Skipped = append(rep.Skipped, smokeSkip{Tool: t.Name, Reason: reason})
@@ -302,7 +315,11 @@ func writeSmoke(w io.Writer, rep smokeReport, asJSON bool) error {
 		fmt.Fprintf(w, "  connect failed: %s\n", rep.Error)
 		return nil
 	}
-	fmt.Fprintf(w, "  server %s %s, protocol %s, %d tools\n\n", rep.Info.Name, rep.Info.Version, rep.Info.ProtocolVersion, len(rep.Tools))
+	counts := plural(rep.Listed, "tool", "tools")
+	if len(rep.Skipped) > 0 {
+		counts += fmt.Sprintf(" (%d called, %d skipped)", len(rep.Tools), len(rep.Skipped))
+	}
+	fmt.Fprintf(w, "  server %s %s, protocol %s, %s\n\n", rep.Info.Name, rep.Info.Version, rep.Info.ProtocolVersion, counts)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  TOOL\tRESULT\tOUTCOME\tTIME\tARGUMENTS\tANSWER")
 	for _, t := range rep.Tools {

@@ -85,3 +85,27 @@ func TestSmoke_SkipsDestructiveTools(t *testing.T) {
 		t.Errorf("--include-destructive calls write_stock: %+v, skipped %+v", st, rep.Skipped)
 	}
 }
+
+// The header counts the tools the server listed, and those called and
+// skipped; one tool is "1 tool". --env reaches a stdio server.
+func TestSmoke_HeaderCountsAndEnv(t *testing.T) {
+	cmd, args := fixturetest.Command("inventory")
+	_, out, errs := run(t, append([]string{"smoke", "--no-record", "--skip", "lookup_stock", "--", cmd}, args...)...)
+	if !strings.Contains(out, ", 3 tools (1 called, 2 skipped)\n") {
+		t.Errorf("header:\n%s%s", out, errs)
+	}
+	cmd, args = fixturetest.Command("slow-start")
+	_, out, errs = run(t, append([]string{"smoke", "--no-record", "--", cmd}, args...)...)
+	if !strings.Contains(out, ", 1 tool\n") {
+		t.Errorf("one tool:\n%s%s", out, errs)
+	}
+
+	code, rep, errs := smokeJSON(t, "reference", "--env", "CREWBENCH_SMOKE_MARK=smoke-env-visible")
+	if st := smokedTool(rep, "get_env"); st == nil || !strings.Contains(st.Text, "smoke-env-visible") || rep.Listed != 5 {
+		t.Errorf("exit %d, get_env = %+v, listed %d: %s", code, st, rep.Listed, errs)
+	}
+	code, _, errs = run(t, "smoke", "--env", "A=b", "http://127.0.0.1:1/mcp")
+	if code != exitUsage || !strings.Contains(errs, "--env applies to a stdio server") {
+		t.Errorf("--env with a URL: exit %d: %s", code, errs)
+	}
+}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"crewbench/mcpconn"
 	"crewbench/session"
 )
 
@@ -25,14 +26,44 @@ import (
 // it comes from the module build info.
 var version = ""
 
+// buildVersion is crewbench's version as clientInfo, serverInfo, session
+// headers and OTLP's service.version carry it.
 func buildVersion() string {
 	if version != "" {
 		return version
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	bi, _ := debug.ReadBuildInfo()
+	return versionFrom(bi)
+}
+
+// versionFrom is the module version (go install …@v1.2.3), else the VCS
+// revision the binary was built from (go build in a checkout:
+// "dev+1a2b3c4d5e6f", "-dirty" with uncommitted changes), else "dev".
+func versionFrom(bi *debug.BuildInfo) string {
+	if bi == nil {
+		return "dev"
 	}
-	return "dev"
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev string
+	dirty := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "dev"
+	}
+	v := "dev+" + rev[:min(12, len(rev))]
+	if dirty {
+		v += "-dirty"
+	}
+	return v
 }
 
 // newRootCmd builds the command tree: bare `crewbench` opens the
@@ -112,6 +143,7 @@ func executeRoot(ctx context.Context, root *cobra.Command, args []string, stdin 
 }
 
 func main() {
+	mcpconn.ClientVersion = buildVersion()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := execute(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()

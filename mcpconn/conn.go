@@ -464,7 +464,7 @@ func (s *mcpgoSession) failure(ctx context.Context, err error, tr *reqTrace) fai
 // classify maps an error to an outcome class, checking our own context
 // first (mcp-go's errors differ per transport; guide 2.5 / 2.9 #7).
 func classify(ctx context.Context, err error, tr, conn *reqTrace) failureInfo {
-	f := failureInfo{Detail: err.Error(), Text: err.Error()}
+	f := failureInfo{Detail: collapseRepeats(err.Error()), Text: err.Error()}
 	_, rpcErr, status, _ := tr.snapshot()
 	if status == 0 {
 		_, connErr, connStatus, _ := conn.snapshot()
@@ -502,6 +502,11 @@ func classify(ctx context.Context, err error, tr, conn *reqTrace) failureInfo {
 	case status == http.StatusNotFound:
 		f.Class = session.OutcomeNotFound
 		f.Text = httpxStatusText(status)
+		if errors.Is(err, transport.ErrLegacySSEServer) {
+			// mcp-go guesses "legacy SSE" from any 4xx; a 404 says only
+			// that nothing serves MCP at this path (the probe says so too).
+			f.Detail = "the initialize POST got 404 Not Found: nothing serves MCP at this path"
+		}
 	case errors.Is(err, transport.ErrTransportClosed), errors.Is(err, transport.ErrSessionTerminated),
 		strings.Contains(err.Error(), "connection has been closed"), strings.Contains(err.Error(), "connection refused"),
 		strings.Contains(err.Error(), "EOF"), strings.Contains(err.Error(), "connection reset"):
@@ -518,6 +523,20 @@ func classify(ctx context.Context, err error, tr, conn *reqTrace) failureInfo {
 		f.Class = session.OutcomeProtocol
 	}
 	return f
+}
+
+// collapseRepeats drops a ": "-separated part that repeats the one before
+// it: mcp-go wraps some errors twice with the same words ("failed to send
+// request: failed to send request: Post …").
+func collapseRepeats(s string) string {
+	parts := strings.Split(s, ": ")
+	out := parts[:1]
+	for _, p := range parts[1:] {
+		if p != out[len(out)-1] {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, ": ")
 }
 
 func isTimeoutErr(err error) bool {
