@@ -274,6 +274,10 @@ func smokeSkipReason(t mcpconn.Tool, o *smokeOpts) string {
 	if slices.Contains(o.skip, t.Name) {
 		return "--skip"
 	}
+	if t.TaskSupport() == mcpconn.TaskRequired {
+		// A plain call (all CrewAI sends) can only fail.
+		return "runs only as an MCP task (execution.taskSupport: required): CrewAI cannot call it"
+	}
 	if why := t.MayModify(); why != "" && !o.includeDestructive {
 		return why + "; --include-destructive calls it"
 	}

@@ -109,3 +109,30 @@ func TestSmoke_HeaderCountsAndEnv(t *testing.T) {
 		t.Errorf("--env with a URL: exit %d: %s", code, errs)
 	}
 }
+
+// A tool that runs only as an MCP task: tools warns that CrewAI cannot
+// call it, and smoke skips it with that reason instead of calling it.
+func TestTaskRequiredTool_ToolsWarnsSmokeSkips(t *testing.T) {
+	server := fixtureCommandLine(t, "reference")
+	_, out, errs := run(t, "tools", "--stdio", server)
+	if !strings.Contains(out, "! research runs only as an MCP task (execution.taskSupport: required)") {
+		t.Errorf("tools:\n%s%s", out, errs)
+	}
+	_, out, _ = run(t, "tools", "--json", "--stdio", server)
+	var reps []toolsReport
+	if err := json.Unmarshal([]byte(out), &reps); err != nil || len(reps) != 1 || len(reps[0].Cautions) != 1 ||
+		!strings.Contains(reps[0].Cautions[0], "research") {
+		t.Errorf("tools --json cautions (%v):\n%s", err, out)
+	}
+	_, rep, _ := smokeJSON(t, "reference")
+	if smokedTool(rep, "research") != nil {
+		t.Error("smoke called the task-only tool")
+	}
+	found := false
+	for _, s := range rep.Skipped {
+		found = found || s.Tool == "research" && strings.Contains(s.Reason, "CrewAI cannot call it")
+	}
+	if !found {
+		t.Errorf("skipped = %+v", rep.Skipped)
+	}
+}
