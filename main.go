@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -81,10 +82,26 @@ traces you can step through.`,
 		Version:       buildVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.NoArgs,
-		RunE:          runWorkbenchRoot,
+		// Bare crewbench takes no arguments: a word is a mistyped command.
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return unknownCommand(cmd, args[0])
+			}
+			return nil
+		},
+		RunE: runWorkbenchRoot,
 	}
 	root.SetVersionTemplate("crewbench {{.Version}}\n")
+	// cobra applies its default distance only to its own messages.
+	root.SuggestionsMinimumDistance = 2
+	// `crewbench runn --demo`: the flag is unknown only because the command
+	// is; say which command.
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		if args := cmd.Flags().Args(); cmd == root && len(args) > 0 {
+			return unknownCommand(root, args[0])
+		}
+		return err
+	})
 	addWorkbenchRootFlags(root)
 	root.AddCommand(
 		newDemoCmd(),
@@ -102,6 +119,15 @@ traces you can step through.`,
 		newFixtureCmd(),
 	)
 	return root
+}
+
+// unknownCommand says name is no command of root, with the closest ones.
+func unknownCommand(root *cobra.Command, name string) error {
+	msg := fmt.Sprintf("unknown command %q", name)
+	if near := root.SuggestionsFor(name); len(near) > 0 {
+		msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(near, ", "))
+	}
+	return exitCode(exitUsage, fmt.Errorf("%s; crewbench --help lists the commands", msg))
 }
 
 // execute runs crewbench with the given arguments and streams and returns
