@@ -229,8 +229,15 @@ func loadWorkspace(o workbenchOptions) (*workspace, error) {
 	// values, server credentials), not only the standard shapes.
 	session.AddSecretValues(p.SecretValues()...)
 	w.ws = workspaceOf(p, name)
+	selfServers := 0
 	for i := range w.ws.Servers {
 		w.ws.Servers[i].Spec = selfSpec(w.ws.Servers[i].Spec, w.mcp)
+		if s := w.ws.Servers[i].Spec; s.Transport == mcpconn.TransportStdio && s.Command == mcpconn.SelfCommand && s.Executable == "" {
+			selfServers++
+		}
+	}
+	if selfServers > 0 && mcpconn.SelfExecutable != "" {
+		w.ws.Notes = append(w.ws.Notes, strings.TrimSuffix(strings.TrimPrefix(selfNote(), "crewbench: note: "), "\n"))
 	}
 	if note != "" {
 		w.ws.Notes = append([]string{note}, w.ws.Notes...)

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"runtime/debug"
 	"strings"
@@ -152,7 +153,11 @@ func executeRoot(ctx context.Context, root *cobra.Command, args []string, stdin 
 	root.SetIn(stdin)
 	root.SetOut(out)
 	root.SetErr(errw)
+	selfBefore := mcpconn.SelfUses()
 	err := root.ExecuteContext(ctx)
+	if mcpconn.SelfUses() > selfBefore {
+		errw.WriteOwn(selfNote())
+	}
 	if err == nil {
 		return 0
 	}
@@ -168,8 +173,28 @@ func executeRoot(ctx context.Context, root *cobra.Command, args []string, stdin 
 	return 1
 }
 
+// selfExecutable is the running binary when "crewbench" is not on PATH
+// (mcpconn.SelfExecutable): `crewbench …` stdio servers then start it.
+func selfExecutable() string {
+	if _, err := exec.LookPath(mcpconn.SelfCommand); err == nil {
+		return ""
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return exe
+}
+
+// selfNote says which crewbench the `crewbench …` servers ran.
+func selfNote() string {
+	return fmt.Sprintf("crewbench: note: %q is not on PATH, so servers declared as `crewbench …` ran this binary (%s)\n",
+		mcpconn.SelfCommand, mcpconn.SelfExecutable)
+}
+
 func main() {
 	mcpconn.ClientVersion = buildVersion()
+	mcpconn.SelfExecutable = selfExecutable()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := execute(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()

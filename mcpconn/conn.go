@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -130,11 +131,7 @@ func dialOnce(ctx context.Context, spec ServerSpec, o dialOptions) (mcpSession, 
 	switch spec.Transport {
 	case TransportStdio:
 		env := EnvList(StdioEnvironment(spec, nil))
-		command := spec.Command
-		if spec.Executable != "" {
-			command = spec.Executable
-		}
-		s.stdio = newStdioTransport(command, spec.Args, env, o.limits.Shutdown, s.stdioHooks())
+		s.stdio = newStdioTransport(stdioProgram(spec), spec.Args, env, o.limits.Shutdown, s.stdioHooks())
 		inner = s.stdio
 	case TransportHTTP, TransportSSE:
 		s.hc = newHTTPClient(o.limits.Connect)
@@ -249,7 +246,7 @@ func (s *mcpgoSession) dialFailed(ctx context.Context, phase string, err error, 
 	var f failureInfo
 	var se *spawnError
 	if errors.As(err, &se) {
-		f = failureInfo{Class: session.OutcomeSpawnFailed, Text: se.Error(), Detail: se.Error()}
+		f = failureInfo{Class: session.OutcomeSpawnFailed, Text: se.Error(), Detail: spawnDetail(se)}
 	} else {
 		// Let a dying child finish exiting so its status can be reported.
 		if s.stdio != nil && errors.Is(err, transport.ErrTransportClosed) {
@@ -482,6 +479,7 @@ func classify(ctx context.Context, err error, tr, conn *reqTrace) failureInfo {
 		f.Class = session.OutcomeCancelled
 	case errors.As(err, &se):
 		f.Class = session.OutcomeSpawnFailed
+		f.Detail = spawnDetail(err)
 	case errors.Is(err, transport.ErrAuthorizationRequired), errors.Is(err, transport.ErrOAuthAuthorizationRequired):
 		// A 401 on a later request of a session: the status recorded for it
 		// may be missing, and the connection's own (the GET stream's
@@ -523,6 +521,15 @@ func classify(ctx context.Context, err error, tr, conn *reqTrace) failureInfo {
 		f.Class = session.OutcomeProtocol
 	}
 	return f
+}
+
+// spawnDetail explains a failed spawn, with the fix when the command is
+// not found.
+func spawnDetail(err error) string {
+	if errors.Is(err, exec.ErrNotFound) {
+		return err.Error() + " (install it or put its directory on PATH, or declare the command by its absolute path)"
+	}
+	return collapseRepeats(err.Error())
 }
 
 // collapseRepeats drops a ": "-separated part that repeats the one before
