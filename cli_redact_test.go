@@ -57,6 +57,9 @@ func TestTools_URLPasswordIsNeverPrinted(t *testing.T) {
 		if strings.Contains(strings.ToLower(out+errs), "secretpw") {
 			t.Errorf("%v prints the URL password:\n%s%s", flags, out, errs)
 		}
+		if len(flags) > 0 && !json.Valid([]byte(out)) {
+			t.Errorf("--json output is not JSON:\n%s", out)
+		}
 	}
 }
 
