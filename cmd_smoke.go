@@ -58,7 +58,9 @@ failed: class invalid_arguments).
 Tools whose annotations say they may modify something (destructiveHint
 true, or annotated without readOnlyHint true) are not called: they are
 listed as skipped with the reason; --include-destructive calls them too.
---skip names more tools not to call.
+Tools that run only as MCP tasks (execution.taskSupport "required") are
+skipped as well: CrewAI cannot call them. --skip names more tools not to
+call. --env K=V adds to a -- COMMAND server's environment.
 The whole smoke run (connect, discovery, every call with its attempts,
 frames and stderr) is recorded to one session file in
 $XDG_STATE_HOME/crewbench/sessions, or to --record FILE; --no-record skips
