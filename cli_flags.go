@@ -204,7 +204,7 @@ func resolveNamed(ctx context.Context, pf *projectFlags, names []string) ([]mcpc
 		if ok, why := s.Ready(p); !ok {
 			return nil, fmt.Errorf("server %q (%s) cannot be started: %s", n, s.Pos, why)
 		}
-		out = append(out, selfResolved(s.Spec))
+		out = append(out, s.Spec)
 	}
 	return out, nil
 }
@@ -223,7 +223,7 @@ func projectServers(pf *projectFlags) ([]mcpconn.ServerSpec, error) {
 	var out []mcpconn.ServerSpec
 	for _, s := range p.Servers {
 		if ok, _ := s.Ready(p); ok {
-			out = append(out, selfResolved(s.Spec))
+			out = append(out, s.Spec)
 		}
 	}
 	if len(out) == 0 {
@@ -249,18 +249,6 @@ func unknownServerError(name string, p *project.Project) error {
 		return fmt.Errorf("%s; did you mean %q? (servers: %s)", msg, guess, strings.Join(known, ", "))
 	}
 	return fmt.Errorf("%s (servers: %s)", msg, strings.Join(known, ", "))
-}
-
-// selfResolved starts a `crewbench …` stdio server with this very binary, so
-// projects built on the fixture servers (the demo) work without crewbench on
-// PATH. CrewAI's names still come from the declared command.
-func selfResolved(s mcpconn.ServerSpec) mcpconn.ServerSpec {
-	if s.Transport == mcpconn.TransportStdio && s.Command == "crewbench" && s.Executable == "" {
-		if exe, err := os.Executable(); err == nil {
-			s.Executable = exe
-		}
-	}
-	return s
 }
 
 // openCrewProject opens the project a crew command runs: args[0] (default
@@ -513,7 +501,7 @@ func sessionUseColor(mode string, w io.Writer) (bool, error) {
 
 // sessionIsTerminal reports whether w is a character device (a terminal).
 func sessionIsTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := unwrapWriter(w).(*os.File)
 	if !ok {
 		return false
 	}

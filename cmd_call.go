@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"crewbench/crew/filelimit"
 	"crewbench/mcpconn"
 	"crewbench/mcpconn/cmdline"
 	"crewbench/session"
@@ -59,8 +60,8 @@ it. crewbench replay FILE shows the recording.
 
   crewbench call --stdio "crewbench fixture slow" slow_report --args '{"seconds":3}' --timeout 1s
 
-Exit status: 0 ok, 1 usage or config error, 2 connection failure,
-3 the tool returned an error, 4 timeout.`,
+Exit status: 0 ok, 1 usage or config error, 2 connection or authorization
+failure, 3 the tool returned an error, 4 timeout.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runCall(cmd, o, args) },
 	}
 	o.target.register(cmd)
@@ -230,7 +231,10 @@ func callExitCode(r *mcpconn.CallResult) int {
 		return exitTimeout
 	case r.Outcome == session.OutcomeCancelled:
 		return exitUsage
-	case len(r.Attempts) == 0 || r.Outcome == session.OutcomeTransportClosed || r.Outcome == session.OutcomeSpawnFailed:
+	case len(r.Attempts) == 0 || r.Outcome == session.OutcomeTransportClosed || r.Outcome == session.OutcomeSpawnFailed,
+		r.Outcome == session.OutcomeAuth:
+		// A 401/403 on the call itself is the connection's credentials,
+		// not the tool.
 		return exitConnection
 	}
 	return exitToolError
@@ -308,7 +312,7 @@ func printCall(w io.Writer, r *mcpconn.CallResult) {
 	if len(r.Content) > 1 {
 		fmt.Fprintf(w, "\nall %d content items (CrewAI passes only the first):\n", len(r.Content))
 		for i, c := range r.Content {
-			fmt.Fprintf(w, "  [%d] %s %s\n", i, c.Type, oneLine(c.Text, 100))
+			fmt.Fprintf(w, "  [%d] %s\n", i, contentSummary(c))
 		}
 	}
 	if len(r.Structured) > 0 {
@@ -321,6 +325,25 @@ func printCall(w io.Writer, r *mcpconn.CallResult) {
 		fmt.Fprintf(w, "\ndetail: %s\n", r.Error)
 	}
 	fmt.Fprintf(w, "total %s\n", r.Duration.Round(time.Millisecond))
+}
+
+// contentSummary is one line about a content item: a text's first line;
+// for data (an image, audio, a blob) its MIME type and decoded size; a
+// resource's URI.
+func contentSummary(c mcpconn.ContentItem) string {
+	parts := []string{c.Type}
+	for _, p := range []string{c.URI, c.MIMEType} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	if c.Bytes > 0 {
+		parts = append(parts, filelimit.Size(int64(c.Bytes)))
+	}
+	if c.Text != "" {
+		parts = append(parts, oneLine(c.Text, 100))
+	}
+	return strings.Join(parts, " ")
 }
 
 func dur(d time.Duration) string {

@@ -412,7 +412,7 @@ func TestReplayPrintsACallSession(t *testing.T) {
 func TestSmokeRecords(t *testing.T) {
 	cmd, args := fixturetest.Command("inventory")
 	path := filepath.Join(t.TempDir(), "smoke.jsonl")
-	code, out, errs := run(t, append([]string{"smoke", "--json", "--record", path, "--"}, append([]string{cmd}, args...)...)...)
+	code, out, errs := run(t, append([]string{"smoke", "--json", "--include-destructive", "--record", path, "--"}, append([]string{cmd}, args...)...)...)
 	if code != exitOK || recordedPath(t, errs) != path {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}

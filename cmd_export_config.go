@@ -29,6 +29,9 @@ func newExportConfigCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "export-config [PATH]",
 		Short: "Write the project's MCP servers and tool filters back as CrewAI config",
+		// Findings and config quote placeholders and env lookups on
+		// purpose; only known secret values are hidden.
+		Annotations: quotesConfig,
 		Long: `export-config prints the project's MCP servers and tool filters as CrewAI config:
 
   --format mcps        the "mcps": [...] list of an agent file (crew.jsonc projects)

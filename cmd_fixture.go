@@ -25,7 +25,9 @@ Fixtures:
 	return &cobra.Command{
 		Use:   "fixture NAME [--http ADDR | --sse ADDR] [fixture flags] | --list [--json]",
 		Short: "Run a fixture MCP server (stdio, --http ADDR, --sse ADDR)",
-		Long:  long.String(),
+		// stdout is the MCP stream, not text for people.
+		Annotations: rawOutput,
+		Long:        long.String(),
 		Example: `  crewbench fixture --list
   crewbench tools --stdio "crewbench fixture weather"
   crewbench fixture slow --http 127.0.0.1:0

@@ -25,6 +25,9 @@ func newLintCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "lint [PATH]",
 		Short: "Check a CrewAI project for the known CrewAI/MCP pitfalls",
+		// Findings and config quote placeholders and env lookups on
+		// purpose; only known secret values are hidden.
+		Annotations: quotesConfig,
 		Long: `lint opens a CrewAI project (a JSON-first crew, a classic project, an mcpServers
 file or a crew in crewbench.yaml) and reports every known pitfall with its
 file:line:col and a concrete fix: string refs CrewAI rejects or resolves to

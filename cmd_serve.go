@@ -11,6 +11,7 @@ import (
 	"log"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -45,6 +46,8 @@ func newServeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve [PATH | --demo] [--http ADDR] [--llm MODEL]",
 		Short: "Publish the project's crew as an MCP tool (stdio or streamable HTTP)",
+		// stdout is the MCP stream, not text for people.
+		Annotations: rawOutput,
 		Long: `serve publishes the project's crew as one MCP tool, so any MCP client — a
 CrewAI agent's mcps, Claude Desktop, an IDE, crewbench itself — can kick it
 off. The tool's name is the crew's name sanitized the way CrewAI sanitizes
@@ -391,7 +394,9 @@ func (pub *crewPublisher) structured(out *crew.CrewOutput, runErr error, recorde
 		m["error"] = red.RedactString(runErr.Error())
 	}
 	if recorded != "" {
-		m["session"] = recorded
+		// The file's name only: where the server keeps its state is not
+		// the client's business.
+		m["session"] = filepath.Base(recorded)
 	}
 	if out == nil {
 		return m

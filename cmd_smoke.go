@@ -21,13 +21,17 @@ import (
 type smokeOpts struct {
 	sse      bool
 	headers  []string
+	env      []string
 	timeout  time.Duration
 	protocol string
 	skip     []string
-	json     bool
-	project  projectFlags
-	session  sessionFlags
-	oauth    oauthUseFlag
+	// includeDestructive calls the tools whose annotations say they may
+	// modify something (skipped by default).
+	includeDestructive bool
+	json               bool
+	project            projectFlags
+	session            sessionFlags
+	oauth              oauthUseFlag
 }
 
 func newSmokeCmd() *cobra.Command {
@@ -48,8 +52,16 @@ stdio server:
   crewbench smoke --timeout 5s http://127.0.0.1:3001/mcp
 
 A tool passes when it answers: a result, or an isError result (the server
-handled the call; arguments built from a schema may be refused). It fails
-on timeouts, protocol errors, JSON-RPC errors and dropped connections.
+handled the call). It fails on timeouts, protocol errors, JSON-RPC errors
+and dropped connections, and when the server refuses the arguments built
+from its own schema (JSON-RPC -32602, or an isError saying input validation
+failed: class invalid_arguments).
+Tools whose annotations say they may modify something (destructiveHint
+true, or annotated without readOnlyHint true) are not called: they are
+listed as skipped with the reason; --include-destructive calls them too.
+Tools that run only as MCP tasks (execution.taskSupport "required") are
+skipped as well: CrewAI cannot call them. --skip names more tools not to
+call. --env K=V adds to a -- COMMAND server's environment.
 The whole smoke run (connect, discovery, every call with its attempts,
 frames and stderr) is recorded to one session file in
 $XDG_STATE_HOME/crewbench/sessions, or to --record FILE; --no-record skips
@@ -63,9 +75,12 @@ Exit status: 0 all passed, 2 connection failure, 3 some tool failed,
 	o.project.register(fs)
 	fs.BoolVar(&o.sse, "sse", false, "the URL is a legacy HTTP+SSE endpoint")
 	fs.StringArrayVar(&o.headers, "header", nil, "HTTP header `K=V` (repeatable)")
+	fs.StringArrayVar(&o.env, "env", nil, "environment variable `K=V` for the -- COMMAND server, on top of CrewAI's six (repeatable)")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "per-call timeout")
 	fs.StringVar(&o.protocol, "protocol", "", `MCP protocol version (default `+mcpconn.DefaultProtocolVersion+`; "auto" probes)`)
 	fs.StringSliceVar(&o.skip, "skip", nil, "tools not to call (comma-separated, repeatable), e.g. ones that reach the internet")
+	fs.BoolVar(&o.includeDestructive, "include-destructive", false,
+		"also call the tools whose annotations say they may modify something (destructive, or not read-only)")
 	fs.BoolVar(&o.json, "json", false, "print JSON")
 	o.oauth.register(fs)
 	addSessionFlags(cmd, &o.session)
@@ -79,23 +94,33 @@ type smokeTool struct {
 	Arguments map[string]any `json:"arguments"`
 	Notes     []string       `json:"notes,omitempty"`
 	Outcome   string         `json:"outcome"`
-	Passed    bool           `json:"passed"`
-	Duration  time.Duration  `json:"duration_ns"`
-	Text      string         `json:"text"`
-	Error     string         `json:"error,omitempty"`
+	// Class says why a call that answered still fails (invalid_arguments).
+	Class    string        `json:"class,omitempty"`
+	Passed   bool          `json:"passed"`
+	Duration time.Duration `json:"duration_ns"`
+	Text     string        `json:"text"`
+	Error    string        `json:"error,omitempty"`
+}
+
+// smokeSkip is a tool smoke did not call, and why.
+type smokeSkip struct {
+	Tool   string `json:"tool"`
+	Reason string `json:"reason"`
 }
 
 // smokeReport is the whole run.
 type smokeReport struct {
-	Server   string             `json:"server"`
-	Info     mcpconn.ServerInfo `json:"info"`
-	State    string             `json:"state"`
-	Error    string             `json:"error,omitempty"`
-	Tools    []smokeTool        `json:"tools"`
-	Skipped  []string           `json:"skipped,omitempty"`
-	Passed   int                `json:"passed"`
-	Failed   int                `json:"failed"`
-	Duration time.Duration      `json:"duration_ns"`
+	Server string             `json:"server"`
+	Info   mcpconn.ServerInfo `json:"info"`
+	State  string             `json:"state"`
+	Error  string             `json:"error,omitempty"`
+	// Listed is how many tools the server listed (called and skipped).
+	Listed   int           `json:"listed"`
+	Tools    []smokeTool   `json:"tools"`
+	Skipped  []smokeSkip   `json:"skipped,omitempty"`
+	Passed   int           `json:"passed"`
+	Failed   int           `json:"failed"`
+	Duration time.Duration `json:"duration_ns"`
 }
 
 // smokeTarget turns the positional arguments into a server spec.
@@ -109,7 +134,15 @@ func smokeTarget(cmd *cobra.Command, o *smokeOpts, args []string) (mcpconn.Serve
 			return s, errors.New("-- needs a command")
 		}
 		s = mcpconn.ServerSpec{Transport: mcpconn.TransportStdio, Command: args[0], Args: args[1:]}
+		env, err := keyValues("--env", o.env)
+		if err != nil {
+			return s, err
+		}
+		s.Env = env
 	} else {
+		if len(o.env) > 0 {
+			return s, errors.New("--env applies to a stdio server: smoke [flags] -- COMMAND ARGS")
+		}
 		if len(args) == 0 {
 			return s, errors.New("no target: give a server name, a URL, or -- COMMAND ARGS")
 		}
@@ -166,7 +199,7 @@ func runSmoke(cmd *cobra.Command, o *smokeOpts, args []string) error {
 		RunID: session.NewID(), Command: "smoke",
 		Meta: map[string]any{
 			"server": session.RedactString(mcpconn.Handle(spec)), "transport": string(spec.Transport),
-			"timeout": o.timeout.String(), "skip": o.skip,
+			"timeout": o.timeout.String(), "skip": o.skip, "include_destructive": o.includeDestructive,
 		},
 	})
 	if err != nil {
@@ -176,7 +209,7 @@ func runSmoke(cmd *cobra.Command, o *smokeOpts, args []string) error {
 	if record != nil {
 		em = session.NewEmitter(record)
 	}
-	rep := smokeAll(ctx, spec, o.skip, em)
+	rep := smokeAll(ctx, spec, o, em)
 	writeErr := writeSmoke(cmd.OutOrStdout(), rep, o.json)
 	// The pool is closed by now, so its last events (processes exiting)
 	// are in the recording.
@@ -197,9 +230,9 @@ func runSmoke(cmd *cobra.Command, o *smokeOpts, args []string) error {
 }
 
 // smokeAll connects, lists the tools and calls each one on one kept
-// session, emitting everything through em. The pool is closed when it
-// returns.
-func smokeAll(ctx context.Context, spec mcpconn.ServerSpec, skip []string, em *session.Emitter) smokeReport {
+// session (but those o skips), emitting everything through em. The pool is
+// closed when it returns.
+func smokeAll(ctx context.Context, spec mcpconn.ServerSpec, o *smokeOpts, em *session.Emitter) smokeReport {
 	start := time.Now()
 	pool := mcpconn.NewPool(em)
 	pool.SetAuthorizer(authorizerFrom(ctx))
@@ -213,9 +246,10 @@ func smokeAll(ctx context.Context, spec mcpconn.ServerSpec, skip []string, em *s
 		return rep
 	}
 	rep.Info = st.Discovery.Info
+	rep.Listed = len(st.Discovery.Tools)
 	for _, t := range st.Discovery.Tools {
-		if slices.Contains(skip, t.Name) {
-			rep.Skipped = append(rep.Skipped, t.Name)
+		if reason := smokeSkipReason(t, o); reason != "" {
+			rep.Skipped = append(rep.Skipped, smokeSkip{Tool: t.Name, Reason: reason})
 			continue
 		}
 		args, notes, err := argsgen.Build(t.InputSchema)
@@ -227,6 +261,10 @@ func smokeAll(ctx context.Context, spec mcpconn.ServerSpec, skip []string, em *s
 		st := smokeTool{Tool: t.Name, LLMName: t.LLMName, Arguments: r.Arguments, Notes: notes, Outcome: r.Outcome,
 			Duration: r.Duration, Text: r.Text, Error: r.Error}
 		st.Passed = r.Outcome == session.OutcomeOK || r.Outcome == session.OutcomeIsError
+		if refusedArguments(r) {
+			// Arguments built from the tool's own schema must be accepted.
+			st.Passed, st.Class = false, classInvalidArguments
+		}
 		if st.Passed {
 			rep.Passed++
 		} else {
@@ -241,6 +279,44 @@ func smokeAll(ctx context.Context, spec mcpconn.ServerSpec, skip []string, em *s
 	return rep
 }
 
+// smokeSkipReason says why smoke does not call t ("": it does).
+func smokeSkipReason(t mcpconn.Tool, o *smokeOpts) string {
+	if slices.Contains(o.skip, t.Name) {
+		return "--skip"
+	}
+	if t.TaskSupport() == mcpconn.TaskRequired {
+		// A plain call (all CrewAI sends) can only fail.
+		return "runs only as an MCP task (execution.taskSupport: required): CrewAI cannot call it"
+	}
+	if why := t.MayModify(); why != "" && !o.includeDestructive {
+		return why + "; --include-destructive calls it"
+	}
+	return ""
+}
+
+// classInvalidArguments is the class of a call the server refused for its
+// arguments.
+const classInvalidArguments = "invalid_arguments"
+
+// refusedArguments says the server refused the call's arguments: a JSON-RPC
+// -32602 (invalid params), or an isError result whose text says input
+// validation failed (the TypeScript SDK answers "MCP error -32602: Input
+// validation error: …" that way; Python servers say "validation error").
+func refusedArguments(r *mcpconn.CallResult) bool {
+	if r.Code == jsonrpcInvalidParams {
+		return true
+	}
+	if r.Outcome != session.OutcomeIsError {
+		return false
+	}
+	text := strings.ToLower(r.Text)
+	return strings.Contains(text, "-32602") || strings.Contains(text, "input validation error") ||
+		strings.Contains(text, "validation error for") || strings.Contains(text, "invalid arguments for tool")
+}
+
+// jsonrpcInvalidParams is JSON-RPC's "Invalid params" error code.
+const jsonrpcInvalidParams = -32602
+
 func writeSmoke(w io.Writer, rep smokeReport, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(w)
@@ -253,7 +329,11 @@ func writeSmoke(w io.Writer, rep smokeReport, asJSON bool) error {
 		fmt.Fprintf(w, "  connect failed: %s\n", rep.Error)
 		return nil
 	}
-	fmt.Fprintf(w, "  server %s %s, protocol %s, %d tools\n\n", rep.Info.Name, rep.Info.Version, rep.Info.ProtocolVersion, len(rep.Tools))
+	counts := plural(rep.Listed, "tool", "tools")
+	if len(rep.Skipped) > 0 {
+		counts += fmt.Sprintf(" (%d called, %d skipped)", len(rep.Tools), len(rep.Skipped))
+	}
+	fmt.Fprintf(w, "  server %s %s, protocol %s, %s\n\n", rep.Info.Name, rep.Info.Version, rep.Info.ProtocolVersion, counts)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  TOOL\tRESULT\tOUTCOME\tTIME\tARGUMENTS\tANSWER")
 	for _, t := range rep.Tools {
@@ -266,7 +346,11 @@ func writeSmoke(w io.Writer, rep smokeReport, asJSON bool) error {
 		if !t.Passed && t.Error != "" {
 			answer = t.Error
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", t.Tool, verdict, t.Outcome, t.Duration.Round(time.Millisecond),
+		outcome := t.Outcome
+		if t.Class != "" {
+			outcome += " " + t.Class
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", t.Tool, verdict, outcome, t.Duration.Round(time.Millisecond),
 			oneLine(string(a), 40), oneLine(answer, 60))
 	}
 	_ = tw.Flush()
@@ -275,8 +359,8 @@ func writeSmoke(w io.Writer, rep smokeReport, asJSON bool) error {
 			fmt.Fprintf(w, "  note %s: %s\n", t.Tool, n)
 		}
 	}
-	if len(rep.Skipped) > 0 {
-		fmt.Fprintf(w, "  skipped: %s\n", strings.Join(rep.Skipped, ", "))
+	for _, s := range rep.Skipped {
+		fmt.Fprintf(w, "  skipped %s: %s\n", s.Tool, s.Reason)
 	}
 	fmt.Fprintf(w, "\n%d passed, %d failed in %s\n", rep.Passed, rep.Failed, rep.Duration.Round(time.Millisecond))
 	return nil

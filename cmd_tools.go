@@ -66,6 +66,9 @@ server gets (secrets redacted). Exit status: 0 when every server connected,
 // toolsReport is one server in `tools --json`.
 type toolsReport struct {
 	*mcpconn.Discovery
+	// Cautions are crewbench's own warnings about the tools (what CrewAI
+	// cannot do with them), apart from the Warnings CrewAI logs.
+	Cautions    []string         `json:"cautions,omitempty"`
 	Environment []mcpconn.EnvVar `json:"environment,omitempty"`
 	// Health is a bare-GET probe of an HTTP server that failed to connect.
 	Health *mcpconn.HealthResult `json:"health,omitempty"`
@@ -109,7 +112,7 @@ func runTools(cmd *cobra.Command, o *toolsOpts, args []string) error {
 		go func() {
 			defer wg.Done()
 			d, err := mcpconn.Discover(ctx, s, mcpconn.Options{})
-			reports[i], errs[i] = toolsReport{Discovery: d}, err
+			reports[i], errs[i] = toolsReport{Discovery: d, Cautions: toolCautions(d)}, err
 			if err != nil && s.Transport == mcpconn.TransportHTTP {
 				h := mcpconn.ProbeHTTP(ctx, s.URL, s.Headers, healthProbeTimeout)
 				reports[i].Health = &h
@@ -200,8 +203,11 @@ func printDiscovery(w io.Writer, r toolsReport, showEnv bool) {
 	} else if d.Outcome == "ok" {
 		fmt.Fprintln(w, "  tools:   none listed")
 	}
-	if len(d.Hints)+len(d.Warnings) > 0 {
+	if len(d.Hints)+len(d.Warnings)+len(r.Cautions) > 0 {
 		fmt.Fprintln(w)
+	}
+	for _, c := range r.Cautions {
+		fmt.Fprintf(w, "  ! %s\n", c)
 	}
 	for _, h := range d.Hints {
 		if h.Kind == filter.HintKeepsNothing {
@@ -216,6 +222,18 @@ func printDiscovery(w io.Writer, r toolsReport, showEnv bool) {
 		}
 		fmt.Fprintf(w, "  CrewAI logs: %s\n", wline)
 	}
+}
+
+// toolCautions warns about the kept tools CrewAI cannot use as listed.
+func toolCautions(d *mcpconn.Discovery) []string {
+	var out []string
+	for _, t := range d.KeptTools() {
+		if t.TaskSupport() == mcpconn.TaskRequired {
+			out = append(out, fmt.Sprintf("%s runs only as an MCP task (execution.taskSupport: required): "+
+				"CrewAI sends plain tools/call, so every call the agent makes fails", printable(t.Name)))
+		}
+	}
+	return out
 }
 
 func diagSummary(ds []names.Diagnostic) string {

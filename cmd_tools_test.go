@@ -106,7 +106,7 @@ func TestToolsUsageAndConnectionErrors(t *testing.T) {
 
 func TestSmokeStdioFixture(t *testing.T) {
 	cmd, args := fixturetest.Command("inventory")
-	code, out, errs := run(t, append([]string{"smoke", "--"}, append([]string{cmd}, args...)...)...)
+	code, out, errs := run(t, append([]string{"smoke", "--include-destructive", "--"}, append([]string{cmd}, args...)...)...)
 	if code != 0 || !strings.Contains(out, "3 passed, 0 failed") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}

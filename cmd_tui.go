@@ -107,10 +107,10 @@ func openWorkbench(cmd *cobra.Command, o workbenchOptions) error {
 	deps := ui.Deps{
 		Ctx:         ctx,
 		Workspace:   w.ws,
-		Pool:        ui.PoolAdapter{Pool: pool},
+		Pool:        poolAdapter{Pool: pool},
 		Events:      events,
-		Caller:      ui.MCPCaller{Pool: pool},
-		Prober:      ui.HTTPProber{},
+		Caller:      mcpCaller{Pool: pool},
+		Prober:      httpProber{},
 		Palette:     pal,
 		Environ:     os.Environ(),
 		Editor:      editorCommand(),
@@ -120,7 +120,7 @@ func openWorkbench(cmd *cobra.Command, o workbenchOptions) error {
 	sessionsDir := ""
 	if dir, err := session.SessionsDir(); err == nil {
 		sessionsDir = dir
-		deps.Sessions = ui.DirSessions{Dir: dir}
+		deps.Sessions = dirSessions{Dir: dir}
 		// Every call made in 4 Try goes to one session file per workbench.
 		meta := map[string]any{"workspace": w.ws.Name}
 		if w.ws.Name == "demo" {
@@ -130,7 +130,7 @@ func openWorkbench(cmd *cobra.Command, o workbenchOptions) error {
 		if w.project != nil && w.ws.Name != "demo" {
 			project = w.project.Dir
 		}
-		deps.Calls = &ui.CallLog{Dir: dir, Version: buildVersion(), Project: project, Meta: meta}
+		deps.Calls = &callLog{Dir: dir, Version: buildVersion(), Project: project, Meta: meta}
 		if w.runner != nil {
 			w.runner.SessionsDir = dir
 		}
@@ -139,14 +139,21 @@ func openWorkbench(cmd *cobra.Command, o workbenchOptions) error {
 		deps.Runner = w.runner
 		// Re-runs (7 Sessions) run the workspace's project again, opened
 		// afresh, with every LLM reply taken from the recording.
-		deps.Replayer = ui.ProjectReplayer{Dir: w.project.Dir, SelfCommand: w.mcp.SelfCommand, Demo: w.ws.Name == "demo",
+		deps.Replayer = projectReplayer{Dir: w.project.Dir, SelfCommand: w.mcp.SelfCommand, Demo: w.ws.Name == "demo",
 			SessionsDir: sessionsDir, Version: buildVersion()}
 	}
 	if w.project != nil {
-		deps.Exporter = ui.ProjectExporter{Project: w.project}
+		deps.Exporter = projectExporter{Project: w.project}
 		if w.ws.Name == "demo" {
-			deps.Exporter = ui.ProjectExporter{Project: w.project,
+			deps.Exporter = projectExporter{Project: w.project,
 				ReadOnly: "the demo lives in a temporary directory: nothing to write back to (x shows the config)"}
+		}
+	}
+	// CREWBENCH_TUI_LOG=FILE keeps Bubble Tea's debug log (the terminal
+	// belongs to the workbench).
+	if path := os.Getenv("CREWBENCH_TUI_LOG"); path != "" {
+		if f, err := tea.LogToFile(path, "crewbench"); err == nil {
+			defer f.Close()
 		}
 	}
 	err = ui.Run(deps, teaIO(cmd)...)
@@ -166,7 +173,7 @@ func editorCommand() string {
 type workspace struct {
 	project *project.Project
 	ws      ui.Workspace
-	runner  *ui.ProjectRunner
+	runner  *projectRunner
 	mcp     *crew.MCP
 	cleanup func()
 }
@@ -215,15 +222,22 @@ func loadWorkspace(o workbenchOptions) (*workspace, error) {
 	// Whatever the workbench shows hides the project's own secrets (.env
 	// values, server credentials), not only the standard shapes.
 	session.AddSecretValues(p.SecretValues()...)
-	w.ws = ui.WorkspaceOf(p, name)
+	w.ws = workspaceOf(p, name)
+	selfServers := 0
 	for i := range w.ws.Servers {
 		w.ws.Servers[i].Spec = selfSpec(w.ws.Servers[i].Spec, w.mcp)
+		if s := w.ws.Servers[i].Spec; s.Transport == mcpconn.TransportStdio && s.Command == mcpconn.SelfCommand && s.Executable == "" {
+			selfServers++
+		}
+	}
+	if selfServers > 0 && mcpconn.SelfExecutable != "" {
+		w.ws.Notes = append(w.ws.Notes, strings.TrimSuffix(strings.TrimPrefix(selfNote(), "crewbench: note: "), "\n"))
 	}
 	if note != "" {
 		w.ws.Notes = append([]string{note}, w.ws.Notes...)
 	}
 	if p.Crew != nil {
-		w.runner = &ui.ProjectRunner{Project: p, MCP: w.mcp, Version: buildVersion()}
+		w.runner = &projectRunner{Project: p, MCP: w.mcp, Version: buildVersion()}
 		if name == "demo" {
 			// `crewbench replay FILE --rerun` then re-runs the embedded demo.
 			w.runner.Meta = map[string]any{"demo": true}
@@ -271,7 +285,9 @@ func teaIO(cmd *cobra.Command) []tea.ProgramOption {
 	if in := cmd.InOrStdin(); in != os.Stdin {
 		opts = append(opts, tea.WithInput(in))
 	}
-	if out := cmd.OutOrStdout(); out != os.Stdout {
+	// The workbench redacts what it draws itself and needs the terminal,
+	// not the redacting writer around it.
+	if out := unwrapWriter(cmd.OutOrStdout()); out != os.Stdout {
 		opts = append(opts, tea.WithOutput(out))
 	}
 	return opts

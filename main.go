@@ -12,25 +12,60 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"crewbench/mcpconn"
+	"crewbench/session"
 )
 
 // version is set at build time with -ldflags "-X main.version=…"; otherwise
 // it comes from the module build info.
 var version = ""
 
+// buildVersion is crewbench's version as clientInfo, serverInfo, session
+// headers and OTLP's service.version carry it.
 func buildVersion() string {
 	if version != "" {
 		return version
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	bi, _ := debug.ReadBuildInfo()
+	return versionFrom(bi)
+}
+
+// versionFrom is the module version (go install …@v1.2.3), else the VCS
+// revision the binary was built from (go build in a checkout:
+// "dev+1a2b3c4d5e6f", "-dirty" with uncommitted changes), else "dev".
+func versionFrom(bi *debug.BuildInfo) string {
+	if bi == nil {
+		return "dev"
 	}
-	return "dev"
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev string
+	dirty := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "dev"
+	}
+	v := "dev+" + rev[:min(12, len(rev))]
+	if dirty {
+		v += "-dirty"
+	}
+	return v
 }
 
 // newRootCmd builds the command tree: bare `crewbench` opens the
@@ -48,10 +83,26 @@ traces you can step through.`,
 		Version:       buildVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.NoArgs,
-		RunE:          runWorkbenchRoot,
+		// Bare crewbench takes no arguments: a word is a mistyped command.
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return unknownCommand(cmd, args[0])
+			}
+			return nil
+		},
+		RunE: runWorkbenchRoot,
 	}
 	root.SetVersionTemplate("crewbench {{.Version}}\n")
+	// cobra applies its default distance only to its own messages.
+	root.SuggestionsMinimumDistance = 2
+	// `crewbench runn --demo`: the flag is unknown only because the command
+	// is; say which command.
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		if args := cmd.Flags().Args(); cmd == root && len(args) > 0 {
+			return unknownCommand(root, args[0])
+		}
+		return err
+	})
 	addWorkbenchRootFlags(root)
 	root.AddCommand(
 		newDemoCmd(),
@@ -73,6 +124,15 @@ traces you can step through.`,
 	return root
 }
 
+// unknownCommand says name is no command of root, with the closest ones.
+func unknownCommand(root *cobra.Command, name string) error {
+	msg := fmt.Sprintf("unknown command %q", name)
+	if near := root.SuggestionsFor(name); len(near) > 0 {
+		msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(near, ", "))
+	}
+	return exitCode(exitUsage, fmt.Errorf("%s; crewbench --help lists the commands", msg))
+}
+
 // execute runs crewbench with the given arguments and streams and returns
 // the process exit code.
 func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -81,13 +141,25 @@ func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 }
 
 // executeRoot runs a command tree and returns the process exit code.
-// Errors are printed as one line on stderr.
+// Errors are printed as one line on stderr. Everything printed is
+// redacted (cli_redact.go) unless --show-secrets.
 func executeRoot(ctx context.Context, root *cobra.Command, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	out := newRedactingWriter(stdout, session.DefaultRedactor)
+	errw := newRedactingWriter(stderr, session.DefaultRedactor)
+	defer func() {
+		_ = out.Flush()
+		_ = errw.Flush()
+	}()
+	addShowSecretsFlag(root, out, errw)
 	root.SetArgs(args)
 	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetOut(out)
+	root.SetErr(errw)
+	selfBefore := mcpconn.SelfUses()
 	err := root.ExecuteContext(ctx)
+	if mcpconn.SelfUses() > selfBefore {
+		errw.WriteOwn(selfNote())
+	}
 	if err == nil {
 		return 0
 	}
@@ -95,12 +167,31 @@ func executeRoot(ctx context.Context, root *cobra.Command, args []string, stdin 
 	if errors.As(err, &silent) {
 		return silent.code
 	}
-	fmt.Fprintf(stderr, "crewbench: %v\n", err)
+	errw.WriteOwn(fmt.Sprintf("crewbench: %v\n", err))
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
 	}
 	return 1
+}
+
+// selfExecutable is the running binary when "crewbench" is not on PATH
+// (mcpconn.SelfExecutable): `crewbench …` stdio servers then start it.
+func selfExecutable() string {
+	if _, err := exec.LookPath(mcpconn.SelfCommand); err == nil {
+		return ""
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return exe
+}
+
+// selfNote says which crewbench the `crewbench …` servers ran.
+func selfNote() string {
+	return fmt.Sprintf("crewbench: note: %q is not on PATH, so servers declared as `crewbench …` ran this binary (%s)\n",
+		mcpconn.SelfCommand, mcpconn.SelfExecutable)
 }
 
 // main owns the process's signals, alone: INT, TERM and HUP (a closed
@@ -111,6 +202,8 @@ func executeRoot(ctx context.Context, root *cobra.Command, args []string, stdin 
 // The workbench leaves signals to main too (ui.Run turns Bubble Tea's
 // handler off): two owners deadlocked on shutdown.
 func main() {
+	mcpconn.ClientVersion = buildVersion()
+	mcpconn.SelfExecutable = selfExecutable()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"crewbench/fixtures/fixturetest"
+	"crewbench/mcpconn"
 )
 
 // fixtureDispatch is set by TestMain; fixtureCommandLine refuses to
@@ -29,12 +30,22 @@ func TestMain(m *testing.M) {
 	// `<test binary> crewbench-cli ARGS…` runs the CLI as a real process
 	// (crewbench serve over stdio).
 	if len(os.Args) > 1 && os.Args[1] == cliArg0 {
+		if exe, err := os.Executable(); err == nil {
+			mcpconn.SelfExecutable = exe
+		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		code := execute(ctx, os.Args[2:], os.Stdin, os.Stdout, os.Stderr)
 		stop()
 		os.Exit(code)
 	}
 	fixtureDispatch = true
+	// Servers declared as `crewbench fixture NAME` run this test binary,
+	// whatever crewbench is on PATH (main does so only when none is).
+	exe, err := os.Executable()
+	if err != nil {
+		panic(err)
+	}
+	mcpconn.SelfExecutable = exe
 	// `crewbench run` records every session by default: keep the tests'
 	// recordings out of the developer's real state directory.
 	state, err := os.MkdirTemp("", "crewbench-test-state-")

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -169,11 +170,7 @@ func dialOnce(ctx context.Context, spec ServerSpec, o dialOptions) (mcpSession, 
 	switch spec.Transport {
 	case TransportStdio:
 		env := EnvList(StdioEnvironment(spec, nil))
-		command := spec.Command
-		if spec.Executable != "" {
-			command = spec.Executable
-		}
-		s.stdio = newStdioTransport(command, spec.Args, env, o.limits.Shutdown, s.stdioHooks())
+		s.stdio = newStdioTransport(stdioProgram(spec), spec.Args, env, o.limits.Shutdown, s.stdioHooks())
 		inner = s.stdio
 	case TransportHTTP, TransportSSE:
 		var auth func(http.RoundTripper) http.RoundTripper
@@ -309,7 +306,7 @@ func (s *mcpgoSession) dialFailed(ctx context.Context, phase string, err error, 
 	var f failureInfo
 	var se *spawnError
 	if errors.As(err, &se) {
-		f = failureInfo{Class: session.OutcomeSpawnFailed, Text: se.Error(), Detail: se.Error()}
+		f = failureInfo{Class: session.OutcomeSpawnFailed, Text: se.Error(), Detail: spawnDetail(se)}
 	} else {
 		// Let a dying child finish exiting so its status can be reported.
 		if s.stdio != nil && errors.Is(err, transport.ErrTransportClosed) {
@@ -555,7 +552,7 @@ func (s *mcpgoSession) failure(ctx context.Context, err error, tr *reqTrace) fai
 // classify maps an error to an outcome class, checking our own context
 // first (mcp-go's errors differ per transport; guide 2.5 / 2.9 #7).
 func classify(ctx context.Context, err error, tr, conn *reqTrace) failureInfo {
-	f := failureInfo{Detail: err.Error(), Text: err.Error()}
+	f := failureInfo{Detail: collapseRepeats(err.Error()), Text: err.Error()}
 	_, rpcErr, status, _ := tr.snapshot()
 	if status == 0 {
 		_, connErr, connStatus, _ := conn.snapshot()
@@ -573,6 +570,7 @@ func classify(ctx context.Context, err error, tr, conn *reqTrace) failureInfo {
 		f.Class = session.OutcomeCancelled
 	case errors.As(err, &se):
 		f.Class = session.OutcomeSpawnFailed
+		f.Detail = spawnDetail(err)
 	case errors.Is(err, transport.ErrAuthorizationRequired), errors.Is(err, transport.ErrOAuthAuthorizationRequired):
 		// A 401 on a later request of a session: the status recorded for it
 		// may be missing, and the connection's own (the GET stream's
@@ -593,6 +591,11 @@ func classify(ctx context.Context, err error, tr, conn *reqTrace) failureInfo {
 	case status == http.StatusNotFound:
 		f.Class = session.OutcomeNotFound
 		f.Text = httpxStatusText(status)
+		if errors.Is(err, transport.ErrLegacySSEServer) {
+			// mcp-go guesses "legacy SSE" from any 4xx; a 404 says only
+			// that nothing serves MCP at this path (the probe says so too).
+			f.Detail = "the initialize POST got 404 Not Found: nothing serves MCP at this path"
+		}
 	case errors.Is(err, transport.ErrTransportClosed), errors.Is(err, transport.ErrSessionTerminated),
 		strings.Contains(err.Error(), "connection has been closed"), strings.Contains(err.Error(), "connection refused"),
 		strings.Contains(err.Error(), "EOF"), strings.Contains(err.Error(), "connection reset"):
@@ -609,6 +612,29 @@ func classify(ctx context.Context, err error, tr, conn *reqTrace) failureInfo {
 		f.Class = session.OutcomeProtocol
 	}
 	return f
+}
+
+// spawnDetail explains a failed spawn, with the fix when the command is
+// not found.
+func spawnDetail(err error) string {
+	if errors.Is(err, exec.ErrNotFound) {
+		return err.Error() + " (install it or put its directory on PATH, or declare the command by its absolute path)"
+	}
+	return collapseRepeats(err.Error())
+}
+
+// collapseRepeats drops a ": "-separated part that repeats the one before
+// it: mcp-go wraps some errors twice with the same words ("failed to send
+// request: failed to send request: Post …").
+func collapseRepeats(s string) string {
+	parts := strings.Split(s, ": ")
+	out := parts[:1]
+	for _, p := range parts[1:] {
+		if p != out[len(out)-1] {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, ": ")
 }
 
 func isTimeoutErr(err error) bool {

@@ -22,9 +22,10 @@ type serverSecrets struct {
 func newServerSecrets(spec ServerSpec) serverSecrets {
 	// A password in the URL also reaches names derived from it (CrewAI's
 	// server_name, every LLM-visible tool name, span names), which every
-	// command prints and records. It is marked process-wide, so no output
-	// path has to know which server a name came from.
-	session.AddSecretValues(session.URLSecrets(spec.URL)...)
+	// command prints and records, and a server may echo its secret env
+	// values or headers in any result. They are marked process-wide, so no
+	// output path has to know which server a text came from.
+	session.AddSecretValues(SecretValues(spec)...)
 	return serverSecrets{
 		url:         spec.URL,
 		redactedURL: session.RedactURL(spec.URL),

@@ -21,7 +21,6 @@ package ui
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -561,11 +560,6 @@ func Run(deps Deps, opts ...tea.ProgramOption) error {
 	// forever sending its QuitMsg once ctx (cancelled by that same signal)
 	// has stopped the event loop.
 	opts = append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx), tea.WithoutSignalHandler()}, opts...)
-	if path := os.Getenv("CREWBENCH_TUI_LOG"); path != "" {
-		if f, err := tea.LogToFile(path, "crewbench"); err == nil {
-			defer f.Close()
-		}
-	}
 	p := tea.NewProgram(New(deps), opts...)
 	final, err := p.Run()
 	cancel()

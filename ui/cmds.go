@@ -184,6 +184,23 @@ func (s *closingSink) Close() {
 	}
 }
 
+// RunEventBuffer is the buffer of a run's event channel (a kickoff's, a
+// re-run's). It absorbs bursts; a slow screen slows the engine, never
+// loses an event (the UI drains it in batches).
+const RunEventBuffer = 1024
+
+// NewEventChannel returns a sink that feeds a channel the workbench drains
+// (Deps.Events, RunHandle.Events), and the function that closes it. Emit
+// waits for room until ctx ends, then drops: a closed workbench never
+// wedges the engine. Call closeFn once nothing emits any more (after the
+// pool is closed, after the run returned); events emitted later are
+// dropped.
+func NewEventChannel(ctx context.Context, n int) (sink session.Sink, events <-chan session.Event, closeFn func()) {
+	ch := make(chan session.Event, n)
+	s := &closingSink{ctx: ctx, ch: ch}
+	return s, ch, s.Close
+}
+
 func waitForCallEvents(id int, ch <-chan session.Event) tea.Cmd {
 	return func() tea.Msg {
 		batch, ok := drain(ch, maxEventBatch)

@@ -2,6 +2,8 @@ package ui
 
 import (
 	"context"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"crewbench/crew"
@@ -32,8 +34,9 @@ type Deps struct {
 	Events <-chan session.Event
 	// Caller runs one tool call under a call policy (try-a-tool).
 	Caller ToolCaller
-	// Calls records every call made in 4 Try (CallLog: one session file
-	// per workbench, created on the first call); nil records none. Run
+	// Calls records every call made in 4 Try (the composition root's call
+	// log: one session file per workbench, created on the first call); nil
+	// records none. Run
 	// closes it on quit.
 	Calls CallRecorder
 	// Prober checks an HTTP server's endpoint.
@@ -259,11 +262,55 @@ type WritePlan struct {
 }
 
 // FilterExporter is export-config as the playground uses it (crew/writeback
-// behind ProjectExporter). Without one the playground renders only the
+// behind the composition root's exporter). Without one the playground renders only the
 // tool_filter fragment and says so.
 type FilterExporter interface {
 	Render(ctx context.Context, f ExportFormat, req ExportRequest) (string, error)
 	Plan(ctx context.Context, req ExportRequest) (WritePlan, error)
 	// Apply writes the plan, keeping a backup, and returns the backup path.
 	Apply(ctx context.Context, plan WritePlan) (backup string, err error)
+}
+
+// CallLogCommand is the session header command of try-a-tool recordings.
+const CallLogCommand = "tui-call"
+
+// SessionAbout describes a recording from its header: the command that
+// recorded it and a few words about what it holds (the crew, the tool and
+// server, the smoked server).
+func SessionAbout(h session.Header) (command, about string) {
+	str := func(k string) string {
+		s, _ := h.Meta[k].(string)
+		return s
+	}
+	switch h.Command {
+	case "run", "tui":
+		var parts []string
+		if c := str("crew"); c != "" {
+			parts = append(parts, "crew "+c)
+		}
+		if demo, _ := h.Meta["demo"].(bool); demo {
+			parts = append(parts, "demo")
+		}
+		if h.Command == "tui" {
+			parts = append(parts, "in the workbench")
+		}
+		about = strings.Join(parts, " · ")
+	case "replay --rerun":
+		if p := str("rerun_of"); p != "" {
+			about = "re-run of " + filepath.Base(p)
+		}
+	case "call":
+		about = str("tool")
+		if s := str("server"); s != "" {
+			about += " @ " + s
+		}
+	case "smoke":
+		about = str("server")
+	case CallLogCommand:
+		about = "try-a-tool calls"
+		if w := str("workspace"); w != "" {
+			about += " · " + w
+		}
+	}
+	return h.Command, about
 }

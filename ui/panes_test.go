@@ -867,13 +867,6 @@ func TestLayoutBoxIsExact(t *testing.T) {
 }
 
 func TestTextHelpers(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"plain", "plain"}, {"two words", "'two words'"}, {"it's", `'it'\''s'`}, {"", "''"}, {"a=b/c:d", "a=b/c:d"},
-	} {
-		if got := shellQuote(tc.in); got != tc.want {
-			t.Errorf("shellQuote(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
 	for _, tc := range []struct {
 		n    int
 		w    string

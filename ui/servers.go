@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"crewbench/mcpconn"
+	"crewbench/mcpconn/cmdline"
 )
 
 // serverSection is what the lower half of the servers view shows.
@@ -359,7 +360,7 @@ func (p serversPane) infoLines(name string, w int) []string {
 	switch spec.Transport {
 	case mcpconn.TransportStdio:
 		words := append([]string{spec.Command}, spec.Args...)
-		out = append(out, p.kv("command", printable(red.RedactString(shellJoin(words)))))
+		out = append(out, p.kv("command", printable(red.RedactString(cmdline.Join(words)))))
 	default:
 		out = append(out, p.kv("url", printable(red.RedactURL(spec.URL))))
 		if len(spec.Headers) > 0 {

@@ -239,7 +239,7 @@ func (p sessionsPane) startRerun() (sessionsPane, tea.Cmd) {
 	}
 	p.gen++
 	ctx, cancel := context.WithCancel(p.ctx)
-	events := make(chan session.Event, runEventBuffer)
+	events := make(chan session.Event, RunEventBuffer)
 	sink := &closingSink{ctx: ctx, ch: events}
 	j := &rerunJob{gen: p.gen, path: su.path, name: su.name, filters: su.filters(), faults: su.faults(), keepGoing: su.keepGoing,
 		cancel: cancel, finished: make(chan struct{}), started: p.now(), running: true, ch: events}

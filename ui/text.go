@@ -146,33 +146,6 @@ func highlight(s string, idx []int, base, hi lipgloss.Style) string {
 	return b.String()
 }
 
-// shellQuote quotes one word for a POSIX shell.
-func shellQuote(s string) string {
-	if s == "" {
-		return "''"
-	}
-	safe := true
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// shellJoin quotes and joins a command line.
-func shellJoin(words []string) string {
-	q := make([]string, len(words))
-	for i, w := range words {
-		q[i] = shellQuote(w)
-	}
-	return strings.Join(q, " ")
-}
-
 // printable replaces control characters so a server's text cannot move
 // the cursor or change colours on the user's screen.
 func printable(s string) string {

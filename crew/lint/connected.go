@@ -249,6 +249,11 @@ func (c *checker) toolDiagnostics(s *project.Server, d *mcpconn.Discovery) {
 		if !t.Kept() {
 			continue
 		}
+		if t.TaskSupport() == mcpconn.TaskRequired {
+			c.add(Finding{Code: CodeTaskRequired, Pos: s.Pos, Server: s.Name, Connected: true,
+				Message: fmt.Sprintf("%s's tool %q runs only as an MCP task (execution.taskSupport: required): every call CrewAI makes fails", s.Name, t.Name),
+				Fix:     fmt.Sprintf("filter %s out (tool_filter) or ask the server for a plain variant", t.Sanitized)})
+		}
 		for _, dg := range t.Diagnostics {
 			switch dg.Code {
 			case names.CodeLeadingDigit:

@@ -293,3 +293,13 @@ func TestConnectedUnauthorizedServerGetsOAuthFinding(t *testing.T) {
 		t.Fatalf("findings: %+v", fs)
 	}
 }
+
+// A tool that runs only as an MCP task fails every call CrewAI makes.
+func TestConnectedTaskRequiredTool(t *testing.T) {
+	dir := writeCrew(t, "", "Do the work.", "openai/gpt-4o-mini", fixtureMCP(t, "ref", "reference", nil))
+	fs := lintConnected(t, dir, 10*time.Second)
+	got := connectedOnly(fs, CodeTaskRequired)
+	if len(got) != 1 || !strings.Contains(got[0].Message, `"research"`) || got[0].Severity != Warning {
+		t.Fatalf("task-required: %+v\nall: %+v", got, fs)
+	}
+}

@@ -41,6 +41,7 @@ const (
 	CodeToolDropped    = "tool-dropped"
 	CodeConnectFailed  = "mcp-connect-failed"
 	CodeHTTPSCallName  = "mcp-https-call-name"
+	CodeTaskRequired   = "mcp-task-required"
 	CodeNotConnectable = "mcp-not-connectable"
 	CodeOAuth          = "mcp-oauth-not-done-by-crewai"
 
@@ -112,6 +113,8 @@ var rules = []Rule{
 		"CrewAI skips a tool whose name sanitizes to empty, and fails to build (and drops) a tool whose description is null; the agent never gets it."},
 	{CodeHTTPSCallName, Warning, true, "https:// string ref calls tools by a different name",
 		"The https:// string path sends the sanitized name to tools/call (getForecast is called as get_forecast); a server that only knows the original name answers with an error, which CrewAI passes to the agent as ordinary output."},
+	{CodeTaskRequired, Warning, true, "tool runs only as an MCP task",
+		"The tool declares execution.taskSupport \"required\": it answers a plain tools/call with an error. CrewAI sends only plain calls (it has no MCP tasks), so the agent gets an error every time it calls the tool."},
 	{CodeConnectFailed, Error, true, "server cannot be reached",
 		"For an MCPServerStdio/HTTP/SSE config a failed discovery makes the task fail with MCPConnectionError; for https:// and AMP string refs the agent silently runs without the server's tools."},
 	{CodeOAuth, Info, false, "CrewAI does not do the OAuth dance",

@@ -1,4 +1,4 @@
-package ui
+package main
 
 import (
 	"context"
@@ -16,59 +16,62 @@ import (
 	"crewbench/crew/writeback"
 	"crewbench/mcpconn"
 	"crewbench/session"
+	"crewbench/ui"
 )
 
-// The adapters from the real engine to the workbench's interfaces. They
-// are deliberately thin: when an engine API changes, this file changes.
+// The adapters from the real engine to the workbench's interfaces (ui's
+// Deps). They live in the composition root so that ui never touches files,
+// processes or crew/project; they are deliberately thin: when an engine API
+// changes, this file changes.
 
-// PoolAdapter adapts *mcpconn.Pool to ServerPool.
-type PoolAdapter struct{ Pool *mcpconn.Pool }
+// poolAdapter adapts *mcpconn.Pool to ui.ServerPool.
+type poolAdapter struct{ Pool *mcpconn.Pool }
 
-// Connect implements ServerPool.
-func (a PoolAdapter) Connect(ctx context.Context, specs ...mcpconn.ServerSpec) error {
+// Connect implements ui.ServerPool.
+func (a poolAdapter) Connect(ctx context.Context, specs ...mcpconn.ServerSpec) error {
 	return a.Pool.Connect(ctx, specs...)
 }
 
-// Status implements ServerPool.
-func (a PoolAdapter) Status() []mcpconn.ServerStatus { return a.Pool.Status() }
+// Status implements ui.ServerPool.
+func (a poolAdapter) Status() []mcpconn.ServerStatus { return a.Pool.Status() }
 
-// Reconnect implements ServerPool.
-func (a PoolAdapter) Reconnect(ctx context.Context, name string) error {
+// Reconnect implements ui.ServerPool.
+func (a poolAdapter) Reconnect(ctx context.Context, name string) error {
 	_, err := a.Pool.Reconnect(ctx, name)
 	return err
 }
 
-// Ping implements ServerPool.
-func (a PoolAdapter) Ping(ctx context.Context, name string, timeout time.Duration) (time.Duration, error) {
+// Ping implements ui.ServerPool.
+func (a poolAdapter) Ping(ctx context.Context, name string, timeout time.Duration) (time.Duration, error) {
 	return a.Pool.Ping(ctx, name, timeout)
 }
 
-// Close implements ServerPool.
-func (a PoolAdapter) Close() error { return a.Pool.Close() }
+// Close implements ui.ServerPool.
+func (a poolAdapter) Close() error { return a.Pool.Close() }
 
-// MCPCaller calls tools with mcpconn.Call; the adapter and session
+// mcpCaller calls tools with mcpconn.Call; the adapter and session
 // policies reuse the pool's sessions.
-type MCPCaller struct{ Pool *mcpconn.Pool }
+type mcpCaller struct{ Pool *mcpconn.Pool }
 
-// Call implements ToolCaller.
-func (c MCPCaller) Call(ctx context.Context, spec mcpconn.ServerSpec, tool string, args map[string]any, em *session.Emitter) *mcpconn.CallResult {
+// Call implements ui.ToolCaller.
+func (c mcpCaller) Call(ctx context.Context, spec mcpconn.ServerSpec, tool string, args map[string]any, em *session.Emitter) *mcpconn.CallResult {
 	return mcpconn.Call(ctx, spec, tool, args, mcpconn.Options{Emitter: em, Pool: c.Pool})
 }
 
-// HTTPProber probes with mcpconn.ProbeHTTP.
-type HTTPProber struct{}
+// httpProber probes with mcpconn.ProbeHTTP.
+type httpProber struct{}
 
-// Probe implements HealthProber.
-func (HTTPProber) Probe(ctx context.Context, url string, headers map[string]string, timeout time.Duration) mcpconn.HealthResult {
+// Probe implements ui.HealthProber.
+func (httpProber) Probe(ctx context.Context, url string, headers map[string]string, timeout time.Duration) mcpconn.HealthResult {
 	return mcpconn.ProbeHTTP(ctx, url, headers, timeout)
 }
 
-// DirSessions lists the *.jsonl session files of a directory.
-type DirSessions struct{ Dir string }
+// dirSessions lists the *.jsonl session files of a directory.
+type dirSessions struct{ Dir string }
 
-// List implements SessionStore: newest first, each with what its header
+// List implements ui.SessionStore: newest first, each with what its header
 // says it holds.
-func (s DirSessions) List(ctx context.Context) ([]SessionInfo, error) {
+func (s dirSessions) List(ctx context.Context) ([]ui.SessionInfo, error) {
 	entries, err := os.ReadDir(s.Dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -76,7 +79,7 @@ func (s DirSessions) List(ctx context.Context) ([]SessionInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list sessions in %s: %w", s.Dir, err)
 	}
-	var out []SessionInfo
+	var out []ui.SessionInfo
 	for _, e := range entries {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".jsonl") {
 			continue
@@ -85,9 +88,9 @@ func (s DirSessions) List(ctx context.Context) ([]SessionInfo, error) {
 		if err != nil {
 			continue
 		}
-		si := SessionInfo{Path: filepath.Join(s.Dir, e.Name()), Name: e.Name(), Size: info.Size(), Modified: info.ModTime()}
+		si := ui.SessionInfo{Path: filepath.Join(s.Dir, e.Name()), Name: e.Name(), Size: info.Size(), Modified: info.ModTime()}
 		if h, err := readSessionHeader(si.Path); err == nil {
-			si.Command, si.About = SessionAbout(h)
+			si.Command, si.About = ui.SessionAbout(h)
 		}
 		out = append(out, si)
 	}
@@ -100,27 +103,27 @@ func (s DirSessions) List(ctx context.Context) ([]SessionInfo, error) {
 	return out, nil
 }
 
-// Open implements SessionStore. A torn last line or a corrupt line in the
+// Open implements ui.SessionStore. A torn last line or a corrupt line in the
 // middle is tolerated (reported as warnings), as a crashed run leaves them.
-func (s DirSessions) Open(ctx context.Context, path string) (*session.File, error) {
+func (s dirSessions) Open(ctx context.Context, path string) (*session.File, error) {
 	return session.ReadFile(path, session.ReadOptions{Lenient: true, AnySchema: true})
 }
 
-// WorkspaceOf describes a loaded project for the workbench.
-func WorkspaceOf(p *project.Project, name string) Workspace {
-	ws := Workspace{Name: name, Opened: p.Opened}
+// workspaceOf describes a loaded project for the workbench.
+func workspaceOf(p *project.Project, name string) ui.Workspace {
+	ws := ui.Workspace{Name: name, Opened: p.Opened}
 	if ws.Name == "" {
 		ws.Name = filepath.Base(p.Dir)
 	}
 	used := map[string][]string{}
 	for _, s := range p.Servers {
-		ws.Servers = append(ws.Servers, ServerEntry{Spec: s.Spec, Source: s.Source, Agents: s.Agents})
+		ws.Servers = append(ws.Servers, ui.ServerEntry{Spec: s.Spec, Source: s.Source, Agents: s.Agents})
 		for _, a := range s.Agents {
 			used[a] = append(used[a], mcpconn.Handle(s.Spec))
 		}
 	}
 	for _, a := range p.Agents {
-		ws.Agents = append(ws.Agents, AgentEntry{Name: a.Name, Role: a.Role, Servers: used[a.Name]})
+		ws.Agents = append(ws.Agents, ui.AgentEntry{Name: a.Name, Role: a.Role, Servers: used[a.Name]})
 		if ws.LLM == "" {
 			ws.LLM = a.ResolvedLLM.Model
 		}
@@ -136,9 +139,9 @@ func WorkspaceOf(p *project.Project, name string) Workspace {
 	return ws
 }
 
-// ProjectRunner kicks off a project's crew with crew.Kickoff, recording
+// projectRunner kicks off a project's crew with crew.Kickoff, recording
 // each run to SessionsDir when it is set.
-type ProjectRunner struct {
+type projectRunner struct {
 	Project *project.Project
 	Options crew.ProjectOptions
 	// MCP reaches the crew's servers (SelfCommand for the demo, the pool).
@@ -152,13 +155,13 @@ type ProjectRunner struct {
 	Meta map[string]any
 }
 
-// Crews implements Runner.
-func (r *ProjectRunner) Crews() []CrewInfo {
+// Crews implements ui.Runner.
+func (r *projectRunner) Crews() []ui.CrewInfo {
 	p := r.Project
 	if p == nil || p.Crew == nil {
 		return nil
 	}
-	c := CrewInfo{Name: p.Crew.Name, Placeholders: p.PlaceholderNames(), Inputs: p.InputSets["default"]}
+	c := ui.CrewInfo{Name: p.Crew.Name, Placeholders: p.PlaceholderNames(), Inputs: p.InputSets["default"]}
 	if c.Inputs == nil {
 		c.Inputs = p.Crew.Inputs
 	}
@@ -183,23 +186,18 @@ func (r *ProjectRunner) Crews() []CrewInfo {
 	} else if len(p.Agents) > 0 {
 		c.LLM = p.Agents[0].ResolvedLLM.Model
 	}
-	return []CrewInfo{c}
+	return []ui.CrewInfo{c}
 }
 
-// runEventBuffer absorbs bursts; a slow screen slows the engine, never
-// loses an event (the UI drains it in batches).
-const runEventBuffer = 1024
-
-// Start implements Runner. The crew is built afresh for every run, so a
+// Start implements ui.Runner. The crew is built afresh for every run, so a
 // scripted LLM starts its conversations from the top.
-func (r *ProjectRunner) Start(ctx context.Context, req KickoffRequest) (*RunHandle, error) {
+func (r *projectRunner) Start(ctx context.Context, req ui.KickoffRequest) (*ui.RunHandle, error) {
 	c, _, err := crew.FromProject(r.Project, r.Options)
 	if err != nil {
 		return nil, err
 	}
 	runID := session.NewID()
-	events := make(chan session.Event, runEventBuffer)
-	sink := &closingSink{ctx: ctx, ch: events}
+	sink, events, closeEvents := ui.NewEventChannel(ctx, ui.RunEventBuffer)
 	sinks := session.Fanout{sink}
 	var rec *session.Recorder
 	if r.SessionsDir != "" {
@@ -216,14 +214,14 @@ func (r *ProjectRunner) Start(ctx context.Context, req KickoffRequest) (*RunHand
 			}
 		}
 	}
-	done := make(chan RunOutcome, 1)
+	done := make(chan ui.RunOutcome, 1)
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
 		out, err := crew.Kickoff(ctx, c, req.Inputs, crew.Options{
 			Emitter: session.NewEmitter(sinks), Stepper: req.Stepper, RunID: runID, MCP: r.MCP,
 		})
-		o := RunOutcome{Err: err}
+		o := ui.RunOutcome{Err: err}
 		if out != nil {
 			o.Output = out.String()
 			if out.HasToolFailures() {
@@ -235,18 +233,18 @@ func (r *ProjectRunner) Start(ctx context.Context, req KickoffRequest) (*RunHand
 				o.Recorded = rec.Path()
 			}
 		}
-		sink.Close()
+		closeEvents()
 		done <- o
 		close(done)
 	}()
-	return &RunHandle{ID: runID, Events: events, Done: done, Finished: finished}, nil
+	return &ui.RunHandle{ID: runID, Events: events, Done: done, Finished: finished}, nil
 }
 
-// ProjectReplayer re-runs recorded sessions with crew/rerun against the
+// projectReplayer re-runs recorded sessions with crew/rerun against the
 // workspace's project. The project is opened afresh from Dir for every
 // re-run: it sees the files as they are now, and the filters tried in a
 // re-run never leak into the workbench's own project.
-type ProjectReplayer struct {
+type projectReplayer struct {
 	Dir, Overlay string
 	// SelfCommand starts stdio servers declared as `crewbench …` (the
 	// demo's fixtures); each re-run gives them a private TMPDIR, so the
@@ -261,8 +259,8 @@ type ProjectReplayer struct {
 	SessionsDir, Version string
 }
 
-// Rerun implements Replayer.
-func (r ProjectReplayer) Rerun(ctx context.Context, req RerunRequest) (*rerun.Result, error) {
+// Rerun implements ui.Replayer.
+func (r projectReplayer) Rerun(ctx context.Context, req ui.RerunRequest) (*rerun.Result, error) {
 	p, err := project.Open(r.Dir, r.Overlay)
 	if p == nil {
 		return nil, fmt.Errorf("open project: %w", err)
@@ -332,7 +330,7 @@ func (r ProjectReplayer) Rerun(ctx context.Context, req RerunRequest) (*rerun.Re
 // record opens the re-run's session file, as `crewbench replay --rerun`
 // does: the recorded session and what changed go into its header, and the
 // project's secrets are hidden.
-func (r ProjectReplayer) record(req RerunRequest, p *project.Project, runID string) (*session.Recorder, error) {
+func (r projectReplayer) record(req ui.RerunRequest, p *project.Project, runID string) (*session.Recorder, error) {
 	if r.SessionsDir == "" {
 		return nil, nil
 	}
@@ -366,34 +364,23 @@ func (r ProjectReplayer) record(req RerunRequest, p *project.Project, runID stri
 	return rec, nil
 }
 
-// NewEventChannel returns a sink that feeds a channel the workbench drains
-// (Deps.Events), and the function that closes it. Emit waits for room until
-// ctx ends, then drops: a closed workbench never wedges the engine. Call
-// closeFn once nothing emits any more (after the pool is closed); events
-// emitted later are dropped.
-func NewEventChannel(ctx context.Context, n int) (sink session.Sink, events <-chan session.Event, closeFn func()) {
-	ch := make(chan session.Event, n)
-	s := &closingSink{ctx: ctx, ch: ch}
-	return s, ch, s.Close
-}
-
-// ProjectExporter is crew/writeback behind the playground's FilterExporter:
+// projectExporter is crew/writeback behind the playground's ui.FilterExporter:
 // render a server's entry with the tried filter, and write the filter into
 // the project's own file (diff first, backup kept).
-type ProjectExporter struct {
+type projectExporter struct {
 	Project *project.Project
 	// ReadOnly, when set, is why writing is refused (the embedded demo
 	// lives in a temporary directory).
 	ReadOnly string
 }
 
-// Render implements FilterExporter.
-func (e ProjectExporter) Render(_ context.Context, f ExportFormat, req ExportRequest) (string, error) {
+// Render implements ui.FilterExporter.
+func (e projectExporter) Render(_ context.Context, f ui.ExportFormat, req ui.ExportRequest) (string, error) {
 	format := writeback.FormatMCPs
 	switch f {
-	case ExportPython:
+	case ui.ExportPython:
 		format = writeback.FormatPython
-	case ExportMCPServers:
+	case ui.ExportMCPServers:
 		format = writeback.FormatMCPServers
 	}
 	res, err := writeback.Export(e.Project, format, writeback.Options{Servers: []string{req.Server},
@@ -411,31 +398,31 @@ func (e ProjectExporter) Render(_ context.Context, f ExportFormat, req ExportReq
 	return text, nil
 }
 
-// Plan implements FilterExporter.
-func (e ProjectExporter) Plan(_ context.Context, req ExportRequest) (WritePlan, error) {
+// Plan implements ui.FilterExporter.
+func (e projectExporter) Plan(_ context.Context, req ui.ExportRequest) (ui.WritePlan, error) {
 	if e.ReadOnly != "" {
-		return WritePlan{}, errors.New(e.ReadOnly)
+		return ui.WritePlan{}, errors.New(e.ReadOnly)
 	}
 	if req.Filter.Expr != "" {
-		return WritePlan{}, errors.New("a CEL expression cannot be written to CrewAI's files; clear it and keep allowed/blocked names")
+		return ui.WritePlan{}, errors.New("a CEL expression cannot be written to CrewAI's files; clear it and keep allowed/blocked names")
 	}
 	edits, err := writeback.PlanFilter(e.Project, req.Server, req.Filter.Allowed, req.Filter.Blocked)
 	if err != nil {
-		return WritePlan{}, err
+		return ui.WritePlan{}, err
 	}
 	if len(edits) == 0 {
-		return WritePlan{}, writeback.ErrNothingToChange
+		return ui.WritePlan{}, writeback.ErrNothingToChange
 	}
 	var files, diffs []string
 	for _, ed := range edits {
 		files = append(files, ed.Shown)
 		diffs = append(diffs, ed.Diff)
 	}
-	return WritePlan{File: strings.Join(files, ", "), Diff: strings.Join(diffs, "\n"), Opaque: edits}, nil
+	return ui.WritePlan{File: strings.Join(files, ", "), Diff: strings.Join(diffs, "\n"), Opaque: edits}, nil
 }
 
-// Apply implements FilterExporter.
-func (e ProjectExporter) Apply(_ context.Context, plan WritePlan) (string, error) {
+// Apply implements ui.FilterExporter.
+func (e projectExporter) Apply(_ context.Context, plan ui.WritePlan) (string, error) {
 	edits, ok := plan.Opaque.([]*writeback.Edit)
 	if !ok {
 		return "", errors.New("not a plan made by this exporter")

@@ -1,38 +1,35 @@
-package ui
+package main
 
 import (
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
+
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"crewbench/mcpconn"
 	"crewbench/session"
+	"crewbench/ui"
 )
 
-// Recording the workbench's try-a-tool calls, and describing recorded
-// sessions for the sessions view. Engine side: files are written and read
-// here, from commands, never from Update or View.
-
-// CallLogCommand is the session header command of try-a-tool recordings.
-const CallLogCommand = "tui-call"
+// Recording the workbench's try-a-tool calls, and reading recorded
+// sessions' headers for the sessions view (ui.SessionAbout describes them).
+// Engine side: ui calls these from commands, never from Update or View.
 
 // callLogGrace is how long Close waits for calls still running (quitting
 // cancels them, so they end quickly) before it closes the file.
 const callLogGrace = 3 * time.Second
 
-// CallLog is the CallRecorder of the workbench: every call made in 4 Try
+// callLog is the ui.CallRecorder of the workbench: every call made in 4 Try
 // goes to one session file per workbench (header command "tui-call"),
 // created in Dir on the first call, so the sessions view lists one
 // history of calls next to the crew runs instead of one file per click.
 // Each call is its own tools/call tree in it, with its connect, attempts,
 // retries and CrewAI's verdict.
-type CallLog struct {
+type callLog struct {
 	// Dir receives the file (session.SessionsDir() when "").
 	Dir string
 	// Version, Project and Meta go into the header.
@@ -50,11 +47,11 @@ type CallLog struct {
 	seq atomic.Int64
 }
 
-// Begin implements CallRecorder. The first call creates the file; every
+// Begin implements ui.CallRecorder. The first call creates the file; every
 // call adds its server's credentials (secret env values, credential
 // headers) to the recording's redactor before any of its events is
 // written.
-func (l *CallLog) Begin(spec mcpconn.ServerSpec) (session.Sink, string, error) {
+func (l *callLog) Begin(spec mcpconn.ServerSpec) (session.Sink, string, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
@@ -70,7 +67,7 @@ func (l *CallLog) Begin(spec mcpconn.ServerSpec) (session.Sink, string, error) {
 			meta[k] = v
 		}
 		rec, err := session.CreateInDir(l.Dir, session.RecorderOptions{Header: session.Header{
-			Version: l.Version, Project: l.Project, RunID: session.NewID(), Command: CallLogCommand, Meta: meta,
+			Version: l.Version, Project: l.Project, RunID: session.NewID(), Command: ui.CallLogCommand, Meta: meta,
 		}, Redactor: l.red})
 		if err != nil {
 			return nil, "", fmt.Errorf("record the call: %w", err)
@@ -81,11 +78,11 @@ func (l *CallLog) Begin(spec mcpconn.ServerSpec) (session.Sink, string, error) {
 	return callLogSink{rec: l.rec, seq: &l.seq}, l.rec.Path(), nil
 }
 
-// End implements CallRecorder.
-func (l *CallLog) End() { l.inflight.Done() }
+// End implements ui.CallRecorder.
+func (l *callLog) End() { l.inflight.Done() }
 
 // Path is the recording's file ("" before the first call).
-func (l *CallLog) Path() string {
+func (l *callLog) Path() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.rec == nil {
@@ -94,11 +91,11 @@ func (l *CallLog) Path() string {
 	return l.rec.Path()
 }
 
-// Close implements CallRecorder: it waits up to callLogGrace for running
+// Close implements ui.CallRecorder: it waits up to callLogGrace for running
 // calls (their last event is the verdict), then closes the file. Events
 // that arrive later (a server's last stderr line) are counted by the
 // recorder as late, not written.
-func (l *CallLog) Close() error {
+func (l *callLog) Close() error {
 	l.mu.Lock()
 	l.closed = true
 	rec := l.rec
@@ -150,45 +147,4 @@ func readSessionHeader(path string) (session.Header, error) {
 		return session.Header{}, err
 	}
 	return r.Header(), nil
-}
-
-// SessionAbout describes a recording from its header: the command that
-// recorded it and a few words about what it holds (the crew, the tool and
-// server, the smoked server).
-func SessionAbout(h session.Header) (command, about string) {
-	str := func(k string) string {
-		s, _ := h.Meta[k].(string)
-		return s
-	}
-	switch h.Command {
-	case "run", "tui":
-		var parts []string
-		if c := str("crew"); c != "" {
-			parts = append(parts, "crew "+c)
-		}
-		if demo, _ := h.Meta["demo"].(bool); demo {
-			parts = append(parts, "demo")
-		}
-		if h.Command == "tui" {
-			parts = append(parts, "in the workbench")
-		}
-		about = strings.Join(parts, " · ")
-	case "replay --rerun":
-		if p := str("rerun_of"); p != "" {
-			about = "re-run of " + filepath.Base(p)
-		}
-	case "call":
-		about = str("tool")
-		if s := str("server"); s != "" {
-			about += " @ " + s
-		}
-	case "smoke":
-		about = str("server")
-	case CallLogCommand:
-		about = "try-a-tool calls"
-		if w := str("workspace"); w != "" {
-			about += " · " + w
-		}
-	}
-	return h.Command, about
 }

@@ -1,4 +1,4 @@
-package ui
+package main
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"crewbench/crew/project"
 	"crewbench/fixtures/demo"
 	"crewbench/mcpconn"
-	"crewbench/session"
+	"crewbench/ui"
 )
 
 func openDemo(t *testing.T) *project.Project {
@@ -29,11 +29,11 @@ func openDemo(t *testing.T) *project.Project {
 
 func TestWorkspaceOfAndCrews(t *testing.T) {
 	p := openDemo(t)
-	ws := WorkspaceOf(p, "demo")
+	ws := workspaceOf(p, "demo")
 	if len(ws.Servers) != 4 || ws.LLM != "scripted:script.yaml" {
 		t.Fatalf("servers %d llm %q", len(ws.Servers), ws.LLM)
 	}
-	var forecaster AgentEntry
+	var forecaster ui.AgentEntry
 	for _, a := range ws.Agents {
 		if a.Name == "forecaster" {
 			forecaster = a
@@ -42,7 +42,7 @@ func TestWorkspaceOfAndCrews(t *testing.T) {
 	if strings.Join(forecaster.Servers, ",") != "weather,names,slow,flaky" {
 		t.Errorf("forecaster servers %v", forecaster.Servers)
 	}
-	crews := (&ProjectRunner{Project: p}).Crews()
+	crews := (&projectRunner{Project: p}).Crews()
 	if len(crews) != 1 || strings.Join(crews[0].Placeholders, ",") != "city" || crews[0].Inputs["city"] != "Lisbon" {
 		t.Fatalf("crews %+v", crews)
 	}
@@ -56,17 +56,17 @@ func TestWorkspaceOfAndCrews(t *testing.T) {
 // backup.
 func TestProjectExporter_RenderPlanApply(t *testing.T) {
 	p := openDemo(t)
-	e := ProjectExporter{Project: p}
+	e := projectExporter{Project: p}
 	ctx := context.Background()
-	req := ExportRequest{Server: "weather", Filter: mcpconn.FilterSpec{Allowed: []string{"get_forecast", "get_alerts"}}}
-	text, err := e.Render(ctx, ExportMCPSJSON, req)
+	req := ui.ExportRequest{Server: "weather", Filter: mcpconn.FilterSpec{Allowed: []string{"get_forecast", "get_alerts"}}}
+	text, err := e.Render(ctx, ui.ExportMCPSJSON, req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(text, `"allowed_tool_names": ["get_forecast", "get_alerts"]`) {
 		t.Errorf("render:\n%s", text)
 	}
-	if py, err := e.Render(ctx, ExportPython, req); err != nil || !strings.Contains(py, "create_static_tool_filter") {
+	if py, err := e.Render(ctx, ui.ExportPython, req); err != nil || !strings.Contains(py, "create_static_tool_filter") {
 		t.Errorf("python (%v):\n%s", err, py)
 	}
 	plan, err := e.Plan(ctx, req)
@@ -90,10 +90,10 @@ func TestProjectExporter_RenderPlanApply(t *testing.T) {
 	if !strings.Contains(string(after), `"get_alerts"`) || string(kept) != string(before) {
 		t.Errorf("after write the file lacks the filter or the backup %s differs", backup)
 	}
-	if _, err := e.Plan(ctx, ExportRequest{Server: "weather", Filter: mcpconn.FilterSpec{Expr: "true"}}); err == nil {
+	if _, err := e.Plan(ctx, ui.ExportRequest{Server: "weather", Filter: mcpconn.FilterSpec{Expr: "true"}}); err == nil {
 		t.Error("a CEL expression cannot be written")
 	}
-	if _, err := (ProjectExporter{Project: p, ReadOnly: "demo"}).Plan(ctx, req); err == nil {
+	if _, err := (projectExporter{Project: p, ReadOnly: "demo"}).Plan(ctx, req); err == nil {
 		t.Error("a read-only exporter must refuse")
 	}
 }
@@ -108,32 +108,14 @@ func TestDirSessionsListsNewestFirst(t *testing.T) {
 		ts := fixedNow.Add(time.Duration(i) * time.Hour)
 		_ = os.Chtimes(path, ts, ts)
 	}
-	l, err := DirSessions{Dir: dir}.List(context.Background())
+	l, err := dirSessions{Dir: dir}.List(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(l) != 2 || l[0].Name != "b.jsonl" {
 		t.Errorf("list %+v", l)
 	}
-	if l, err := (DirSessions{Dir: filepath.Join(dir, "missing")}).List(context.Background()); err != nil || l != nil {
+	if l, err := (dirSessions{Dir: filepath.Join(dir, "missing")}).List(context.Background()); err != nil || l != nil {
 		t.Errorf("a missing dir lists nothing: %v %v", l, err)
-	}
-}
-
-// The event channel drops late events instead of panicking after close.
-func TestEventChannelCloseIsSafe(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	sink, ch, closeFn := NewEventChannel(ctx, 1)
-	sink.Emit(session.Event{Kind: session.Warning})
-	closeFn()
-	closeFn()
-	sink.Emit(session.Event{Kind: session.Warning}) // must not panic
-	n := 0
-	for range ch {
-		n++
-	}
-	if n != 1 {
-		t.Errorf("got %d events", n)
 	}
 }

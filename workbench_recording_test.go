@@ -1,4 +1,4 @@
-package ui
+package main
 
 import (
 	"context"
@@ -11,14 +11,15 @@ import (
 
 	"crewbench/mcpconn"
 	"crewbench/session"
+	"crewbench/ui"
 )
 
-// CallLog: one file per workbench, created on the first call, every call's
+// callLog: one file per workbench, created on the first call, every call's
 // events renumbered into one ordered stream, each server's credentials
 // hidden, and Begin refused after Close.
 func TestCallLog_RecordsCallsIntoOneFileWithSecretsHidden(t *testing.T) {
 	dir := t.TempDir()
-	log := &CallLog{Dir: dir, Version: "test", Meta: map[string]any{"workspace": "weather"}}
+	log := &callLog{Dir: dir, Version: "test", Meta: map[string]any{"workspace": "weather"}}
 	if log.Path() != "" {
 		t.Fatal("no file before the first call")
 	}
@@ -72,7 +73,7 @@ func TestCallLog_RecordsCallsIntoOneFileWithSecretsHidden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Header.Command != CallLogCommand || f.Header.Meta["workspace"] != "weather" {
+	if f.Header.Command != ui.CallLogCommand || f.Header.Meta["workspace"] != "weather" {
 		t.Errorf("header = %+v", f.Header)
 	}
 	if len(f.Events) != 4 {
@@ -86,11 +87,11 @@ func TestCallLog_RecordsCallsIntoOneFileWithSecretsHidden(t *testing.T) {
 		seen[ev.Seq] = true
 	}
 	// The sessions view describes it from its header.
-	l, err := DirSessions{Dir: dir}.List(context.Background())
+	l, err := dirSessions{Dir: dir}.List(context.Background())
 	if err != nil || len(l) != 1 {
 		t.Fatalf("list = %+v, %v", l, err)
 	}
-	if l[0].Command != CallLogCommand || !strings.Contains(l[0].About, "try-a-tool calls · weather") {
+	if l[0].Command != ui.CallLogCommand || !strings.Contains(l[0].About, "try-a-tool calls · weather") {
 		t.Errorf("listed as %q / %q", l[0].Command, l[0].About)
 	}
 }
@@ -98,7 +99,7 @@ func TestCallLog_RecordsCallsIntoOneFileWithSecretsHidden(t *testing.T) {
 // Close waits for a call still running (its verdict is the last event),
 // but not forever.
 func TestCallLog_CloseWaitsForRunningCalls(t *testing.T) {
-	log := &CallLog{Dir: t.TempDir()}
+	log := &callLog{Dir: t.TempDir()}
 	sink, path, err := log.Begin(mcpconn.ServerSpec{Name: "s", Transport: mcpconn.TransportStdio, Command: "s"})
 	if err != nil {
 		t.Fatal(err)
@@ -120,28 +121,6 @@ func TestCallLog_CloseWaitsForRunningCalls(t *testing.T) {
 	}
 }
 
-func TestSessionAbout(t *testing.T) {
-	cases := []struct {
-		h           session.Header
-		kind, about string
-	}{
-		{session.Header{Command: "run", Meta: map[string]any{"crew": "Brief", "demo": true}}, "run", "crew Brief · demo"},
-		{session.Header{Command: "tui", Meta: map[string]any{"crew": "Brief"}}, "run", "crew Brief · in the workbench"},
-		{session.Header{Command: "call", Meta: map[string]any{"tool": "get_forecast", "server": "weather"}}, "call", "get_forecast @ weather"},
-		{session.Header{Command: "smoke", Meta: map[string]any{"server": "http://127.0.0.1:9/mcp"}}, "smoke", "http://127.0.0.1:9/mcp"},
-		{session.Header{Command: "replay --rerun", Meta: map[string]any{"rerun_of": "/s/a.jsonl"}}, "re-run", "re-run of a.jsonl"},
-		{session.Header{Command: CallLogCommand, Meta: map[string]any{"workspace": "demo"}}, "calls", "try-a-tool calls · demo"},
-		{session.Header{Command: "future-thing"}, "future-thing", ""},
-		{session.Header{Command: "call", Meta: map[string]any{"tool": 42}}, "call", ""}, // wrong types are ignored, not a panic
-	}
-	for _, c := range cases {
-		cmd, about := SessionAbout(c.h)
-		if kind := sessionKind(cmd); kind != c.kind || about != c.about {
-			t.Errorf("%s: got %q / %q, want %q / %q", c.h.Command, kind, about, c.kind, c.about)
-		}
-	}
-}
-
 // A file that is not a session (or is empty) is still listed, without a
 // kind, rather than hiding the others.
 func TestDirSessions_ListsUnreadableFilesWithoutKind(t *testing.T) {
@@ -149,7 +128,7 @@ func TestDirSessions_ListsUnreadableFilesWithoutKind(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "broken.jsonl"), []byte("not json\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	l, err := DirSessions{Dir: dir}.List(context.Background())
+	l, err := dirSessions{Dir: dir}.List(context.Background())
 	if err != nil || len(l) != 1 || l[0].Command != "" {
 		t.Fatalf("list = %+v, %v", l, err)
 	}

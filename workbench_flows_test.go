@@ -1,0 +1,392 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest"
+
+	"crewbench/crew"
+	"crewbench/crew/project"
+	"crewbench/fixtures/demo"
+	"crewbench/fixtures/fixturetest"
+	"crewbench/mcpconn"
+	"crewbench/session"
+	"crewbench/themes"
+	"crewbench/ui"
+)
+
+// Workbench flows on the real engine adapters (workbench_engine.go,
+// workbench_recording.go): real fixture servers, the real kickoff and
+// re-run, real session files. ui's own flows use fakes; these check what
+// came of a flow through ui.Model.Snapshot.
+
+// CI machines have 2 cores and run with -race: allow far more than the 1 s default.
+const flowWait = 60 * time.Second
+
+var fixedNow = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+// screenHas waits until the rendered output contains every text.
+func screenHas(t *testing.T, tm *teatest.TestModel, texts ...string) {
+	t.Helper()
+	var seen []byte
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		seen = append(seen, b...)
+		plain := ansi.Strip(string(seen))
+		// UI_FLOW_DEBUG=FILE keeps the latest screen text, to see why a
+		// flow timed out.
+		if os.Getenv("UI_FLOW_DEBUG") != "" {
+			_ = os.WriteFile(os.Getenv("UI_FLOW_DEBUG"), []byte(plain), 0o644)
+		}
+		for _, s := range texts {
+			if !strings.Contains(plain, s) {
+				return false
+			}
+		}
+		return true
+	}, teatest.WithDuration(flowWait), teatest.WithCheckInterval(20*time.Millisecond))
+}
+
+func send(tm *teatest.TestModel, keys ...string) {
+	for _, k := range keys {
+		switch k {
+		case "enter":
+			tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+		case "esc":
+			tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+		case "ctrl+u":
+			tm.Send(tea.KeyMsg{Type: tea.KeyCtrlU})
+		default:
+			for _, r := range k {
+				tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+			}
+		}
+	}
+}
+
+// finalSnapshot waits for the workbench to quit and returns what its
+// views ended with.
+func finalSnapshot(t *testing.T, tm *teatest.TestModel) ui.Snapshot {
+	t.Helper()
+	return tm.FinalModel(t, teatest.WithFinalTimeout(flowWait)).(ui.Model).Snapshot()
+}
+
+// Flow: try a slow tool on a real stdio fixture under the native policy and
+// watch its attempts time out and retry; quitting reaps the server.
+func TestFlow_TryASlowToolAndWatchItsRetries(t *testing.T) {
+	command, args := fixturetest.Command("slow")
+	spec := mcpconn.ServerSpec{Name: "slow", Transport: mcpconn.TransportStdio, Command: command, Args: args,
+		Timeouts: mcpconn.Timeouts{Call: 300 * time.Millisecond, Attempts: 2, Backoff: 50 * time.Millisecond}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sink, events, closeEvents := ui.NewEventChannel(ctx, 1024)
+	pool := mcpconn.NewPool(session.NewEmitter(sink))
+	defer func() { _ = pool.Close(); closeEvents() }()
+	sessions := t.TempDir()
+	calls := &callLog{Dir: sessions, Version: "test", Meta: map[string]any{"workspace": "slow"}}
+	deps := ui.Deps{Ctx: ctx, Workspace: ui.Workspace{Name: "slow", Servers: []ui.ServerEntry{{Spec: spec}}}, Pool: poolAdapter{Pool: pool},
+		Events: events, Caller: mcpCaller{Pool: pool}, Palette: themes.Dark(),
+		Calls: calls, Sessions: dirSessions{Dir: sessions}}
+	tm := teatest.NewTestModel(t, ui.New(deps), teatest.WithInitialTermSize(120, 36))
+	screenHas(t, tm, "servers 1/1 ready")
+	send(tm, "2", "/", "slow_report", "enter", "t")
+	screenHas(t, tm, "Try slow_report @ slow")
+	send(tm, "enter", "5", "enter", "r")
+	screenHas(t, tm, "attempt 1/2 timeout", "retrying in 50ms", "attempt 2/2 timeout", "timeout in")
+	// The call is recorded: the sessions view lists it, marked.
+	send(tm, "7")
+	screenHas(t, tm, "calls", "● this workbench", "try-a-tool calls")
+	send(tm, "q")
+	fm := finalSnapshot(t, tm)
+	r := fm.TryResult
+	if r == nil || r.Outcome != session.OutcomeTimeout || len(r.Attempts) != 2 {
+		t.Fatalf("result = %+v", r)
+	}
+	if st := pool.Status(); len(st) != 1 || st[0].State != mcpconn.StateClosed {
+		t.Errorf("after quit the pool must be closed: %+v", st)
+	}
+	// teatest does not call Run: close the log as Run does.
+	if err := calls.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := session.ReadFile(calls.Path(), session.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var attempts, retries int
+	var verdict *session.Event
+	for i, ev := range f.Events {
+		switch ev.Kind {
+		case session.MCPAttemptFinished:
+			attempts++
+		case session.MCPRetryScheduled:
+			retries++
+		case session.MCPToolExecutionFailed, session.MCPToolExecutionCompleted:
+			verdict = &f.Events[i]
+		}
+	}
+	if attempts != 2 || retries != 1 || verdict == nil || verdict.Outcome != session.OutcomeTimeout {
+		t.Errorf("recording: %d attempts, %d retries, verdict %+v", attempts, retries, verdict)
+	}
+}
+
+// Flow: kick off the embedded demo crew in step mode on the real engine,
+// answer the pause, and run on to the end: the slow tool's failure makes
+// the verdict unmistakable.
+func TestFlow_StepThroughAKickoffToABreakpointAndContinue(t *testing.T) {
+	dir := t.TempDir()
+	path, err := demo.Materialize(filepath.Join(dir, "project"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := project.Open(path, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := filepath.Abs(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessions := filepath.Join(dir, "sessions")
+	runner := &projectRunner{Project: p, MCP: &crew.MCP{SelfCommand: exe, SelfEnv: map[string]string{"TMPDIR": dir}}, SessionsDir: sessions, Version: "test"}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	deps := ui.Deps{Ctx: ctx, Workspace: workspaceOf(p, "demo"), Runner: runner, Sessions: dirSessions{Dir: sessions}, Palette: themes.Dark()}
+	tm := teatest.NewTestModel(t, ui.New(deps), teatest.WithInitialTermSize(120, 40))
+	send(tm, "5")
+	screenHas(t, tm, "Kickoff", "Weekend Weather Brief", "city")
+	send(tm, "s")
+	screenHas(t, tm, "PAUSED before an LLM call", "Messages about to be sent", "#0 system", "#1 user")
+	// v shows the tools offered with the call, by their LLM-visible names.
+	send(tm, "v")
+	screenHas(t, tm, "Tools offered", "crewbench_fixture_weather_get_forecast")
+	send(tm, "n")
+	screenHas(t, tm, "PAUSED before tool call")
+	// Continue: back to the kickoff's breakpoints (after a tool failure).
+	send(tm, "c")
+	for i := 0; i < 6; i++ {
+		// Parallel calls already queued, and the call after the slow tool's
+		// failure, pause too; continue through them.
+		if done := waitEither(t, tm, "FINISHED WITH 1 TOOL FAILURE", "PAUSED before"); done {
+			break
+		}
+		send(tm, "c")
+	}
+	send(tm, "q")
+	fm := finalSnapshot(t, tm)
+	if fm.Run == nil || !fm.Run.Done || fm.TraceSummary.ToolFailures != 1 {
+		t.Fatalf("run %+v failures %d", fm.Run, fm.TraceSummary.ToolFailures)
+	}
+	if fm.Run.Outcome.Recorded == "" {
+		t.Error("the run was not recorded to the sessions directory")
+	}
+	if b := fm.TraceBanner; !strings.Contains(b, "slow_report") {
+		t.Errorf("banner = %q", b)
+	}
+}
+
+// waitEither waits for one of two texts in new output; it reports whether
+// the first one appeared.
+func waitEither(t *testing.T, tm *teatest.TestModel, done, other string) bool {
+	t.Helper()
+	var seen []byte
+	first := false
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		seen = append(seen, b...)
+		plain := ansi.Strip(string(seen))
+		if strings.Contains(plain, done) {
+			first = true
+			return true
+		}
+		return strings.Contains(plain, other)
+	}, teatest.WithDuration(flowWait), teatest.WithCheckInterval(20*time.Millisecond))
+	return first
+}
+
+// Flow: a recorded session opens in the trace (what `crewbench replay`
+// does), and the sessions view lists it.
+func TestFlow_OpenARecordedSession(t *testing.T) {
+	dir := t.TempDir()
+	rec, err := session.CreateInDir(dir, session.RecorderOptions{Header: session.Header{Version: "test", Command: "run"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range recordedRunEvents("run-1") {
+		rec.Emit(ev)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	deps := ui.Deps{Ctx: context.Background(), Workspace: ui.Workspace{Name: "demo"}, Palette: themes.Dark(),
+		Sessions: dirSessions{Dir: dir}, OpenSession: rec.Path()}
+	tm := teatest.NewTestModel(t, ui.New(deps), teatest.WithInitialTermSize(100, 30))
+	screenHas(t, tm, "FINISHED WITH 1 TOOL FAILURE", "attempt 3/3")
+	send(tm, "7")
+	screenHas(t, tm, filepath.Base(rec.Path()))
+	send(tm, "q")
+	fm := finalSnapshot(t, tm)
+	if fm.TraceSource != rec.Path() || fm.TraceSummary.Events != len(recordedRunEvents("x")) {
+		t.Errorf("source %q events %d", fm.TraceSource, fm.TraceSummary.Events)
+	}
+}
+
+// Flow: open a recorded demo session, re-run it offline with a filter that
+// hides the weather tool the recorded reply calls, see where it diverges
+// and what changed, and open the re-run in the trace. Real engine, real
+// fixture servers; the LLM replies come from the recording.
+func TestFlow_RerunARecordedSessionWithAChangedFilter(t *testing.T) {
+	dir := t.TempDir()
+	path, err := demo.Materialize(filepath.Join(dir, "project"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := project.Open(path, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := filepath.Abs(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessions := filepath.Join(dir, "sessions")
+	runner := &projectRunner{Project: p, MCP: &crew.MCP{SelfCommand: exe, SelfEnv: map[string]string{"TMPDIR": t.TempDir()}},
+		SessionsDir: sessions, Version: "test", Meta: map[string]any{"demo": true}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h, err := runner.Start(ctx, ui.KickoffRequest{Crew: "Weekend Weather Brief", Inputs: map[string]any{"city": "Lisbon"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range h.Events {
+	}
+	if o := <-h.Done; o.Recorded == "" || o.Err != nil {
+		t.Fatalf("recording the demo: %+v", o)
+	}
+
+	deps := ui.Deps{Ctx: ctx, Workspace: workspaceOf(p, "demo"), Runner: runner, Sessions: dirSessions{Dir: sessions},
+		Replayer: projectReplayer{Dir: p.Dir, SelfCommand: exe, Demo: true, SessionsDir: sessions, Version: "test"}, Palette: themes.Dark()}
+	tm := teatest.NewTestModel(t, ui.New(deps), teatest.WithInitialTermSize(120, 40))
+	send(tm, "7")
+	screenHas(t, tm, "Sessions  1 recorded")
+	send(tm, "enter")
+	screenHas(t, tm, "FINISHED WITH 1 TOOL FAILURE")
+	send(tm, "7", "R")
+	screenHas(t, tm, "Re-run", "keep going past the first divergence")
+	send(tm, "enter", "ctrl+u", "get_alerts", "enter", "r")
+	screenHas(t, tm, "DIVERGED AT LLM CALL 2 OF 5", "message 3 (tool) differs in content", "Tool not found",
+		"+ crewbench_fixture_weather_get_alerts ← getAlerts @ weather",
+		// The re-run is recorded and listed next to the session it re-ran.
+		"(in the list)", "Sessions  2 recorded", "re-run of ")
+	send(tm, "o")
+	screenHas(t, tm, "re-run of", "SESSION FAILED")
+	send(tm, "q")
+	fm := finalSnapshot(t, tm)
+	j := fm.Rerun
+	if j == nil || j.Result == nil || j.Result.First == nil || j.Result.First.LLMCall != 2 || j.Result.Recorded != 5 {
+		t.Fatalf("job %+v", j)
+	}
+	if f := j.Filters["weather"]; strings.Join(f.Allowed, ",") != "get_alerts" || len(j.Filters) != 1 {
+		t.Errorf("filters %+v", j.Filters)
+	}
+	if !strings.HasPrefix(fm.TraceSource, "re-run of ") || fm.TraceSummary.ToolFailures == 0 {
+		t.Errorf("trace source %q failures %d", fm.TraceSource, fm.TraceSummary.ToolFailures)
+	}
+	if len(j.Result.Notes) != 0 {
+		t.Errorf("a demo session re-run in the demo needs no note: %v", j.Result.Notes)
+	}
+	rec, err := session.ReadFile(j.Result.Recording, session.ReadOptions{})
+	if err != nil {
+		t.Fatalf("the re-run's recording: %v", err)
+	}
+	if rec.Header.Command != "replay --rerun" || rec.Header.Meta["rerun_of"] == "" || rec.Header.Meta["filters"] == nil ||
+		len(rec.Events) != len(j.Result.Events) {
+		t.Errorf("recording header %+v, %d events (the re-run had %d)", rec.Header, len(rec.Events), len(j.Result.Events))
+	}
+
+	// Faults from the re-run form reach the real servers' calls: an
+	// isError on getForecast changes what the LLM's second call sees.
+	f, err := session.ReadFile(j.Path, session.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := deps.Replayer.Rerun(ctx, ui.RerunRequest{Path: j.Path, File: f,
+		Faults: map[string][]mcpconn.Fault{"weather": {{Kind: mcpconn.FaultIsError, Tool: "getForecast", Message: "injected outage"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.First == nil || res.First.LLMCall != 2 || !strings.Contains(res.First.NowText, "injected outage") {
+		t.Errorf("a fault on getForecast must diverge at LLM call 2 with its text: %+v", res.First)
+	}
+	if rec, err := session.ReadFile(res.Recording, session.ReadOptions{}); err != nil || rec.Header.Meta["faults"] == nil {
+		t.Errorf("the re-run's recording must name its faults: %v %+v", err, rec)
+	}
+}
+
+// recordedRunEvents is a deterministic run (the one ui's golden screens
+// show): crew ▸ task ▸ agent ▸ step ▸ LLM
+// call ▸ tool call ▸ MCP call ▸ attempts, with one tool that times out
+// three times (a run that finishes with a tool failure).
+func recordedRunEvents(runID string) []session.Event {
+	t0 := fixedNow
+	var evs []session.Event
+	seq := int64(0)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	add := func(ev session.Event, ms int) {
+		seq++
+		ev.Seq, ev.Time, ev.RunID = seq, at(ms), runID
+		evs = append(evs, ev)
+	}
+	add(session.Event{Kind: session.CrewKickoffStarted, Span: "crew", Data: map[string]any{session.KeyCrewName: "Weekend Weather Brief"}}, 0)
+	add(session.Event{Kind: session.TaskStarted, Span: "task1", Parent: "crew", TaskName: "forecast_task"}, 1)
+	add(session.Event{Kind: session.AgentExecutionStarted, Span: "agent1", Parent: "task1", AgentRole: "Weekend Forecaster"}, 2)
+	add(session.Event{Kind: session.AgentStepStarted, Span: "step1", Parent: "agent1", Data: map[string]any{session.KeyStep: 1}}, 3)
+	add(session.Event{Kind: session.LLMCallStarted, Span: "llm1", Parent: "step1", Data: map[string]any{session.KeyModel: "demo-llm"}}, 4)
+	add(session.Event{Kind: session.LLMCallCompleted, Span: "llm1", Parent: "step1", Data: map[string]any{session.KeyModel: "demo-llm",
+		session.KeyUsage: map[string]any{"prompt_tokens": 1133, "completion_tokens": 39, "total_tokens": 1172}}}, 40)
+	// a tool that works
+	add(session.Event{Kind: session.ToolUsageStarted, Span: "tool1", Parent: "step1", Server: "weather",
+		ToolName: "crewbench_fixture_weather_get_forecast", OriginalToolName: "getForecast",
+		Data: map[string]any{session.KeyToolArgs: map[string]any{"city": "Lisbon"}}}, 41)
+	add(session.Event{Kind: session.MCPToolExecutionStarted, Span: "mcp1", Parent: "tool1", Server: "weather", OriginalToolName: "getForecast"}, 42)
+	add(session.Event{Kind: session.MCPAttemptStarted, Span: "att1", Parent: "mcp1", Attempt: 1, Data: map[string]any{session.KeyMaxAttempts: 3}}, 43)
+	add(session.Event{Kind: session.MCPAttemptFinished, Span: "att1", Parent: "mcp1", Attempt: 1, Outcome: session.OutcomeOK}, 60)
+	add(session.Event{Kind: session.MCPToolExecutionCompleted, Span: "mcp1", Parent: "tool1", Outcome: session.OutcomeOK}, 61)
+	add(session.Event{Kind: session.ToolUsageFinished, Span: "tool1", Parent: "step1", Outcome: "ok",
+		Data: map[string]any{session.KeyOutput: "Sunny, 24°C"}}, 62)
+	add(session.Event{Kind: session.AgentStepFinished, Span: "step1", Parent: "agent1"}, 63)
+	// a tool that times out three times
+	add(session.Event{Kind: session.AgentStepStarted, Span: "step2", Parent: "agent1", Data: map[string]any{session.KeyStep: 2}}, 64)
+	add(session.Event{Kind: session.LLMCallStarted, Span: "llm2", Parent: "step2", Data: map[string]any{session.KeyModel: "demo-llm"}}, 65)
+	add(session.Event{Kind: session.LLMCallCompleted, Span: "llm2", Parent: "step2", Data: map[string]any{session.KeyModel: "demo-llm",
+		session.KeyUsage: map[string]any{"prompt_tokens": 1261, "completion_tokens": 18}}}, 80)
+	add(session.Event{Kind: session.ToolUsageStarted, Span: "tool2", Parent: "step2", Server: "slow",
+		ToolName: "crewbench_fixture_slow_slow_report", OriginalToolName: "slow_report"}, 81)
+	add(session.Event{Kind: session.MCPToolExecutionStarted, Span: "mcp2", Parent: "tool2", Server: "slow", OriginalToolName: "slow_report"}, 82)
+	ms := 83
+	for a := 1; a <= 3; a++ {
+		span := fmt.Sprintf("att2-%d", a)
+		add(session.Event{Kind: session.MCPAttemptStarted, Span: span, Parent: "mcp2", Attempt: a, Data: map[string]any{session.KeyMaxAttempts: 3}}, ms)
+		ms += 1000
+		add(session.Event{Kind: session.MCPAttemptFinished, Span: span, Parent: "mcp2", Attempt: a, Outcome: session.OutcomeTimeout,
+			Error: "no response within 1s"}, ms)
+		if a < 3 {
+			add(session.Event{Kind: session.MCPRetryScheduled, Span: "mcp2", Attempt: a + 1, Duration: 200 * time.Millisecond}, ms)
+			ms += 200
+		}
+	}
+	add(session.Event{Kind: session.MCPToolExecutionFailed, Span: "mcp2", Parent: "tool2", Outcome: session.OutcomeTimeout, Error: "timed out after 3 attempts"}, ms)
+	add(session.Event{Kind: session.ToolUsageError, Span: "tool2", Parent: "step2", Outcome: session.OutcomeTimeout,
+		Error: "Error executing MCP tool slow_report: timed out"}, ms+1)
+	add(session.Event{Kind: session.AgentStepFinished, Span: "step2", Parent: "agent1"}, ms+2)
+	add(session.Event{Kind: session.AgentExecutionCompleted, Span: "agent1", Parent: "task1"}, ms+3)
+	add(session.Event{Kind: session.TaskCompleted, Span: "task1", Parent: "crew"}, ms+4)
+	add(session.Event{Kind: session.CrewKickoffCompleted, Span: "crew", Data: map[string]any{session.KeyCrewName: "Weekend Weather Brief"}}, ms+5)
+	return evs
+}
