@@ -1022,3 +1022,28 @@ func runCmdNoTimeout(cmd tea.Cmd) []tea.Msg {
 	}
 	return []tea.Msg{msg}
 }
+
+// The Tools detail shows the schema CrewAI sends the LLM below the raw one:
+// strict, every property required, optional ones nullable, limits folded
+// into descriptions, defaults gone; labelled by provider.
+func TestToolDetailShowsTheRenderedSchema(t *testing.T) {
+	m := toolsModel(t)
+	m = step(t, m, keyRunes("j"))
+	m = step(t, m, keyType(tea.KeyEnter))
+	m.tools.detail.GotoBottom()
+	shown := ansi.Strip(m.tools.detail.View())
+	for _, want := range []string{`"required": [`, `"type": "null"`, `Allowed values: ['metric', 'imperial']`} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("the end of the detail lacks %q:\n%s", want, shown)
+		}
+	}
+	tool := m.tools.rows[1].tool
+	openai := ansi.Strip(renderedSchema(m.st, tool, false))
+	if !strings.Contains(openai, "Input schema as the LLM sees it  (CrewAI 1.15's rendering for OpenAI)") ||
+		strings.Contains(openai, `"default"`) || !strings.Contains(openai, `"required": [`) {
+		t.Errorf("OpenAI rendering:\n%s", openai)
+	}
+	if a := ansi.Strip(renderedSchema(m.st, tool, true)); !strings.Contains(a, "rendering for Anthropic") {
+		t.Errorf("Anthropic rendering:\n%s", a)
+	}
+}

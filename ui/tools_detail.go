@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"crewbench/crew/toolschema"
 	"crewbench/mcpconn"
 	"crewbench/names"
 )
@@ -48,7 +49,28 @@ func (p *toolsPane) renderDetail() {
 		return
 	}
 	p.detailKey = r.server + "\x00" + r.tool.Name
-	p.detail.SetContent(wrapText(toolDetail(p.st, r.spec, r.server, r.tool, names.Schemes()[p.scheme], p.detail.Width), p.detail.Width))
+	text := toolDetail(p.st, r.spec, r.server, r.tool, names.Schemes()[p.scheme], p.detail.Width) +
+		renderedSchema(p.st, r.tool, strings.HasPrefix(p.ws.LLM, "anthropic/"))
+	p.detail.SetContent(wrapText(text, p.detail.Width))
+}
+
+// renderedSchema is the tool's input schema as CrewAI sends it to the LLM
+// (crew/toolschema: the Pydantic model CrewAI builds from the MCP schema,
+// then the provider's strict cleanup), to read beside the server's raw one
+// above it: descriptions enriched with limits and examples, optional
+// properties as anyOf null, defaults dropped.
+func renderedSchema(st *Styles, t *mcpconn.Tool, anthropic bool) string {
+	provider := "OpenAI"
+	if anthropic {
+		provider = "Anthropic"
+	}
+	head := "\n\n" + st.Text.Heading.Render("Input schema as the LLM sees it") +
+		st.Text.Muted.Render("  (CrewAI 1.15's rendering for "+provider+")") + "\n"
+	view, err := toolschema.ProviderView(t.Name, t.InputSchema, anthropic)
+	if err != nil {
+		return head + st.Text.Danger.Render(err.Error())
+	}
+	return head + printable(view)
 }
 
 // toolDetail is everything known about one tool, as text.
