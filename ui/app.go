@@ -124,9 +124,10 @@ func New(deps Deps) Model {
 	m.filter = newFilterPane(st, km, deps)
 	m.try = newTryPane(st, km, deps)
 	m.kickoff = newKickoffPane(st, km, deps.Runner)
+	m.kickoff.attachWatcher(deps.Watcher)
 	m.trace = newTracePane(st, km, deps.Now, deps.Redactor)
 	m.sessions = newSessionsPane(st, km, deps)
-	if deps.OpenSession != "" {
+	if deps.OpenSession != "" || deps.Watch != nil {
 		m.view = viewTrace
 	}
 	if len(deps.Workspace.Notes) > 0 {
@@ -151,6 +152,9 @@ func (m Model) Init() tea.Cmd {
 	}
 	if m.deps.OpenSession != "" {
 		cmds = append(cmds, openSession(m.ctx, m.deps.Sessions, m.deps.OpenSession))
+	}
+	if w := m.deps.Watch; w != nil {
+		cmds = append(cmds, emit(startWatchMsg{argv: w.Command, bp: w.Breakpoints}))
 	}
 	return tea.Batch(cmds...)
 }
@@ -282,6 +286,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 	case startRunMsg:
 		cmd := m.trace.StartRun(m.ctx, m.deps.Runner, msg)
+		viewCmd := m.setView(viewTrace)
+		return m, tea.Batch(cmd, viewCmd)
+	case startWatchMsg:
+		cmd := m.trace.StartWatch(m.ctx, m.deps.Watcher, msg)
 		viewCmd := m.setView(viewTrace)
 		return m, tea.Batch(cmd, viewCmd)
 	case runDoneMsg:
