@@ -337,7 +337,7 @@ func (p kickoffPane) View() string {
 
 // breakpointLines are the Breakpoints section's heading and rows.
 func (p kickoffPane) breakpointLines(iw int) []string {
-	lines := []string{"", p.st.Text.Heading.Render("Breakpoints")+p.st.Text.Subtle.Render("  (pause before matching LLM / tool calls)")}
+	lines := []string{"", p.st.Text.Heading.Render("Breakpoints") + p.st.Text.Subtle.Render("  (pause before matching LLM / tool calls)")}
 	for i := 0; i < bpCount; i++ {
 		var v string
 		if i < 3 {
