@@ -17,7 +17,6 @@ import (
 
 	"crewbench/crew"
 	"crewbench/crew/project"
-	"crewbench/fixtures/demo"
 	"crewbench/mcpconn"
 	"crewbench/mcpconn/cmdline"
 	"crewbench/names/suggest"
@@ -158,14 +157,9 @@ func (f *projectFlags) open() (p *project.Project, cleanup func(), err error) {
 	}
 	path := f.path
 	if f.demo {
-		dir, err := os.MkdirTemp("", "crewbench-demo-")
-		if err != nil {
-			return nil, cleanup, fmt.Errorf("demo: %w", err)
-		}
-		cleanup = func() { _ = os.RemoveAll(dir) }
-		if path, err = demo.Materialize(filepath.Join(dir, "project")); err != nil {
-			cleanup()
-			return nil, func() {}, fmt.Errorf("demo: %w", err)
+		var err error
+		if path, cleanup, err = materializeDemo(); err != nil {
+			return nil, cleanup, err
 		}
 	}
 	if path == "" {
@@ -285,13 +279,7 @@ func openCrewProject(args []string, useDemo bool, crewName, overlay string) (*pr
 	}
 	var err error
 	if useDemo {
-		dir, err := os.MkdirTemp("", "crewbench-demo-")
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("demo: %w", err)
-		}
-		cleanup = func() { _ = os.RemoveAll(dir) }
-		if path, err = demo.Materialize(filepath.Join(dir, "project")); err != nil {
-			cleanup()
+		if path, cleanup, err = materializeDemo(); err != nil {
 			return nil, nil, nil, err
 		}
 		exe, err := os.Executable()
@@ -301,7 +289,7 @@ func openCrewProject(args []string, useDemo bool, crewName, overlay string) (*pr
 		}
 		mcp.SelfCommand = exe
 		// A private TMPDIR gives the flaky fixture a fresh call counter.
-		mcp.SelfEnv = map[string]string{"TMPDIR": dir}
+		mcp.SelfEnv = map[string]string{"TMPDIR": filepath.Dir(path)} // the demo's own temporary directory
 	} else if crewName != "" {
 		if path, err = runCrewPath(path, crewName); err != nil {
 			return nil, nil, nil, err

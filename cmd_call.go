@@ -27,6 +27,7 @@ type callOpts struct {
 	backoff  time.Duration
 	json     bool
 	session  sessionFlags
+	oauth    oauthUseFlag
 }
 
 func newCallCmd() *cobra.Command {
@@ -74,6 +75,7 @@ Exit status: 0 ok, 1 usage or config error, 2 connection failure,
 	fs.IntVar(&o.attempts, cf.Attempts.Name, 0, cf.Attempts.Usage)
 	fs.DurationVar(&o.backoff, cf.Backoff.Name, 0, cf.Backoff.Usage)
 	fs.BoolVar(&o.json, "json", false, "print JSON")
+	o.oauth.register(fs)
 	addSessionFlags(cmd, &o.session)
 	return cmd
 }
@@ -153,7 +155,11 @@ func runCall(cmd *cobra.Command, o *callOpts, args []string) error {
 	if !o.json {
 		sinks = append(sinks, progressSink(stderr))
 	}
-	r := mcpconn.Call(ctx, spec, tool, toolArgs, mcpconn.Options{Emitter: session.NewEmitter(sinks)})
+	auth, err := o.oauth.authorizer(stderr)
+	if err != nil {
+		return exitCode(exitUsage, err)
+	}
+	r := mcpconn.Call(ctx, spec, tool, toolArgs, mcpconn.Options{Emitter: session.NewEmitter(sinks), Auth: auth})
 
 	out := cmd.OutOrStdout()
 	var printErr error

@@ -27,6 +27,7 @@ type smokeOpts struct {
 	json     bool
 	project  projectFlags
 	session  sessionFlags
+	oauth    oauthUseFlag
 }
 
 func newSmokeCmd() *cobra.Command {
@@ -66,6 +67,7 @@ Exit status: 0 all passed, 2 connection failure, 3 some tool failed,
 	fs.StringVar(&o.protocol, "protocol", "", `MCP protocol version (default `+mcpconn.DefaultProtocolVersion+`; "auto" probes)`)
 	fs.StringSliceVar(&o.skip, "skip", nil, "tools not to call (comma-separated, repeatable), e.g. ones that reach the internet")
 	fs.BoolVar(&o.json, "json", false, "print JSON")
+	o.oauth.register(fs)
 	addSessionFlags(cmd, &o.session)
 	return cmd
 }
@@ -152,6 +154,11 @@ func runSmoke(cmd *cobra.Command, o *smokeOpts, args []string) error {
 	}
 	spec.Policy = mcpconn.PolicySession
 	spec.Timeouts.Call = o.timeout
+	auth, err := o.oauth.authorizer(cmd.ErrOrStderr())
+	if err != nil {
+		return exitCode(exitUsage, err)
+	}
+	ctx = withAuthorizer(ctx, auth)
 
 	// One recording for the whole run, hiding the server's credentials.
 	o.session.redactor = session.NewRedactor(mcpconn.SecretValues(spec)...)
@@ -195,6 +202,7 @@ func runSmoke(cmd *cobra.Command, o *smokeOpts, args []string) error {
 func smokeAll(ctx context.Context, spec mcpconn.ServerSpec, skip []string, em *session.Emitter) smokeReport {
 	start := time.Now()
 	pool := mcpconn.NewPool(em)
+	pool.SetAuthorizer(authorizerFrom(ctx))
 	defer pool.Close()
 	_ = pool.Connect(ctx, spec)
 	st, _ := pool.ServerStatus(mcpconn.Handle(spec))

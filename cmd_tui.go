@@ -14,7 +14,6 @@ import (
 
 	"crewbench/crew"
 	"crewbench/crew/project"
-	"crewbench/fixtures/demo"
 	"crewbench/mcpconn"
 	"crewbench/session"
 	"crewbench/themes"
@@ -205,16 +204,11 @@ func loadWorkspace(o workbenchOptions) (*workspace, error) {
 		}
 	}
 	if p == nil {
-		dir, err := os.MkdirTemp("", "crewbench-demo-")
+		path, cleanup, err := materializeDemo()
 		if err != nil {
-			return nil, fmt.Errorf("demo: %w", err)
-		}
-		w.cleanup = func() { os.RemoveAll(dir) }
-		path, err := demo.Materialize(filepath.Join(dir, "project"))
-		if err != nil {
-			w.cleanup()
 			return nil, err
 		}
+		w.cleanup = cleanup
 		if p, err = project.Open(path, ""); p == nil {
 			w.cleanup()
 			return nil, fmt.Errorf("open the demo: %w", err)
@@ -226,7 +220,7 @@ func loadWorkspace(o workbenchOptions) (*workspace, error) {
 		}
 		w.mcp.SelfCommand = exe
 		// A private TMPDIR gives the flaky fixture a fresh call counter.
-		w.mcp.SelfEnv = map[string]string{"TMPDIR": dir}
+		w.mcp.SelfEnv = map[string]string{"TMPDIR": filepath.Dir(path)} // the demo's own temporary directory
 		name = "demo"
 	}
 	w.project = p

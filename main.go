@@ -68,6 +68,7 @@ traces you can step through.`,
 		newExportConfigCmd(),
 		newServeCmd(),
 		newFixtureCmd(),
+		newAuthCmd(),
 	)
 	return root
 }
@@ -102,9 +103,38 @@ func executeRoot(ctx context.Context, root *cobra.Command, args []string, stdin 
 	return 1
 }
 
+// main owns the process's signals, alone: INT, TERM and HUP (a closed
+// terminal) cancel the command's context with the signal as its cause, so
+// every command stops its work, reaps its servers and removes its
+// temporary files on the way out; the process then exits 128+signal
+// (130, 143, 129). Later signals are swallowed while that cleanup runs.
+// The workbench leaves signals to main too (ui.Run turns Bubble Tea's
+// handler off): two owners deadlocked on shutdown.
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		if s, ok := <-sigs; ok {
+			cancel(interrupted{s})
+		}
+	}()
 	code := execute(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
+	if sig, ok := context.Cause(ctx).(interrupted); ok {
+		code = sig.exitCode()
+	}
 	os.Exit(code)
+}
+
+// interrupted is the cause of a context cancelled by a signal.
+type interrupted struct{ sig os.Signal }
+
+func (i interrupted) Error() string { return "interrupted by " + i.sig.String() }
+
+// exitCode is the shell's convention for a process ended by a signal.
+func (i interrupted) exitCode() int {
+	if s, ok := i.sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 130
 }

@@ -14,6 +14,7 @@ import (
 
 	"crewbench/crew/prompt"
 	"crewbench/crew/pyjson"
+	"crewbench/crew/toolschema"
 	"crewbench/mcpconn"
 	"crewbench/session"
 )
@@ -385,7 +386,7 @@ func TestConformanceDelegationTools(t *testing.T) {
 		if s.llmName() != c.llmName || s.Description != c.desc {
 			t.Errorf("tool %d: %q\n%q", i, s.llmName(), s.Description)
 		}
-		params := prompt.NativeParameters(s.Schema)
+		params := toolschema.OpenAIParameters(s.Schema)
 		req, _ := params.Get("required")
 		props, _ := params.Get("properties")
 		po := props.(*pyjson.Object)
@@ -462,5 +463,101 @@ func TestConformanceExecutionTimeoutEvent(t *testing.T) {
 	}
 	if len(errs) != 1 || errs[0] != want {
 		t.Errorf("agent_execution_error events: %q", errs)
+	}
+}
+
+// agent_utils.py:449: the assistant message carrying a ReAct observation is
+// rstripped, so a tool result's trailing whitespace never reaches the LLM.
+func TestConformanceReActObservationRStripped(t *testing.T) {
+	prov := scripted(t, `
+function_calling: false
+replies:
+  - "Thought: t\nAction: pad\nAction Input: {}"
+  - "Final Answer: ok"
+`)
+	a := NewAgent("a", "A", "g", "b", prov)
+	a.Tools = []Tool{NewFuncTool("pad", "Pads.", nil, func(context.Context, *pyjson.Object) ToolResult {
+		return ToolResult{Text: "result \n\n\t "}
+	})}
+	r := kickoff(t, oneTaskCrew(a), nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if got := r.observation(t, 1); got != "result" {
+		t.Errorf("observation %q", got)
+	}
+}
+
+// agent_utils.py:1896-1903: empty native arguments are not "no arguments"
+// but a JSON error, and the tool does not run.
+func TestConformanceNativeEmptyArguments(t *testing.T) {
+	var calls atomic.Int64
+	prov := scripted(t, `
+replies:
+  - tool_calls: [{name: get_forecast, arguments: ""}]
+  - "done"
+`)
+	a := NewAgent("a", "A", "g", "b", prov)
+	a.Tools = []Tool{weatherTool(&calls)}
+	r := kickoff(t, oneTaskCrew(a), nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	want := "Error: Failed to parse tool arguments as JSON: Expecting value: line 1 column 1 (char 0). Please provide valid JSON arguments for the 'get_forecast' tool."
+	if got := r.lastContent(t, 1); got != want || calls.Load() != 0 {
+		t.Errorf("tool message %q, %d runs", got, calls.Load())
+	}
+}
+
+// crewai-fidelity-gaps.md A.9: a JSON array as native arguments makes
+// ToolUsageStartedEvent raise, so the agent execution fails and is retried
+// from a fresh conversation; the tool never runs.
+func TestConformanceNativeArrayArgumentsRetryTheAgent(t *testing.T) {
+	var calls atomic.Int64
+	prov := scripted(t, `
+replies:
+  - tool_calls: [{name: get_forecast, arguments: "[1, 2]"}]
+  - "done"
+`)
+	a := NewAgent("a", "A", "g", "b", prov)
+	a.Tools = []Tool{weatherTool(&calls)}
+	r := kickoff(t, oneTaskCrew(a), nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	reqs := r.requests()
+	if len(reqs) != 2 || len(reqs[1]) != 2 || pyjson.Dumps(pyjson.FromGo(reqs[0])) != pyjson.Dumps(pyjson.FromGo(reqs[1])) {
+		t.Errorf("the retry did not start from a fresh conversation: %v", reqs)
+	}
+	if calls.Load() != 0 || r.out.String() != "done" {
+		t.Errorf("%d runs, output %q", calls.Load(), r.out.String())
+	}
+}
+
+// crewai-fidelity-gaps.md B.7: on the native path an unknown tool is a
+// started and finished use ("Tool not found"); unparseable arguments emit
+// no tool events at all. Both are still recorded as failures.
+func TestConformanceNativeUnknownToolAndBadJSONEvents(t *testing.T) {
+	var calls atomic.Int64
+	prov := scripted(t, `
+replies:
+  - tool_calls: [{name: no_such_tool, arguments: {}}]
+  - tool_calls: [{name: get_forecast, arguments: "{\"city\": "}]
+  - "done"
+`)
+	a := NewAgent("a", "A", "g", "b", prov)
+	a.Tools = []Tool{weatherTool(&calls)}
+	r := kickoff(t, oneTaskCrew(a), nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if s, f, e := r.count(session.ToolUsageStarted), r.count(session.ToolUsageFinished), r.count(session.ToolUsageError); s != 1 || f != 1 || e != 0 {
+		t.Errorf("tool events: %d started, %d finished, %d errors", s, f, e)
+	}
+	if got := r.lastContent(t, 1); got != "Tool not found" {
+		t.Errorf("unknown tool result %q", got)
+	}
+	if n := len(r.out.ToolFailures()); n != 2 {
+		t.Errorf("%d failures recorded, want 2", n)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"crewbench/crew/prompt"
 	"crewbench/crew/pyjson"
 	"crewbench/crew/react"
+	"crewbench/crew/toolschema"
 	"crewbench/names"
 	"crewbench/session"
 )
@@ -36,6 +37,10 @@ type agentRun struct {
 	iterations int
 	turn       int
 	fellBack   bool
+
+	// responseFormat is the task's output_json model as a response_format,
+	// nil without one.
+	responseFormat *llm.ResponseFormat
 
 	toolText   prompt.ToolText
 	native     []llm.Tool
@@ -78,7 +83,12 @@ func (rs *runState) runAgent(ctx context.Context, a *Agent, tr *taskRun, context
 	spec := prompt.TaskSpec{Description: tr.text.description, ExpectedOutput: tr.text.expectedOutput}
 	if tr.task != nil {
 		spec.Markdown = tr.task.Markdown
-		spec.OutputSchema = tr.task.OutputJSON
+		if m := tr.task.outputModel(); m != nil {
+			// The "OpenAPI schema" of the output instructions is the model
+			// rendered as the ReAct tools block renders tool models.
+			spec.OutputSchema = toolschema.StrictSchema(m.Schema(), true)
+			ar.responseFormat = responseFormat(m)
+		}
 	}
 	taskPrompt := prompt.TaskPrompt(spec, contextText)
 	msgs := prompt.Build(ar.mode, prompt.Persona{Role: p.role, Goal: p.goal, Backstory: p.backstory, UseSystemPrompt: a.UseSystemPrompt}, taskPrompt, ar.toolText)
@@ -198,16 +208,26 @@ func (ar *agentRun) prepareTools() {
 	}
 	ar.nativeMap = map[string]Tool{}
 	nativeNames := names.DedupeNative(llmNames)
+	render := toolschema.OpenAIParameters
+	if p, _ := validatingProvider(ar.agent.Model); p == names.Anthropic {
+		render = toolschema.AnthropicParameters
+	}
 	for i, t := range ar.tools {
 		s := t.Spec()
 		name := nativeNames[i]
-		params := prompt.NativeParameters(s.Schema)
 		ar.native = append(ar.native, llm.Tool{
 			Name: name, Description: prompt.AuthoredDescription(s.Description),
-			Parameters: json.RawMessage(pyjson.Dumps(params)), Strict: true,
+			Parameters: json.RawMessage(pyjson.DumpsStyle(render(s.Schema), pyjson.Wire)), Strict: true,
 		})
 		ar.nativeMap[name] = t
 	}
+}
+
+// responseFormat is the OpenAI response_format of an output model: its
+// strict schema with titles kept, named after the model.
+func responseFormat(m *toolschema.Model) *llm.ResponseFormat {
+	schema := toolschema.StrictSchema(m.Schema(), false)
+	return &llm.ResponseFormat{Name: m.Name, Schema: json.RawMessage(pyjson.DumpsStyle(schema, pyjson.Wire)), Strict: true}
 }
 
 // toolsData describes the offered tools for agent_execution_started, with
@@ -326,7 +346,9 @@ func (ar *agentRun) reactStep(ctx context.Context, step string) (string, bool, e
 	if asAnswer {
 		return obs, true, nil
 	}
-	ar.appendMsg(llm.Message{Role: llm.RoleAssistant, Content: text + "\nObservation: " + obs},
+	// The assistant text with its observation is rstripped
+	// (agent_utils.py:449).
+	ar.appendMsg(llm.Message{Role: llm.RoleAssistant, Content: prompt.RStrip(text + "\nObservation: " + obs)},
 		llm.Message{Role: llm.RoleUser, Content: prompt.PostToolReasoning})
 	ar.iterations++
 	return "", false, nil
@@ -432,6 +454,11 @@ func (ar *agentRun) callLLMWith(ctx context.Context, step string, msgs []llm.Mes
 	}
 	if ar.mode != prompt.ModeNative && history {
 		req.Stop = []string{prompt.StopWord}
+	}
+	if ar.mode == prompt.ModeNoTools && history {
+		// An agent without tools asks for the output model directly
+		// (response_model, agent_executor.py:1425-1437).
+		req.ResponseFormat = ar.responseFormat
 	}
 	if err := ar.rs.rpmWait(ctx, a, ar.base, step); err != nil {
 		return llm.Response{}, err

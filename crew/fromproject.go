@@ -302,8 +302,13 @@ func (b *builder) task(pt *project.Task, done map[*project.Task]*Task) (*Task, e
 	}
 	if schema != nil {
 		if schema.JSON != nil {
-			if o, ok := pyjson.FromGo(schema.JSON).(*pyjson.Object); ok {
+			o, ok := schema.Ordered, schema.Ordered != nil
+			if !ok {
+				o, ok = pyjson.FromGo(schema.JSON).(*pyjson.Object)
+			}
+			if ok {
 				t.OutputJSON = o
+				t.OutputPydantic = pt.OutputJSON == nil
 			}
 		} else {
 			b.note("task %s: output model %s is a Python class; no schema instructions are added", pt.Name, schema.Python)

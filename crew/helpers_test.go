@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -108,11 +107,4 @@ func weatherTool(calls *atomic.Int64) *FuncTool {
 		city, _ := args.Get("city")
 		return ToolResult{Text: "Sunny in " + pyjson.Str(city)}
 	})
-}
-
-func mustContain(t testing.TB, s, sub string) {
-	t.Helper()
-	if !strings.Contains(s, sub) {
-		t.Errorf("missing %q in:\n%s", sub, s)
-	}
 }

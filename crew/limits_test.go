@@ -129,7 +129,9 @@ func TestOutputJSONAndOutputFile(t *testing.T) {
 	if err != nil || string(b) != "{\n  \"summary\": \"Sunny\",\n  \"score\": 9.5\n}" {
 		t.Errorf("output file %q %v", b, err)
 	}
-	if !strings.Contains(r.lastContent(t, 0), "Format your final answer according to the following OpenAPI schema: {\n  \"type\": \"object\"") {
+	// The schema is the model CrewAI builds from output_json (sorted keys,
+	// extra keys forbidden, titles), as in the output_json golden.
+	if !strings.Contains(r.lastContent(t, 0), "Format your final answer according to the following OpenAPI schema: {\n  \"additionalProperties\": false,\n  \"properties\": {\n    \"summary\": {") {
 		t.Errorf("prompt lacks the schema instructions")
 	}
 	if to.Summary != "Rate Rome..." {
@@ -174,5 +176,29 @@ replies:
 	}
 	if calls.Load() != 2 || r.lastContent(t, 1) != "Tool 'get_forecast' has reached its usage limit of 2 times and cannot be used anymore." {
 		t.Errorf("calls %d, last %q", calls.Load(), r.lastContent(t, 1))
+	}
+}
+
+// An inline output_pydantic schema: an agent without tools asks for the
+// model with response_format, the answer is validated (coerced) by the
+// model, raw becomes model_dump_json() and str(output) is the model's str.
+func TestOutputPydanticModel(t *testing.T) {
+	prov := scripted(t, "replies:\n  - '{\"city\": \"Oslo\", \"days\": \"2\"}'\n")
+	schema, _ := pyjson.LoadsObject(`{"title": "Forecast", "type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}, "note": {"type": "string"}}, "required": ["city", "days"]}`)
+	a := NewAgent("a", "A", "g", "b", prov)
+	task := &Task{Name: "t", Description: "d", ExpectedOutput: "e", Agent: a, OutputJSON: schema, OutputPydantic: true}
+	r := kickoff(t, &Crew{Agents: []*Agent{a}, Tasks: []*Task{task}}, nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	to := r.out.TasksOutput[0]
+	if got := r.out.String(); got != "city='Oslo' days=2 note=None" {
+		t.Errorf("str(output) = %q", got)
+	}
+	if to.OutputFormat != FormatPydantic || to.Raw != `{"city":"Oslo","days":2,"note":null}` || to.JSONDict != nil {
+		t.Errorf("task output %+v", to)
+	}
+	if _, err := r.out.JSON(); err == nil {
+		t.Error("CrewOutput.json must fail for a pydantic output")
 	}
 }

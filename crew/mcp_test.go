@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"crewbench/crew/pyjson"
 	"crewbench/fixtures/fixturetest"
 	"crewbench/mcpconn"
 	"crewbench/session"
@@ -144,5 +145,41 @@ func TestHTTPSRefFailureWarns(t *testing.T) {
 	}
 	if !warned {
 		t.Error("no warning for the failed https ref")
+	}
+}
+
+// MCP arguments are validated as CrewAI's BaseTool does: a refused call
+// never reaches the server and the agent sees Pydantic's text; an accepted
+// one is sent coerced, with explicit nulls dropped.
+func TestMCPArgumentsValidatedBeforeTheCall(t *testing.T) {
+	m := &MCP{}
+	a := NewAgent("a", "Forecaster", "g", "b", nil)
+	a.MCPs = []MCPRef{{Spec: fixtureSpec("weather")}}
+	name := discoverOne(t, m, a, "getForecast")
+	a.LLM = scripted(t, `
+replies:
+  - tool_calls: [{name: `+name+`, arguments: {days: 2}}]
+  - tool_calls: [{name: `+name+`, arguments: {city: Oslo, days: "2", units: null}}]
+  - "done"
+`)
+	c := &Crew{Agents: []*Agent{a}, Tasks: []*Task{{Name: "f", Description: "d", ExpectedOutput: "e", Agent: a}}}
+	r := kickoff(t, c, nil, Options{MCP: m})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	refused := r.lastContent(t, 1)
+	if !strings.HasPrefix(refused, "Error executing tool: Tool '"+name+"' arguments validation failed: 1 validation error for get_forecastSchema\ncity\n  Field required [type=missing, input_value={'days': 2}, input_type=dict]") ||
+		!strings.Contains(refused, "\nExpected arguments: {\"city\": ") || !strings.HasSuffix(refused, "\nRequired: [\"city\"]") {
+		t.Errorf("refused call: agent saw %q", refused)
+	}
+	var sent []string
+	for _, ev := range r.events {
+		if ev.Kind == session.MCPToolExecutionStarted {
+			sent = append(sent, pyjson.Dumps(ev.Data["tool_args"]))
+		}
+	}
+	// The explicit null is dropped, not replaced by the default.
+	if len(sent) != 1 || sent[0] != `{"city": "Oslo", "days": 2}` {
+		t.Errorf("arguments sent: %q", sent)
 	}
 }

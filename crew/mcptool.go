@@ -7,6 +7,7 @@ import (
 
 	"crewbench/crew/prompt"
 	"crewbench/crew/pyjson"
+	"crewbench/crew/toolschema"
 	"crewbench/mcpconn"
 	"crewbench/session"
 )
@@ -114,14 +115,16 @@ func (m *MCP) Resolve(ctx context.Context, agent *Agent, ref MCPRef, rc RunConte
 	}
 	var out []Tool
 	for _, t := range d.KeptTools() {
-		var schema *pyjson.Object
+		var raw *pyjson.Object
 		if len(t.InputSchema) > 0 {
 			if o, err := pyjson.LoadsObject(string(t.InputSchema)); err == nil && o.Len() > 0 {
-				schema = o
+				raw = o
 			}
 		}
+		model := toolschema.MCPToolModel(t.Name, raw)
 		s := &ToolSpec{
-			Name: t.DisplayName, LLMName: t.LLMName, Description: t.Description, Schema: schema,
+			Name: t.DisplayName, LLMName: t.LLMName, Description: t.Description,
+			Schema: model.Schema(), RawSchema: raw, Model: model,
 			Kind: KindMCP, Server: d.Server, ServerName: d.ServerName, OriginalName: t.Name,
 		}
 		out = append(out, &mcpTool{spec: s, server: spec, callName: t.Name, m: m, faults: opts.Faults})
@@ -153,6 +156,14 @@ func (t *mcpTool) Spec() *ToolSpec { return t.spec }
 // ToolFailure with reason mcp_error, and the https-string path's errors
 // ordinary text.
 func (t *mcpTool) Run(ctx context.Context, args *pyjson.Object, rc RunContext) ToolResult {
+	if t.spec.Model != nil {
+		sent, err := t.spec.Model.MCPArguments(t.spec.llmName(), args)
+		if err != nil {
+			// BaseTool.run raises before the server is reached.
+			return ToolResult{Err: err, ErrType: "ValueError"}
+		}
+		args = sent
+	}
 	argMap, _ := pyjson.ToGo(args).(map[string]any)
 	r := mcpconn.Call(ctx, t.server, t.callName, argMap, mcpconn.Options{
 		Emitter: rc.Emitter, Parent: rc.Span, AgentRole: rc.Base.AgentRole, Cache: t.m.Cache, Pool: t.m.Pool, Faults: t.faults,

@@ -17,6 +17,7 @@ import (
 	"crewbench/crew/llm"
 	"crewbench/crew/prompt"
 	"crewbench/crew/pyjson"
+	"crewbench/crew/toolschema"
 	"crewbench/mcpconn"
 )
 
@@ -126,8 +127,28 @@ type Task struct {
 	OutputFile        string
 	ToolFailurePolicy FailurePolicy
 	Markdown          bool
-	// OutputJSON is the output_json schema; nil when unset.
+	// OutputJSON is the output_json (or inline output_pydantic) schema; nil
+	// when unset.
 	OutputJSON *pyjson.Object
+	// OutputPydantic says the schema came from output_pydantic: the output
+	// is a model (str() in Pydantic's form, output_format "pydantic").
+	OutputPydantic bool
+}
+
+// outputModel is the model create_model_from_schema builds from
+// output_json (no description enrichment), named after the schema's title;
+// nil without output_json.
+func (t *Task) outputModel() *toolschema.Model {
+	if t == nil || t.OutputJSON == nil {
+		return nil
+	}
+	name := "DynamicModel"
+	if title, ok := t.OutputJSON.Get("title"); ok {
+		if ts, ok := title.(string); ok && ts != "" {
+			name = ts
+		}
+	}
+	return toolschema.FromJSONSchema(name, t.OutputJSON, false)
 }
 
 // displayName is TaskOutput.name: the task name, else the description.

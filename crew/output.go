@@ -45,26 +45,33 @@ func (u *UsageMetrics) add(x llm.Usage) {
 
 // Output formats.
 const (
-	FormatRaw  = "raw"
-	FormatJSON = "json"
+	FormatRaw      = "raw"
+	FormatJSON     = "json"
+	FormatPydantic = "pydantic"
 )
 
 // TaskOutput is CrewAI's TaskOutput (crewai-formats.md §4.4).
 type TaskOutput struct {
-	Description    string              `json:"description"`
-	Name           string              `json:"name"`
-	ExpectedOutput string              `json:"expected_output"`
-	Summary        string              `json:"summary"`
-	Raw            string              `json:"raw"`
-	JSONDict       *pyjson.Object      `json:"-"`
-	Agent          string              `json:"agent"`
-	OutputFormat   string              `json:"output_format"`
-	Messages       []llm.Message       `json:"messages,omitempty"`
-	ToolFailures   []ToolFailureRecord `json:"tool_failures"`
+	Description    string         `json:"description"`
+	Name           string         `json:"name"`
+	ExpectedOutput string         `json:"expected_output"`
+	Summary        string         `json:"summary"`
+	Raw            string         `json:"raw"`
+	JSONDict       *pyjson.Object `json:"-"`
+	// Pydantic is str() of the output_pydantic model, "" without one.
+	Pydantic     string              `json:"-"`
+	Agent        string              `json:"agent"`
+	OutputFormat string              `json:"output_format"`
+	Messages     []llm.Message       `json:"messages,omitempty"`
+	ToolFailures []ToolFailureRecord `json:"tool_failures"`
 }
 
-// String is str(TaskOutput): the JSON dict in Python repr form if any, else raw.
+// String is str(TaskOutput): the Pydantic model's str, else the JSON dict
+// in Python repr form, else raw.
 func (o *TaskOutput) String() string {
+	if o.Pydantic != "" {
+		return o.Pydantic
+	}
 	if o.JSONDict != nil {
 		return pyjson.Str(o.JSONDict)
 	}
@@ -84,6 +91,7 @@ func summary(description string) string {
 type CrewOutput struct {
 	Raw         string         `json:"raw"`
 	JSONDict    *pyjson.Object `json:"-"`
+	Pydantic    string         `json:"-"`
 	TasksOutput []*TaskOutput  `json:"tasks_output"`
 	TokenUsage  UsageMetrics   `json:"token_usage"`
 }
@@ -103,6 +111,9 @@ func (c *CrewOutput) HasToolFailures() bool { return len(c.ToolFailures()) > 0 }
 
 // String is str(CrewOutput).
 func (c *CrewOutput) String() string {
+	if c.Pydantic != "" {
+		return c.Pydantic
+	}
 	if c.JSONDict != nil {
 		return pyjson.Str(c.JSONDict)
 	}

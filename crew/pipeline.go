@@ -3,7 +3,6 @@ package crew
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"sync"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"crewbench/crew/prompt"
 	"crewbench/crew/pyjson"
 	"crewbench/crew/react"
+	"crewbench/crew/toolschema"
 	"crewbench/names"
 	"crewbench/session"
 )
@@ -392,19 +392,28 @@ func (ar *agentRun) nativeCall(ctx context.Context, step string, call llm.ToolCa
 	name := names.Sanitize(call.Name)
 	tool := ar.nativeMap[name]
 	args, perr := parseNativeArgs(call.Arguments)
+	var nonObject *nonObjectArgsError
+	if errors.As(perr, &nonObject) && nonObject.crashesListener() {
+		// CrewAI's ToolUsageStartedEvent refuses the value and the
+		// exception leaves the executor: the agent execution fails and is
+		// retried from a fresh conversation (crewai-fidelity-gaps.md A.9).
+		return nativeResult{err: nonObject.eventError()}
+	}
 	if perr != nil {
+		// Unparseable arguments are answered before any tool event
+		// (agent_executor.py:1941-1951).
 		msg := prompt.Fill(prompt.NativeJSONError, "{error}", perr.Error(), "{tool}", name)
 		cs := ar.newCall(step, tool, name, call.Name, nil, 1)
-		ar.started(cs)
-		ar.errored(cs, msg)
 		f := &ToolFailure{Message: msg, Reason: ReasonInvalidInput, Code: "json_decode_error"}
 		return nativeResult{content: msg, done: true, err: ar.recordFailure(cs.span, name, cs.specOrNil(), f, nil)}
 	}
 	if tool == nil {
+		// An unknown tool is a started and finished use whose output is the
+		// not-found text (agent_executor.py:2096-2115).
 		cs := ar.newCall(step, nil, name, call.Name, args, 1)
 		ar.started(cs)
-		ar.errored(cs, prompt.NativeToolNotFound)
 		f := &ToolFailure{Message: prompt.NativeToolNotFound, Reason: ReasonUnknownTool, Code: name}
+		ar.finished(cs, prompt.NativeToolNotFound, false, f, nil)
 		return nativeResult{content: prompt.NativeToolNotFound, done: true, err: ar.recordFailure(cs.span, name, nil, f, args)}
 	}
 	spec := tool.Spec()
@@ -476,21 +485,41 @@ func (cs *callScope) specOrNil() *ToolSpec {
 }
 
 // parseNativeArgs decodes a native call's arguments with json.loads. An
-// empty string means no arguments (providers send "" for argument-less
-// calls).
+// empty string is a JSON error too ("Expecting value: line 1 column 1
+// (char 0)"), as in CrewAI's executor (agent_utils.py:1896-1903).
 func parseNativeArgs(s string) (*pyjson.Object, error) {
-	if s == "" {
-		return pyjson.NewObject(), nil
-	}
 	v, err := pyjson.Loads(s)
 	if err != nil {
 		return nil, err
 	}
 	o, ok := v.(*pyjson.Object)
 	if !ok {
-		return nil, fmt.Errorf("the arguments must be a JSON object, got %s", pyjson.TypeName(v))
+		return nil, &nonObjectArgsError{value: v}
 	}
 	return o, nil
+}
+
+// nonObjectArgsError is native arguments that are valid JSON but not an
+// object.
+type nonObjectArgsError struct{ value any }
+
+func (e *nonObjectArgsError) Error() string {
+	return "the arguments must be a JSON object, got " + pyjson.TypeName(e.value)
+}
+
+// crashesListener: ToolUsageStartedEvent.tool_args is dict[str, Any] | str,
+// so only a string gets past the event to the tool.
+func (e *nonObjectArgsError) crashesListener() bool {
+	_, isStr := e.value.(string)
+	return !isStr
+}
+
+// eventError is the Pydantic error the event raises.
+func (e *nonObjectArgsError) eventError() error {
+	return &toolschema.ValidationError{Model: "ToolUsageStartedEvent", Errors: []toolschema.LineError{
+		{Loc: []string{"tool_args", "dict[str,any]"}, Type: "dict_type", Msg: "Input should be a valid dictionary", Input: e.value},
+		{Loc: []string{"tool_args", "str"}, Type: "string_type", Msg: "Input should be a valid string", Input: e.value},
+	}}
 }
 
 // pauseTool consults the stepper before a tool call and applies an

@@ -14,6 +14,7 @@ import (
 	"crewbench/crew/llm"
 	"crewbench/crew/prompt"
 	"crewbench/crew/pyjson"
+	"crewbench/crew/toolschema"
 	"crewbench/session"
 )
 
@@ -211,6 +212,7 @@ func (rs *runState) kickoff(ctx context.Context, inputs map[string]any) (*CrewOu
 	}
 	out.Raw = final.Raw
 	out.JSONDict = final.JSONDict
+	out.Pydantic = final.Pydantic
 	return out, nil
 }
 
@@ -392,12 +394,8 @@ func (rs *runState) runTask(ctx context.Context, t *Task, manager *Agent, prior 
 		Summary: summary(tr.text.description), Raw: answer, Agent: p.role, OutputFormat: outputFormat(t),
 		Messages: messages, ToolFailures: failures,
 	}
-	if t.OutputJSON != nil {
-		if d, ok := jsonDictFrom(answer); ok {
-			to.JSONDict = d
-		} else {
-			rs.warn(tr.span, base, "output_json: the answer is not a JSON object; CrewAI would ask a converter LLM to restructure it, which crewbench does not reproduce, so json_dict is empty")
-		}
+	if m := t.outputModel(); m != nil {
+		rs.structuredOutput(to, t, m, ar, answer, tr.span, base)
 	}
 	if err := rs.writeOutputFile(tr, to); err != nil {
 		rs.warn(tr.span, base, err.Error())
@@ -411,10 +409,44 @@ func (rs *runState) runTask(ctx context.Context, t *Task, manager *Agent, prior 
 }
 
 func outputFormat(t *Task) string {
-	if t.OutputJSON != nil {
+	switch {
+	case t.OutputJSON != nil && t.OutputPydantic:
+		return FormatPydantic
+	case t.OutputJSON != nil:
 		return FormatJSON
 	}
 	return FormatRaw
+}
+
+// structuredOutput is the task's output model applied to the answer
+// (task.py:858-870, convert_to_model): the answer parsed and validated by
+// the model, json_dict its dump or the output its Pydantic str; when the
+// model was asked for directly (an agent without tools sends
+// response_format), raw becomes model_dump_json(). An answer that is not
+// JSON or does not validate would go to CrewAI's converter LLM, which
+// crewbench does not reproduce: it warns and keeps what parses.
+func (rs *runState) structuredOutput(to *TaskOutput, t *Task, m *toolschema.Model, ar *agentRun, answer, span string, base session.Event) {
+	d, ok := jsonDictFrom(answer)
+	if !ok {
+		rs.warn(span, base, "output model: the answer is not a JSON object; CrewAI would ask a converter LLM to restructure it, which crewbench does not reproduce, so the structured output is empty")
+		return
+	}
+	valid, verr := m.Validate(d)
+	if verr != nil {
+		rs.warn(span, base, "output model: the answer does not validate ("+verr.Error()+"); CrewAI would ask a converter LLM to restructure it, which crewbench does not reproduce")
+		if !t.OutputPydantic {
+			to.JSONDict = d
+		}
+		return
+	}
+	if ar != nil && ar.responseFormat != nil && ar.mode == prompt.ModeNoTools {
+		to.Raw = pyjson.DumpsStyle(valid, pyjson.Wire)
+	}
+	if t.OutputPydantic {
+		to.Pydantic = m.Str(valid)
+		return
+	}
+	to.JSONDict = valid
 }
 
 // jsonDictFrom parses a final answer as a JSON object, tolerating a code

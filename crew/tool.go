@@ -7,6 +7,7 @@ import (
 
 	"crewbench/crew/prompt"
 	"crewbench/crew/pyjson"
+	"crewbench/crew/toolschema"
 	"crewbench/names"
 	"crewbench/session"
 )
@@ -41,9 +42,17 @@ type ToolSpec struct {
 	// cache keys and events. NewToolSpec fills it.
 	LLMName     string
 	Description string
-	// Schema is the argument JSON schema as authored or listed by the MCP
-	// server; nil when the tool takes no typed arguments.
-	Schema         *pyjson.Object
+	// Schema is the argument model's JSON schema (model_json_schema(), as
+	// CrewAI renders it for the LLM): authored for Python-tool stand-ins,
+	// built from the server's inputSchema for MCP tools; nil when the tool
+	// takes no typed arguments.
+	Schema *pyjson.Object
+	// RawSchema is the MCP server's inputSchema as listed (nil for other
+	// tools), shown beside Schema.
+	RawSchema *pyjson.Object
+	// Model validates arguments before a call (MCP tools), as CrewAI's
+	// BaseTool does; nil means arguments go to the tool unvalidated.
+	Model          *toolschema.Model
 	ResultAsAnswer bool
 	// MaxUsageCount limits uses per task; 0 means unlimited.
 	MaxUsageCount int

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"crewbench/crew/pyjson"
 	"crewbench/names"
 	"crewbench/session"
 )
@@ -404,26 +405,28 @@ func (c *caller) persistent(ctx context.Context) {
 	c.raise(last, c.errorText(text))
 }
 
-// finishAdapter is mcpadapt's CrewAI tool: `result.content[0].text`.
-// isError is not looked at; no content raises IndexError and a first item
-// without text raises AttributeError.
+// finishAdapter is crewai_tools' MCPServerAdapter tool (≥ 1.10,
+// crewai_tools/adapters/mcp_adapter.py:61-74): one content item gives its
+// text (str(item) when it has none), several give str() of the list of
+// their texts ("['a', 'b']"), none gives "[]". isError is not looked at.
 func (c *caller) finishAdapter(res *toolResult) {
 	c.fillResult(res)
 	c.r.Outcome = session.OutcomeOK
 	if res.res.IsError {
 		c.r.Outcome = session.OutcomeIsError
 	}
-	if len(res.res.Content) == 0 {
-		c.raise(failureInfo{Class: session.OutcomeProtocol, Detail: "empty content"}, "list index out of range")
-		return
+	switch items := res.res.Content; len(items) {
+	case 0:
+		c.r.Text = "[]"
+	case 1:
+		c.r.Text = contentStr(items[0])
+	default:
+		parts := make([]string, len(items))
+		for i, it := range items {
+			parts[i] = pyStr(contentStr(it))
+		}
+		c.r.Text = "[" + strings.Join(parts, ", ") + "]"
 	}
-	if tc, ok := res.res.Content[0].(mcp.TextContent); ok {
-		c.r.Text = tc.Text
-		return
-	}
-	typ := strings.TrimPrefix(fmt.Sprintf("%T", res.res.Content[0]), "mcp.")
-	c.raise(failureInfo{Class: session.OutcomeProtocol, Detail: "first content item is not text"},
-		fmt.Sprintf("'%s' object has no attribute 'text'", typ))
 }
 
 func (c *caller) errorText(e string) string {
@@ -453,7 +456,7 @@ func (c *caller) connect(ctx context.Context, spec ServerSpec, limit time.Durati
 	start := time.Now()
 	cctx, cancel := withLimit(ctx, limit)
 	defer cancel()
-	s, err := c.opts.dialer()(cctx, spec, dialOptions{em: c.opts.Emitter, limits: c.r.Limits, faults: c.opts.Faults})
+	s, err := c.opts.dialer()(cctx, spec, dialOptions{em: c.opts.Emitter, limits: c.r.Limits, faults: c.opts.Faults, auth: c.opts.Auth})
 	ph := Phase{Duration: time.Since(start)}
 	if err != nil {
 		f := classifyDial(cctx, spec, err)
@@ -684,7 +687,13 @@ func firstContentText(res *toolResult) string {
 		return fmt.Sprintf("meta=None content=[] structuredContent=%s isError=%s",
 			pyValue(res.res.StructuredContent), pyBool(res.res.IsError))
 	}
-	switch v := res.res.Content[0].(type) {
+	return contentStr(res.res.Content[0])
+}
+
+// contentStr is an MCP content item's text, or str() of the SDK's item
+// when it has none.
+func contentStr(item mcp.Content) string {
+	switch v := item.(type) {
 	case mcp.TextContent:
 		return v.Text
 	case mcp.ImageContent:
@@ -697,7 +706,7 @@ func firstContentText(res *toolResult) string {
 	case mcp.EmbeddedResource:
 		return fmt.Sprintf("type='resource' resource=%s annotations=None meta=None", embeddedStr(v.Resource))
 	}
-	b, _ := json.Marshal(res.res.Content[0])
+	b, _ := json.Marshal(item)
 	return string(b)
 }
 
@@ -711,11 +720,8 @@ func embeddedStr(r mcp.ResourceContents) string {
 	return "None"
 }
 
-// pyStr is Python's repr of a str (single quotes, minimal escaping).
-func pyStr(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\n", `\n`, "\r", `\r`, "\t", `\t`)
-	return "'" + r.Replace(s) + "'"
-}
+// pyStr is Python's repr of a str.
+func pyStr(s string) string { return pyjson.StrRepr(s) }
 
 func pyOptStr(s string) string {
 	if s == "" {

@@ -21,8 +21,28 @@ import (
 	"crewbench/session"
 )
 
-// ClientVersion is sent as clientInfo.version; main may set it at start-up.
+// ClientVersion is sent as clientInfo.version under the session policy;
+// main may set it at start-up.
 var ClientVersion = "dev"
+
+// crewAIClientInfo is the clientInfo CrewAI's MCP client sends: the MCP
+// Python SDK's ClientSession default, which CrewAI never overrides.
+var crewAIClientInfo = mcp.Implementation{Name: "mcp", Version: "0.1.0"}
+
+// crewAIWire reports whether a session speaks as CrewAI's SDK does: every
+// policy but crewbench's own session policy. The session policy keeps
+// crewbench's conveniences (its own clientInfo, progress tokens so progress
+// notifications become events).
+func crewAIWire(spec ServerSpec) bool { return EffectivePolicy(spec) != PolicySession }
+
+// WireNote says, for the Servers view, whose wire conventions the spec's
+// policy follows.
+func WireNote(spec ServerSpec) string {
+	if crewAIWire(spec) {
+		return "CrewAI's MCP SDK wire: clientInfo mcp 0.1.0, no progress tokens, tools/list after each successful call"
+	}
+	return "crewbench's wire (session policy): clientInfo crewbench " + ClientVersion + ", progress tokens so progress notifications become events"
+}
 
 // mcpSession is the small surface crewbench needs from an MCP client
 // library. Everything above it (policies, discovery, the pool) is written
@@ -74,6 +94,16 @@ type dialOptions struct {
 	listen bool
 	// onListChanged is called (non-blocking) on notifications/tools/list_changed.
 	onListChanged func()
+	// auth authorizes the session policy's HTTP requests (nil: none).
+	auth Authorizer
+}
+
+// Authorizer adds credentials that the spec does not configure to the HTTP
+// requests of a server: crewbench's OAuth client (mcpconn/oauth). It is
+// used under PolicySession only; CrewAI's policies send exactly the
+// configured headers, as CrewAI does.
+type Authorizer interface {
+	Transport(serverURL string, base http.RoundTripper) http.RoundTripper
 }
 
 // dialFunc opens an initialized session. A variable so benchmarks can
@@ -95,6 +125,15 @@ type mcpgoSession struct {
 	conn    *reqTrace    // statuses seen outside a request (SSE stream)
 	closed  atomic.Bool
 	once    sync.Once
+	// crewAI is crewAIWire(spec): no progress token, and the SDK's
+	// output-schema cache below.
+	crewAI bool
+	// listed holds the tool names a tools/list on this session returned:
+	// the SDK's ClientSession caches their output schemas, and after a
+	// non-error tools/call of a tool it has not cached it lists the tools
+	// again (to validate structured content) on the same session.
+	listedMu sync.Mutex
+	listed   map[string]bool
 }
 
 var quietLogger = slog.New(slog.DiscardHandler)
@@ -121,7 +160,7 @@ func dial(ctx context.Context, spec ServerSpec, o dialOptions) (mcpSession, erro
 }
 
 func dialOnce(ctx context.Context, spec ServerSpec, o dialOptions) (mcpSession, error) {
-	s := &mcpgoSession{spec: spec, secrets: newServerSecrets(spec), em: o.em, conn: &reqTrace{}}
+	s := &mcpgoSession{spec: spec, secrets: newServerSecrets(spec), em: o.em, conn: &reqTrace{}, crewAI: crewAIWire(spec)}
 	s.span.Store("")
 	lifeCtx, cancel := context.WithCancel(context.WithValue(context.Background(), traceKey{}, s.conn))
 	s.life = cancel
@@ -137,7 +176,11 @@ func dialOnce(ctx context.Context, spec ServerSpec, o dialOptions) (mcpSession, 
 		s.stdio = newStdioTransport(command, spec.Args, env, o.limits.Shutdown, s.stdioHooks())
 		inner = s.stdio
 	case TransportHTTP, TransportSSE:
-		s.hc = newHTTPClient(o.limits.Connect)
+		var auth func(http.RoundTripper) http.RoundTripper
+		if o.auth != nil && EffectivePolicy(spec) == PolicySession {
+			auth = func(base http.RoundTripper) http.RoundTripper { return o.auth.Transport(stripFragment(spec.URL), base) }
+		}
+		s.hc = newHTTPClient(o.limits.Connect, auth)
 		var err error
 		if spec.Transport == TransportHTTP {
 			opts := []transport.StreamableHTTPCOption{
@@ -205,9 +248,11 @@ func dialOnce(ctx context.Context, spec ServerSpec, o dialOptions) (mcpSession, 
 	}
 
 	ictx, itr := withTrace(ctx)
-	res, err := s.c.Initialize(ictx, mcp.InitializeRequest{Params: mcp.InitializeParams{
-		ClientInfo: mcp.Implementation{Name: "crewbench", Version: ClientVersion},
-	}})
+	info := mcp.Implementation{Name: "crewbench", Version: ClientVersion}
+	if s.crewAI {
+		info = crewAIClientInfo
+	}
+	res, err := s.c.Initialize(ictx, mcp.InitializeRequest{Params: mcp.InitializeParams{ClientInfo: info}})
 	if err != nil {
 		return nil, s.dialFailed(ictx, "initialize", err, itr)
 	}
@@ -234,14 +279,29 @@ func dialOnce(ctx context.Context, spec ServerSpec, o dialOptions) (mcpSession, 
 // newHTTPClient bounds dialing and TLS with the connect timeout but never
 // the whole request (http.Client.Timeout would cut streamed responses;
 // guide 2.5). Each session gets its own transport so Close can drop its
-// idle connections and their goroutines.
-func newHTTPClient(connect time.Duration) *http.Client {
+// idle connections and their goroutines. auth, when set, wraps the
+// transport inside the status recorder, so a 401 it recovers from is not
+// recorded.
+func newHTTPClient(connect time.Duration, auth func(http.RoundTripper) http.RoundTripper) *http.Client {
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	d := &net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}
 	base.DialContext = d.DialContext
 	base.TLSHandshakeTimeout = connect
-	return &http.Client{Transport: statusRecorder{base: base}}
+	var rt http.RoundTripper = base
+	if auth != nil {
+		rt = idleCloser{RoundTripper: auth(base), base: base}
+	}
+	return &http.Client{Transport: statusRecorder{base: rt}}
 }
+
+// idleCloser keeps CloseIdleConnections reaching the base transport
+// through a wrapping RoundTripper.
+type idleCloser struct {
+	http.RoundTripper
+	base *http.Transport
+}
+
+func (i idleCloser) CloseIdleConnections() { i.base.CloseIdleConnections() }
 
 // dialFailed classifies a failed connect while the session still knows
 // what happened (exit status, stdout garbage, HTTP status), then closes it.
@@ -289,10 +349,21 @@ func (s *mcpgoSession) ListToolsPage(ctx context.Context, cursor string) (json.R
 	raw, _, _, _ := tr.snapshot()
 	var page struct {
 		NextCursor string `json:"nextCursor"`
+		Tools      []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
 	}
 	if err := json.Unmarshal(raw, &page); err != nil {
 		return nil, "", fmt.Errorf("tools/list result: %w", err)
 	}
+	s.listedMu.Lock()
+	if s.listed == nil {
+		s.listed = map[string]bool{}
+	}
+	for _, t := range page.Tools {
+		s.listed[t.Name] = true
+	}
+	s.listedMu.Unlock()
 	return raw, page.NextCursor, nil
 }
 
@@ -304,14 +375,29 @@ func (s *mcpgoSession) CallTool(ctx context.Context, name string, args any) (*to
 	req := mcp.CallToolRequest{}
 	req.Params.Name = name
 	req.Params.Arguments = args
-	// Opt in to progress notifications (they become events).
-	req.Params.Meta = &mcp.Meta{ProgressToken: "crewbench-" + session.NewID()}
+	if !s.crewAI {
+		// Opt in to progress notifications (they become events).
+		req.Params.Meta = &mcp.Meta{ProgressToken: "crewbench-" + session.NewID()}
+	}
 	res, err := s.c.CallTool(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	raw, _, _, _ := tr.snapshot()
+	if s.crewAI && !res.IsError && !s.hasListed(name) {
+		// The SDK's output-schema lookup (ClientSession.call_tool →
+		// _validate_tool_result): one tools/list page on this session,
+		// within the call's deadline. A failed list leaves the result as it
+		// is: what the call returned is what the user is stepping through.
+		_, _, _ = s.ListToolsPage(ctx, "")
+	}
 	return &toolResult{res: res, raw: raw}, nil
+}
+
+func (s *mcpgoSession) hasListed(tool string) bool {
+	s.listedMu.Lock()
+	defer s.listedMu.Unlock()
+	return s.listed[tool]
 }
 
 // Ping is deprecated in the 2026-07-28 era, but crewbench pins 2025-11-25

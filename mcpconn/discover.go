@@ -133,6 +133,9 @@ type Options struct {
 	// Pool provides the persistent sessions of the adapter and session
 	// policies; nil opens one for the call and closes it after.
 	Pool *Pool
+	// Auth authorizes HTTP requests under PolicySession (crewbench's OAuth
+	// client); CrewAI's policies ignore it.
+	Auth Authorizer
 	// dial replaces the connector (for tests); nil means dial.
 	dial dialFunc
 }
@@ -329,7 +332,7 @@ func (d *Discovery) list(ctx context.Context, spec ServerSpec, opts Options, spa
 	// Native / AMP / adapter: connect (30 s, not retried), then list_tools
 	// through the retry wrapper (30 s per attempt, 3 attempts), disconnect.
 	cctx, cancel := withLimit(ctx, l.Connect)
-	s, err := opts.dialer()(cctx, spec, dialOptions{em: opts.Emitter, limits: l, faults: opts.Faults})
+	s, err := opts.dialer()(cctx, spec, dialOptions{em: opts.Emitter, limits: l, faults: opts.Faults, auth: opts.Auth})
 	if err != nil {
 		f := classifyDial(cctx, spec, err)
 		cancel()
@@ -395,7 +398,7 @@ func (d *Discovery) listHTTPS(ctx context.Context, spec ServerSpec, opts Options
 		pages, info, f, err := func() ([]json.RawMessage, ServerInfo, failureInfo, error) {
 			cctx, ccancel := withLimit(actx, l.Connect)
 			defer ccancel()
-			s, err := opts.dialer()(cctx, noHeaders, dialOptions{em: opts.Emitter, limits: l, faults: opts.Faults})
+			s, err := opts.dialer()(cctx, noHeaders, dialOptions{em: opts.Emitter, limits: l, faults: opts.Faults, auth: opts.Auth})
 			if err != nil {
 				return nil, ServerInfo{}, classifyDial(cctx, noHeaders, err), err
 			}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"crewbench/fixtures/fixturetest"
 	"crewbench/names"
 	"crewbench/session"
@@ -327,8 +329,9 @@ func TestFrameEvents(t *testing.T) {
 	}
 }
 
-// The adapter policy is mcpadapt's tool: content[0].text, isError ignored,
-// IndexError on empty content, top-level None dropped only.
+// The adapter policy is crewai_tools' MCPServerAdapter tool (≥ 1.10):
+// the one item's text, isError ignored, "[]" for no content, top-level None
+// dropped only.
 func TestAdapterResults(t *testing.T) {
 	spec := fixtureSpec(t, "errors")
 	spec.Policy = PolicyAdapter
@@ -340,7 +343,7 @@ func TestAdapterResults(t *testing.T) {
 		t.Errorf("adapter arguments %v: only top-level None is dropped", r.Arguments)
 	}
 	r = Call(context.Background(), spec, "returns_empty_content", nil, Options{})
-	if !r.Raised || r.Text != "list index out of range" {
+	if r.Raised || r.Text != "[]" {
 		t.Errorf("empty content: %+v", r)
 	}
 }
@@ -392,5 +395,17 @@ func TestUnauthorizedAfterInitializeIsAuth(t *testing.T) {
 	}
 	if !strings.Contains(r.Text, "Authentication failed") {
 		t.Errorf("call text %q, want CrewAI's authentication wording", r.Text)
+	}
+}
+
+// Several content items under the adapter policy: str() of the list of
+// their texts.
+func TestAdapterSeveralContentItems(t *testing.T) {
+	c := &caller{r: &CallResult{}}
+	c.finishAdapter(&toolResult{res: &mcp.CallToolResult{Content: []mcp.Content{
+		mcp.TextContent{Type: "text", Text: "a"}, mcp.TextContent{Type: "text", Text: "it's"},
+	}}})
+	if c.r.Text != `['a', "it's"]` || c.r.Raised {
+		t.Errorf("text %q raised %v", c.r.Text, c.r.Raised)
 	}
 }

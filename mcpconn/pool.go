@@ -42,6 +42,7 @@ type Pool struct {
 	cache  *ToolsCache
 	role   string
 	dialFn dialFunc
+	auth   Authorizer
 
 	mu      sync.Mutex
 	servers map[string]*pooled
@@ -63,6 +64,10 @@ type pooled struct {
 func NewPool(em *session.Emitter) *Pool {
 	return &Pool{em: em, cache: &ToolsCache{}, servers: map[string]*pooled{}}
 }
+
+// SetAuthorizer makes the pool's session-policy servers use a (crewbench's
+// OAuth client); call it before Connect.
+func (p *Pool) SetAuthorizer(a Authorizer) { p.auth = a }
 
 // SetAgentRole sets context.agent_role for CEL filters evaluated by the pool.
 func (p *Pool) SetAgentRole(role string) { p.role = role }
@@ -124,7 +129,7 @@ func (p *Pool) connectEntry(ctx context.Context, e *pooled) (mcpSession, error) 
 	if dialer == nil {
 		dialer = dial
 	}
-	s, err := dialer(cctx, spec, dialOptions{em: p.em, limits: l, faults: e.faults, listen: true,
+	s, err := dialer(cctx, spec, dialOptions{em: p.em, limits: l, faults: e.faults, listen: true, auth: p.auth,
 		onListChanged: func() {
 			select {
 			case e.changed <- struct{}{}:

@@ -217,4 +217,53 @@ for pid in $children; do
   fi
 done
 
+# --- signals: INT, TERM and HUP (a closed terminal) end the workbench -------
+# within a few seconds with 128+signal, every child reaped and the demo's
+# temporary directory removed, whenever they arrive (rounds × 3 signals, at
+# random moments from start-up to ready).
+signal_round() {
+  local sig=$1 want=$2 delay=$3 s2="crewbench-e2e-sig-$$" pane pid kids code deadline
+  rm -f "$tmp/sigexit"
+  tmux new-session -d -s "$s2" -x 120 -y 36 \
+    "cd '$tmp' && env HOME='$tmp/home' XDG_STATE_HOME='$tmp/state' TMPDIR='$tmp/sigtmp' TERM=xterm-256color '$bin' demo; echo \$? > '$tmp/sigexit'; sleep 300"
+  pane=$(tmux display-message -p -t "$s2" '#{pane_pid}')
+  pid=""
+  for _ in $(seq 100); do
+    pid=$(ps -o pid= --ppid "$pane" | head -n1 | tr -d ' ')
+    [ -n "$pid" ] && break
+    sleep 0.05
+  done
+  [ -n "$pid" ] || fail "signal $sig: crewbench did not start"
+  sleep "$delay"
+  kids=$(descendants "$pid" | tr '\n' ' ')
+  kill -s "$sig" "$pid"
+  deadline=$((SECONDS + 10))
+  while [ ! -s "$tmp/sigexit" ]; do
+    [ "$SECONDS" -ge "$deadline" ] && { tmux kill-session -t "$s2"; fail "signal $sig after ${delay}s: crewbench did not exit within 10s"; }
+    sleep 0.1
+  done
+  code=$(cat "$tmp/sigexit")
+  tmux kill-session -t "$s2" 2>/dev/null || true
+  [ "$code" = "$want" ] || fail "signal $sig after ${delay}s: exit status $code, want $want"
+  for k in $kids; do
+    if kill -0 "$k" 2>/dev/null && [ "$(ps -o stat= -p "$k" | cut -c1)" != "Z" ]; then
+      fail "signal $sig after ${delay}s: process $k started by crewbench is still running"
+    fi
+  done
+  if ls -d "$tmp/sigtmp/crewbench-demo-$pid-"* >/dev/null 2>&1; then
+    fail "signal $sig after ${delay}s: the demo's temporary directory was left behind"
+  fi
+}
+
+step "signals"
+mkdir -p "$tmp/sigtmp"
+rounds=${CREWBENCH_E2E_SIGNAL_ROUNDS:-3}
+for r in $(seq "$rounds"); do
+  for pair in INT:130 TERM:143 HUP:129; do
+    delay=$(( (RANDOM % 30) ))
+    signal_round "${pair%%:*}" "${pair##*:}" "$(printf '0.%02d' "$delay")"
+    signal_round "${pair%%:*}" "${pair##*:}" "$(( RANDOM % 3 + 1 ))"
+  done
+done
+
 echo "e2e-tui: ok"

@@ -565,7 +565,10 @@ func Run(deps Deps, opts ...tea.ProgramOption) error {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	deps.Ctx = ctx
-	opts = append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx)}, opts...)
+	// Signals are main's alone: Bubble Tea's own handler would block
+	// forever sending its QuitMsg once ctx (cancelled by that same signal)
+	// has stopped the event loop.
+	opts = append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx), tea.WithoutSignalHandler()}, opts...)
 	if path := os.Getenv("CREWBENCH_TUI_LOG"); path != "" {
 		if f, err := tea.LogToFile(path, "crewbench"); err == nil {
 			defer f.Close()

@@ -3,6 +3,8 @@ package lint
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -273,5 +275,21 @@ func TestConnectedHTTPSCallName(t *testing.T) {
 	}
 	for _, f := range withCode(fs, CodeConnectFailed) {
 		t.Errorf("unexpected connection failure: %+v", f)
+	}
+}
+
+// A remote server that answers 401 + WWW-Authenticate gets the note that
+// CrewAI itself will not do the OAuth dance, with the headers fix.
+func TestConnectedUnauthorizedServerGetsOAuthFinding(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://`+r.Host+`/.well-known/oauth-protected-resource/mcp"`)
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	defer ts.Close()
+	dir := writeCrew(t, "", "Do the work.", "openai/gpt-4o-mini", map[string]any{"url": ts.URL + "/mcp"})
+	fs := connectedOnly(lintConnected(t, dir, 5*time.Second), CodeOAuth)
+	if len(fs) != 1 || fs[0].Severity != Warning || !strings.Contains(fs[0].Message, "will not do the OAuth dance") ||
+		!strings.Contains(fs[0].Fix, `headers={"Authorization": f"Bearer {os.environ['`) {
+		t.Fatalf("findings: %+v", fs)
 	}
 }

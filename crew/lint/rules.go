@@ -42,6 +42,7 @@ const (
 	CodeConnectFailed  = "mcp-connect-failed"
 	CodeHTTPSCallName  = "mcp-https-call-name"
 	CodeNotConnectable = "mcp-not-connectable"
+	CodeOAuth          = "mcp-oauth-not-done-by-crewai"
 
 	CodeMissingInput     = "placeholder-missing-input"
 	CodeUnusedInput      = "input-unused"
@@ -113,6 +114,8 @@ var rules = []Rule{
 		"The https:// string path sends the sanitized name to tools/call (getForecast is called as get_forecast); a server that only knows the original name answers with an error, which CrewAI passes to the agent as ordinary output."},
 	{CodeConnectFailed, Error, true, "server cannot be reached",
 		"For an MCPServerStdio/HTTP/SSE config a failed discovery makes the task fail with MCPConnectionError; for https:// and AMP string refs the agent silently runs without the server's tools."},
+	{CodeOAuth, Info, false, "CrewAI does not do the OAuth dance",
+		"A remote server that answers 401 with WWW-Authenticate wants an OAuth access token. CrewAI sends only the headers the config declares and never runs an OAuth flow, so the token has to be in headers (crewbench auth login URL obtains one for crewbench's own calls). An https:// server with no headers at all gets this note too, in case it is one of them."},
 	{CodeNotConnectable, Info, true, "server not connected",
 		"crewbench could not connect this server because a value is unknown (see the unresolved value)."},
 	{CodeMissingInput, Warning, false, "{placeholder} without an input",

@@ -82,6 +82,8 @@ var ruleCases = []struct {
 	{"hashed_bad", CodeNotDeployable, nil, ""}, // npx, but not a deployable project
 	{"sse_bad", CodeSSEInJSON, []string{"agents/a.jsonc:7:47 warning", "agents/a.jsonc:8:13 warning"}, "MCPServerSSE"},
 	{"sse_good", CodeSSEInJSON, nil, ""},
+	{"oauth_bad", CodeOAuth, []string{"agents/a.jsonc:7:13 info"}, `headers={"Authorization": f"Bearer {os.environ['`},
+	{"oauth_good", CodeOAuth, nil, ""},
 	{"streamable_bad", CodeStreamableFalse, []string{"agents/a.jsonc:7:61 warning"}, "MCPServerSSE"},
 	{"streamable_good", CodeStreamableFalse, nil, ""},
 	{"missing_env_bad", CodeStdioMissingEnv, []string{"agents/a.jsonc:7:17 warning", "agents/a.jsonc:8:17 warning"}, `"env": {"GITHUB_PERSONAL_ACCESS_TOKEN"`},

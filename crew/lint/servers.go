@@ -202,6 +202,11 @@ func (c *checker) urlServer(s *project.Server) {
 				Fix:     "declare the server in crew.py as MCPServerSSE(url=…), or point \"url\" at the server's streamable-HTTP endpoint (usually /mcp)"})
 		}
 	}
+	if strings.HasPrefix(strings.ToLower(spec.URL), "https://") && len(spec.Headers) == 0 && spec.Ref == mcpconn.RefNative {
+		c.add(Finding{Code: CodeOAuth, Severity: Info, Pos: pos, Server: s.Name,
+			Message: fmt.Sprintf("%s is a remote server configured without headers: if it requires OAuth (most hosted MCP servers do), CrewAI itself will not do the OAuth dance", session.RedactURL(spec.URL)),
+			Fix:     oauthFix(s)})
+	}
 	if c.deploy && !c.inOverlay(s.Pos) && !c.isMCPServersFile(s) {
 		if host := localHost(spec.URL); host != "" {
 			c.add(Finding{Code: CodeNotDeployable, Pos: pos, Server: s.Name,

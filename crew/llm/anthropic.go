@@ -219,6 +219,11 @@ func anthropicTool(t Tool) (anthropic.ToolUnionParam, error) {
 		}
 	}
 	tp := &anthropic.ToolParam{Name: t.Name, InputSchema: in}
+	if t.Strict {
+		// CrewAI's Anthropic provider sends its tools strict
+		// (anthropic/completion.py:577-594).
+		tp.Strict = anthropic.Bool(true)
+	}
 	if t.Description != "" {
 		tp.Description = anthropic.String(t.Description)
 	}

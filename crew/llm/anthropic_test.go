@@ -77,7 +77,8 @@ func TestAnthropicToolUseAndRequestBody(t *testing.T) {
 	    {"type":"tool_result","tool_use_id":"call_1","content":[{"type":"text","text":"3 results"}]},
 	    {"type":"tool_result","tool_use_id":"call_2","content":[{"type":"text","text":"Error executing tool: timeout"}]},
 	    {"type":"text","text":"Analyze the tool result."}]}]`)
-	assertJSON(t, "tools", body["tools"], `[{"name":"search_web","description":"Search the web",
+	// Strict, as CrewAI's Anthropic provider sends its tools.
+	assertJSON(t, "tools", body["tools"], `[{"name":"search_web","description":"Search the web","strict":true,
 	  "input_schema":{"type":"object","properties":{"query":{"type":"string"},"limit":{"type":"integer"}},"required":["query","limit"],"additionalProperties":false}}]`)
 	assertJSON(t, "stop_sequences", body["stop_sequences"], `["\nObservation:"]`)
 	assertJSON(t, "max_tokens", body["max_tokens"], `512`)

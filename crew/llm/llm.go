@@ -101,15 +101,21 @@ type Request struct {
 	Messages []Message
 	// Tools are offered for native function calling; empty in ReAct mode.
 	Tools []Tool
-	// Stop sequences, e.g. CrewAI's ReAct stop word "\nObservation:".
+	// Stop sequences, e.g. CrewAI's ReAct stop word "\nObservation:". The
+	// native OpenAI provider never sends them (CrewAI cuts client-side);
+	// the others do.
 	Stop []string
 	// Temperature and MaxTokens override the provider's configured values when
 	// set.
 	Temperature *float64
 	MaxTokens   int
 	// Stream asks for a streamed reply; onChunk then sees each fragment.
+	// A ResponseFormat turns it off, as CrewAI does for structured output.
 	Stream bool
-	Meta   CallMeta
+	// ResponseFormat asks for a JSON reply matching a schema (output_json
+	// and the output converter).
+	ResponseFormat *ResponseFormat
+	Meta           CallMeta
 }
 
 // Usage is token accounting in OpenAI's field names (CrewAI's usage dict).

@@ -13,7 +13,6 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"crewbench/session"
@@ -76,28 +75,44 @@ func newOpenAI(cfg Config, provider, model string) (*openAIProvider, error) {
 		// The service, not openai.NewClient: NewClient reads OPENAI_* from the
 		// process environment, which would bypass Config.Env.
 		svc: openai.NewChatCompletionService(opts...),
-		fc:  cfg.functionCalling(),
+		fc:  openAIFunctionCalling(cfg, provider, model),
 		red: session.NewRedactor(key),
 	}, nil
 }
+
+// openAIFunctionCalling is supports_function_calling: CrewAI's native
+// OpenAI provider says no for o1 models ("o1" anywhere in the name,
+// openai/completion.py:2643-2645); the config can override it.
+func openAIFunctionCalling(cfg Config, provider, model string) bool {
+	if cfg.FunctionCalling == nil && provider == ProviderOpenAI && isO1(model) {
+		return false
+	}
+	return cfg.functionCalling()
+}
+
+// isO1 is CrewAI's o1 test: "o1" in the lowercased model name.
+func isO1(model string) bool { return strings.Contains(strings.ToLower(model), "o1") }
 
 func (p *openAIProvider) Model() string                 { return p.model }
 func (p *openAIProvider) SupportsFunctionCalling() bool { return p.fc }
 
 // Call implements Provider.
 func (p *openAIProvider) Call(ctx context.Context, req Request, onChunk func(Chunk)) (Response, error) {
-	params, err := p.params(req)
+	body, err := p.openAIBody(req)
 	if err != nil {
 		return Response{}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.timeout())
 	defer cancel()
 	var seen responseCapture
-	mw := option.WithMiddleware(seen.middleware)
-	if req.Stream {
-		return p.stream(ctx, params, mw, &seen, onChunk)
+	// The body is rendered by openAIBody (CrewAI's bytes); the SDK's own
+	// serialization of params is replaced, so params carries only the model.
+	params := openai.ChatCompletionNewParams{Model: p.modelFor(req)}
+	opts := []option.RequestOption{option.WithMiddleware(seen.middleware), option.WithRequestBody("application/json", body)}
+	if req.Stream && req.ResponseFormat == nil {
+		return p.stream(ctx, params, opts, &seen, onChunk)
 	}
-	out, err := p.svc.New(ctx, params, mw)
+	out, err := p.svc.New(ctx, params, opts...)
 	if err != nil {
 		return Response{}, p.classify(ctx, err, &seen)
 	}
@@ -109,95 +124,6 @@ func (p *openAIProvider) modelFor(req Request) string {
 		return req.Model
 	}
 	return p.model
-}
-
-func (p *openAIProvider) params(req Request) (openai.ChatCompletionNewParams, error) {
-	params := openai.ChatCompletionNewParams{Model: p.modelFor(req)}
-	for i, m := range req.Messages {
-		mp, err := openAIMessage(m)
-		if err != nil {
-			return params, &Error{Kind: KindBadRequest, Provider: p.provider, Model: p.model, Message: fmt.Sprintf("message %d: %v", i, err)}
-		}
-		params.Messages = append(params.Messages, mp)
-	}
-	for _, t := range req.Tools {
-		tp, err := openAITool(t)
-		if err != nil {
-			return params, &Error{Kind: KindBadRequest, Provider: p.provider, Model: p.model, Message: err.Error()}
-		}
-		params.Tools = append(params.Tools, tp)
-	}
-	if len(req.Stop) > 0 {
-		params.Stop = openai.ChatCompletionNewParamsStopUnion{OfStringArray: req.Stop}
-	}
-	if t := req.Temperature; t != nil {
-		params.Temperature = openai.Float(*t)
-	} else if t := p.cfg.Temperature; t != nil {
-		params.Temperature = openai.Float(*t)
-	}
-	if req.MaxTokens > 0 {
-		params.MaxTokens = openai.Int(int64(req.MaxTokens))
-	} else if p.cfg.MaxTokens > 0 {
-		params.MaxTokens = openai.Int(int64(p.cfg.MaxTokens))
-	}
-	if p.cfg.MaxCompletionTokens > 0 {
-		params.MaxCompletionTokens = openai.Int(int64(p.cfg.MaxCompletionTokens))
-	}
-	if req.Stream {
-		// Without this the stream carries no token usage at all.
-		params.StreamOptions.IncludeUsage = openai.Bool(true)
-	}
-	return params, nil
-}
-
-func openAIMessage(m Message) (openai.ChatCompletionMessageParamUnion, error) {
-	switch m.Role {
-	case RoleSystem:
-		return openai.SystemMessage(m.Content), nil
-	case RoleUser:
-		return openai.UserMessage(m.Content), nil
-	case RoleAssistant:
-		var a openai.ChatCompletionAssistantMessageParam
-		if m.Content != "" || len(m.ToolCalls) == 0 {
-			a.Content.OfString = param.NewOpt(m.Content)
-		}
-		for _, tc := range m.ToolCalls {
-			a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-				OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
-					ID: tc.ID,
-					Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{
-						Name:      tc.Name,
-						Arguments: tc.Arguments,
-					},
-				},
-			})
-		}
-		return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}, nil
-	case RoleTool:
-		u := openai.ToolMessage(m.Content, m.ToolCallID)
-		if m.Name != "" {
-			// CrewAI sends the tool's name on tool messages; the SDK type has
-			// no field for it.
-			u.OfTool.SetExtraFields(map[string]any{"name": m.Name})
-		}
-		return u, nil
-	}
-	return openai.ChatCompletionMessageParamUnion{}, fmt.Errorf("unknown role %q", m.Role)
-}
-
-// openAITool renders CrewAI's tool shape (crewai-semantics.md §5.2) as raw
-// JSON, so the schema's key order survives (the SDK's FunctionParameters is
-// a map and would sort it).
-func openAITool(t Tool) (openai.ChatCompletionToolUnionParam, error) {
-	if len(t.Parameters) > 0 && !json.Valid(t.Parameters) {
-		return openai.ChatCompletionToolUnionParam{}, fmt.Errorf("tool %q: parameters are not valid JSON", t.Name)
-	}
-	raw, err := json.Marshal(wireTool(t))
-	if err != nil {
-		return openai.ChatCompletionToolUnionParam{}, fmt.Errorf("tool %q: %w", t.Name, err)
-	}
-	fn := param.Override[openai.ChatCompletionFunctionToolParam](json.RawMessage(raw))
-	return openai.ChatCompletionToolUnionParam{OfFunction: &fn}, nil
 }
 
 // wireToolDef is {"type":"function","function":{…}}, CrewAI's tool schema.
@@ -259,8 +185,8 @@ type toolCallBuilder struct {
 	args     strings.Builder
 }
 
-func (p *openAIProvider) stream(ctx context.Context, params openai.ChatCompletionNewParams, mw option.RequestOption, seen *responseCapture, onChunk func(Chunk)) (Response, error) {
-	s := p.svc.NewStreaming(ctx, params, mw)
+func (p *openAIProvider) stream(ctx context.Context, params openai.ChatCompletionNewParams, opts []option.RequestOption, seen *responseCapture, onChunk func(Chunk)) (Response, error) {
+	s := p.svc.NewStreaming(ctx, params, opts...)
 	defer s.Close()
 	var (
 		r       Response

@@ -92,7 +92,7 @@ func TestOpenAIParallelToolCallsAndRequestBody(t *testing.T) {
 	assertJSON(t, "messages", body["messages"], `[
 	  {"role":"system","content":"You are Researcher. You dig.\nYour personal goal is: find facts"},
 	  {"role":"user","content":"\nCurrent Task: find MCP servers"},
-	  {"role":"assistant","tool_calls":[
+	  {"role":"assistant","content":null,"tool_calls":[
 	    {"id":"call_1","type":"function","function":{"name":"search_web","arguments":"{\"query\":\"mcp\",\"limit\":3}"}},
 	    {"id":"call_2","type":"function","function":{"name":"fetch_url","arguments":"{\"url\":\"https://example.com\"}"}}]},
 	  {"role":"tool","tool_call_id":"call_1","name":"search_web","content":"3 results"},
@@ -102,7 +102,12 @@ func TestOpenAIParallelToolCallsAndRequestBody(t *testing.T) {
 	  "name":"search_web","description":"Search the web",
 	  "parameters":{"type":"object","properties":{"query":{"type":"string"},"limit":{"type":"integer"}},"required":["query","limit"],"additionalProperties":false},
 	  "strict":true}}]`)
-	assertJSON(t, "stop", body["stop"], `["\nObservation:"]`)
+	// CrewAI's native OpenAI provider cuts at the stop words client-side and
+	// never sends them; it always sends tool_choice "auto" beside tools.
+	if _, ok := body["stop"]; ok {
+		t.Errorf("the OpenAI provider sent stop: %v", body["stop"])
+	}
+	assertJSON(t, "tool_choice", body["tool_choice"], `"auto"`)
 	assertJSON(t, "model", body["model"], `"gpt-4o-mini"`)
 	assertJSON(t, "temperature", body["temperature"], `0.2`)
 	assertJSON(t, "max_tokens", body["max_tokens"], `512`)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"crewbench/crew/pyjson"
 )
 
 // agentSource finds an agent definition by name: its node, the file it is
@@ -606,7 +608,8 @@ func decodeSchema(n *Node) *Schema {
 		return &Schema{Python: ref, Pos: n.Pos}
 	}
 	if n.Kind == KindObject {
-		return &Schema{JSON: n.Plain().(map[string]any), Pos: n.Pos}
+		ordered, _ := n.Ordered().(*pyjson.Object)
+		return &Schema{JSON: n.Plain().(map[string]any), Ordered: ordered, Pos: n.Pos}
 	}
 	if n.Kind == KindString {
 		// classic YAML: a class name decorated @output_json/@output_pydantic

@@ -1,6 +1,7 @@
 package project
 
 import (
+	"crewbench/crew/pyjson"
 	"crewbench/mcpconn"
 )
 
@@ -212,9 +213,11 @@ type Task struct {
 // Schema is an output model: an inline JSON Schema or a Python class ref
 // (JSON), or a class name decorated @output_json / @output_pydantic (classic).
 type Schema struct {
-	JSON   map[string]any
-	Python string
-	Pos    Pos
+	JSON map[string]any
+	// Ordered is JSON with its key order as written.
+	Ordered *pyjson.Object
+	Python  string
+	Pos     Pos
 }
 
 // Guardrail is an LLM-checked text or a Python callable ref.

@@ -3,6 +3,8 @@ package project
 import (
 	"math"
 	"strconv"
+
+	"crewbench/crew/pyjson"
 )
 
 // Kind is the type of a Node.
@@ -125,6 +127,34 @@ func (n *Node) Plain() any {
 		return out
 	}
 	return nil
+}
+
+// Ordered is Plain with objects as *pyjson.Object, so key order survives
+// (a JSON schema's property order is its model's field order).
+func (n *Node) Ordered() any {
+	if n == nil {
+		return nil
+	}
+	switch n.Kind {
+	case KindNumber:
+		if n.IsInt {
+			return pyjson.Int(n.Int)
+		}
+		return pyjson.Float(n.Float)
+	case KindArray:
+		out := make([]any, len(n.Items))
+		for i, it := range n.Items {
+			out[i] = it.Ordered()
+		}
+		return out
+	case KindObject:
+		out := pyjson.NewObject()
+		for _, f := range n.Fields {
+			out.Set(f.Key, f.Value.Ordered())
+		}
+		return out
+	}
+	return n.Plain()
 }
 
 // walk records the position of n and every value below it in ps, under

@@ -89,6 +89,9 @@ func FormatReminder(toolNames string) string {
 	return fill(Format, "{tool_names}", toolNames)
 }
 
+// RStrip is Python's str.rstrip(): trailing whitespace of any kind.
+func RStrip(s string) string { return rstrip(s) }
+
 // rstrip is Python's str.rstrip(): trailing whitespace of any kind.
 func rstrip(s string) string {
 	return strings.TrimRightFunc(s, isPySpace)

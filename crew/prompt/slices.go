@@ -42,8 +42,10 @@ const (
 	// raised on every retry.
 	ToolUsageException = "I encountered an error while trying to use the tool. This was the error: {error}.\n Tool {tool} accepts these inputs: {tool_inputs}"
 
-	// TaskRepeatedUsage is the repeated-call guard's observation.
-	TaskRepeatedUsage = "I tried reusing the same input, I must stop using this action input. I'll try something else instead.\n\n"
+	// TaskRepeatedUsage is the repeated-call guard's observation. The
+	// translation ends in "\n\n"; CrewAI's recorded requests do not (the
+	// goldens, crewai-fidelity-gaps.md A.9), so neither does this.
+	TaskRepeatedUsage = "I tried reusing the same input, I must stop using this action input. I'll try something else instead."
 
 	// NativeFallback precedes the tools slice when a provider rejects native
 	// tool calling and the executor switches to ReAct.

@@ -28,7 +28,7 @@ func TestConformanceSlices(t *testing.T) {
 		{"force_final_answer", ForceFinalAnswer, "Now it's time you MUST give your absolute best final answer. You'll ignore all previous instructions, stop using any tools, and just return your absolute BEST Final answer."},
 		{"post_tool_reasoning", PostToolReasoning, "Analyze the tool result. If requirements are met, provide the Final Answer. Otherwise, call the next tool. Deliver only the answer without meta-commentary."},
 		{"tool_usage_exception", ToolUsageException, "I encountered an error while trying to use the tool. This was the error: {error}.\n Tool {tool} accepts these inputs: {tool_inputs}"},
-		{"task_repeated_usage", TaskRepeatedUsage, "I tried reusing the same input, I must stop using this action input. I'll try something else instead.\n\n"},
+		{"task_repeated_usage", TaskRepeatedUsage, "I tried reusing the same input, I must stop using this action input. I'll try something else instead."},
 		{"native fallback", NativeFallback, "Native tool calling is unavailable for this model/provider. Continue using CrewAI text tool calling instead.\n"},
 		{"missing Action", MissingActionAfterThought, "I did it wrong. Invalid Format: I missed the 'Action:' after 'Thought:'. I will do right next, and don't use a tool I have already used.\n"},
 		{"missing Action Input", MissingActionInputAfterAction, "I did it wrong. Invalid Format: I missed the 'Action Input:' after 'Action:'. I will do right next, and don't use a tool I have already used.\n"},
@@ -56,11 +56,12 @@ func TestConformanceSlices(t *testing.T) {
 // §7: the composite block, Python json.dumps(indent=2) with \uXXXX escapes
 // and no HTML escaping, "{}" without a schema, the old-composite prefix
 // stripped from the authored description; {tools} joined with "\n" and
-// {tool_names} with ", ".
+// {tool_names} with ", ". An Optional collapses with the outer keys first
+// (default, then the member's type), as the goldens' ReAct blocks show.
 func TestConformanceToolBlockAndMessages(t *testing.T) {
 	schema, _ := pyjson.LoadsObject(`{"type": "object", "properties": {"q": {"type": "string", "description": "Text <b>&</b> in Zürich 天气 😀"}, "n": {"anyOf": [{"type": "integer"}, {"type": "null"}], "default": null}}, "required": ["q"]}`)
 	block := DescribeTool("search_web", schema, "Searches <the> web & more.")
-	wantBlock := "Tool Name: search_web\nTool Arguments: {\n  \"type\": \"object\",\n  \"properties\": {\n    \"q\": {\n      \"type\": \"string\",\n      \"description\": \"Text <b>&</b> in Z\\u00fcrich \\u5929\\u6c14 \\ud83d\\ude00\"\n    },\n    \"n\": {\n      \"type\": \"integer\",\n      \"default\": null\n    }\n  },\n  \"required\": [\n    \"q\",\n    \"n\"\n  ],\n  \"additionalProperties\": false\n}\nTool Description: Searches <the> web & more."
+	wantBlock := "Tool Name: search_web\nTool Arguments: {\n  \"type\": \"object\",\n  \"properties\": {\n    \"q\": {\n      \"type\": \"string\",\n      \"description\": \"Text <b>&</b> in Z\\u00fcrich \\u5929\\u6c14 \\ud83d\\ude00\"\n    },\n    \"n\": {\n      \"default\": null,\n      \"type\": \"integer\"\n    }\n  },\n  \"required\": [\n    \"q\",\n    \"n\"\n  ],\n  \"additionalProperties\": false\n}\nTool Description: Searches <the> web & more."
 	if block != wantBlock {
 		t.Errorf("block:\n got %q\nwant %q", block, wantBlock)
 	}

@@ -18,6 +18,10 @@ type Style struct {
 	// Strict writes NaN and ±Infinity as strings, so the output is valid
 	// JSON for other parsers (Python itself writes them bare).
 	Strict bool
+	// Tight is separators=(",", ":") in the one-line form: how httpx 0.28
+	// writes a JSON request body (with ensure_ascii=False), so the bytes the
+	// OpenAI SDK puts on the wire.
+	Tight bool
 }
 
 // Compact is json.dumps(v): one line, ", " and ": ", ASCII only.
@@ -25,6 +29,10 @@ var Compact = Style{Indent: -1}
 
 // Indent2 is json.dumps(v, indent=2).
 var Indent2 = Style{Indent: 2}
+
+// Wire is httpx's JSON body encoding: json.dumps(v, ensure_ascii=False,
+// separators=(",", ":")).
+var Wire = Style{Indent: -1, KeepNonASCII: true, Tight: true}
 
 // Dumps is json.dumps(v) (Compact).
 func Dumps(v any) string { return DumpsStyle(v, Compact) }
@@ -70,7 +78,11 @@ func encode(b *strings.Builder, v any, st Style, depth int) {
 			}
 			newline(b, st, depth+1)
 			WriteString(b, k, !st.KeepNonASCII)
-			b.WriteString(": ")
+			if st.Tight {
+				b.WriteByte(':')
+			} else {
+				b.WriteString(": ")
+			}
 			encode(b, t.vals[k], st, depth+1)
 		}
 		newline(b, st, depth)
@@ -98,9 +110,12 @@ func encode(b *strings.Builder, v any, st Style, depth int) {
 }
 
 func sep(b *strings.Builder, st Style) {
-	if st.Indent < 0 {
+	switch {
+	case st.Tight:
+		b.WriteByte(',')
+	case st.Indent < 0:
 		b.WriteString(", ")
-	} else {
+	default:
 		b.WriteByte(',')
 	}
 }

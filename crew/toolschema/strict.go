@@ -1,4 +1,4 @@
-package prompt
+package toolschema
 
 import (
 	"strings"
@@ -43,16 +43,6 @@ func StrictSchema(schema *pyjson.Object, stripNull bool) *pyjson.Object {
 	out.Delete("definitions")
 	s := &strictifier{defs: defs, stripNull: stripNull}
 	return s.node(out, 0).(*pyjson.Object)
-}
-
-// NativeParameters is the "parameters" object of a native tool schema:
-// StrictSchema without null stripping, minus the top-level title and
-// description.
-func NativeParameters(schema *pyjson.Object) *pyjson.Object {
-	out := StrictSchema(schema, false)
-	out.Delete("title")
-	out.Delete("description")
-	return out
 }
 
 // ReActArguments is the {json} of a "Tool Arguments:" line: StrictSchema
@@ -181,8 +171,9 @@ func isObjectSchema(o *pyjson.Object) bool {
 
 // stripNullTypes removes null alternatives: "type": [X, "null"] becomes X,
 // and an anyOf with a {"type": "null"} member loses it; an anyOf left with
-// one member is replaced by that member, keeping the outer keys (e.g.
-// description, default) after the member's own.
+// one member is merged into the outer object: the outer keys (default,
+// description, title) first, then the member's, as the goldens' ReAct
+// blocks show.
 func stripNullTypes(o *pyjson.Object) (any, bool) {
 	if t, ok := o.Get("type"); ok {
 		if list, ok := t.([]any); ok {
@@ -221,12 +212,10 @@ func stripNullTypes(o *pyjson.Object) (any, bool) {
 	}
 	if len(kept) == 1 {
 		if mo, ok := kept[0].(*pyjson.Object); ok {
-			merged := mo.Clone()
-			for _, k := range o.Keys() {
-				if k == "anyOf" {
-					continue
-				}
-				v, _ := o.Get(k)
+			merged := o.Clone()
+			merged.Delete("anyOf")
+			for _, k := range mo.Keys() {
+				v, _ := mo.Get(k)
 				merged.Set(k, v)
 			}
 			return merged, true
@@ -247,26 +236,4 @@ func renameKey(o *pyjson.Object, from, to string) *pyjson.Object {
 		}
 	}
 	return out
-}
-
-// descriptionMarker starts the authored text in an old composite description.
-const descriptionMarker = "Tool Description:"
-
-// AuthoredDescription strips an old "Tool Name: …\nTool Arguments: …\nTool
-// Description:" composite prefix from a description, keeping only the text
-// after its last marker.
-func AuthoredDescription(desc string) string {
-	if !strings.HasPrefix(strings.TrimSpace(desc), "Tool Name:") {
-		return desc
-	}
-	if i := strings.LastIndex(desc, descriptionMarker); i >= 0 {
-		return strings.TrimSpace(desc[i+len(descriptionMarker):])
-	}
-	return desc
-}
-
-// DescribeTool is a tool's composite block in the ReAct prompt
-// (format_description_for_llm).
-func DescribeTool(llmName string, schema *pyjson.Object, description string) string {
-	return "Tool Name: " + llmName + "\nTool Arguments: " + ReActArguments(schema) + "\nTool Description: " + AuthoredDescription(description)
 }

@@ -1,0 +1,303 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"crewbench/mcpconn"
+	"crewbench/mcpconn/oauth"
+)
+
+// Environment variables that configure crewbench's OAuth client, so a
+// secret need not be on the command line (and a harness can set them).
+const (
+	envOAuthClientID     = "CREWBENCH_OAUTH_CLIENT_ID"
+	envOAuthClientSecret = "CREWBENCH_OAUTH_CLIENT_SECRET"
+	envOAuthMetadataURL  = "CREWBENCH_OAUTH_CLIENT_METADATA_URL"
+	envOAuthPrivateKey   = "CREWBENCH_OAUTH_PRIVATE_KEY" // PEM text
+	envOAuthGrant        = "CREWBENCH_OAUTH_GRANT"       // "client_credentials"
+)
+
+// oauthClientFlags are the client identity flags of `auth login`.
+type oauthClientFlags struct {
+	clientID, clientSecret, metadataURL, privateKeyFile, scope string
+	clientCredentials, headless                                bool
+}
+
+func (f *oauthClientFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.clientID, "client-id", "", "pre-registered OAuth client id (default $"+envOAuthClientID+")")
+	fs.StringVar(&f.clientSecret, "client-secret", "", "its secret (default $"+envOAuthClientSecret+"; prefer the variable)")
+	fs.StringVar(&f.metadataURL, "client-metadata-url", "", "https URL of a client metadata document to use as client_id (default $"+envOAuthMetadataURL+")")
+	fs.StringVar(&f.privateKeyFile, "private-key", "", "PEM `FILE` for private_key_jwt client authentication (default $"+envOAuthPrivateKey+" as PEM text)")
+	fs.BoolVar(&f.clientCredentials, "client-credentials", false, "machine client: use the client_credentials grant (no browser)")
+	fs.BoolVar(&f.headless, "headless", false, "do not open a browser: follow the authorization redirect directly (authorization servers that need no user interaction)")
+	fs.StringVar(&f.scope, "scope", "", "scopes to request (default: what the server asks for)")
+}
+
+// config builds the OAuth client config from the flags and, where a flag
+// is empty, the environment.
+func (f *oauthClientFlags) config(stderr io.Writer) (oauth.Config, error) {
+	path, err := oauth.DefaultStorePath()
+	if err != nil {
+		return oauth.Config{}, err
+	}
+	env := func(v, name string) string {
+		if v != "" {
+			return v
+		}
+		return os.Getenv(name)
+	}
+	cfg := oauth.Config{
+		ClientID:          env(f.clientID, envOAuthClientID),
+		ClientSecret:      env(f.clientSecret, envOAuthClientSecret),
+		ClientMetadataURL: env(f.metadataURL, envOAuthMetadataURL),
+		ClientCredentials: f.clientCredentials || os.Getenv(envOAuthGrant) == "client_credentials",
+		PrivateKeyPEM:     os.Getenv(envOAuthPrivateKey),
+		Headless:          f.headless,
+		Interactive:       true,
+		Scope:             f.scope,
+		Store:             &oauth.Store{Path: path},
+		Log:               func(line string) { fmt.Fprintln(stderr, line) },
+	}
+	if f.privateKeyFile != "" {
+		b, err := os.ReadFile(f.privateKeyFile)
+		if err != nil {
+			return oauth.Config{}, fmt.Errorf("--private-key: %w", err)
+		}
+		cfg.PrivateKeyPEM = string(b)
+	}
+	return cfg, nil
+}
+
+// oauthUseFlag is the --oauth flag of the commands that connect under
+// crewbench's session policy: "" uses stored tokens only, "browser" or
+// "headless" also runs the flow when the server answers 401.
+type oauthUseFlag struct{ mode string }
+
+func (o *oauthUseFlag) register(fs *pflag.FlagSet) {
+	fs.StringVar(&o.mode, "oauth", "", "on a 401, run the OAuth flow (`MODE` browser, or headless to follow the redirect without a browser); "+
+		"stored tokens (crewbench auth login) are used either way. Session policy only: CrewAI sends only the configured headers")
+	fs.Lookup("oauth").NoOptDefVal = "browser"
+}
+
+// authorizer returns the OAuth client for the session policy. A broken
+// token store is reported and leaves the command without OAuth.
+func (o *oauthUseFlag) authorizer(stderr io.Writer) (mcpconn.Authorizer, error) {
+	switch o.mode {
+	case "", "browser", "headless":
+	default:
+		return nil, fmt.Errorf("--oauth: unknown mode %q (browser or headless)", o.mode)
+	}
+	f := oauthClientFlags{headless: o.mode == "headless"}
+	cfg, err := f.config(stderr)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Interactive = o.mode != ""
+	return oauth.New(cfg), nil
+}
+
+type authorizerKey struct{}
+
+// withAuthorizer hands the session policy's authorizer to code that builds
+// its own pool (smokeAll), without widening its signature.
+func withAuthorizer(ctx context.Context, a mcpconn.Authorizer) context.Context {
+	return context.WithValue(ctx, authorizerKey{}, a)
+}
+
+// authorizerFrom is the authorizer withAuthorizer attached, or nil.
+func authorizerFrom(ctx context.Context) mcpconn.Authorizer {
+	a, _ := ctx.Value(authorizerKey{}).(mcpconn.Authorizer)
+	return a
+}
+
+func newAuthCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "auth",
+		Short: "Log in to remote MCP servers with OAuth (crewbench's own calls; CrewAI does not do this)",
+		Long: `auth obtains, shows and removes OAuth tokens for streamable HTTP and SSE
+MCP servers, following the MCP authorization spec (2025-11-25): protected
+resource metadata, authorization server metadata, client registration
+(pre-registered, client metadata document or dynamic), PKCE and the
+resource parameter. Tokens are kept per server URL in a 0600 file,
+$XDG_STATE_HOME/crewbench/oauth-tokens.json, refreshed when they expire,
+and never shown or recorded.
+
+crewbench's session policy (smoke, call --policy session, the workbench)
+sends a stored token. CrewAI itself never does the OAuth dance: a crew
+needs the token in its server's headers, e.g.
+  headers={"Authorization": f"Bearer {os.environ['MCP_TOKEN']}"}`,
+	}
+	cmd.AddCommand(newAuthLoginCmd(), newAuthStatusCmd(), newAuthLogoutCmd())
+	return cmd
+}
+
+func newAuthLoginCmd() *cobra.Command {
+	var f oauthClientFlags
+	var sse bool
+	cmd := &cobra.Command{
+		Use:   "login URL",
+		Short: "Authorize crewbench for a server and store the token",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			url := args[0]
+			if !strings.HasPrefix(url, "http://") && !strings.HasPrefix(url, "https://") {
+				return exitCode(exitUsage, fmt.Errorf("%q is not an http(s) URL", url))
+			}
+			cfg, err := f.config(cmd.ErrOrStderr())
+			if err != nil {
+				return exitCode(exitUsage, err)
+			}
+			ctx := cmd.Context()
+			ch, err := probeChallenge(ctx, url, sse)
+			if err != nil {
+				return exitCode(exitConnection, err)
+			}
+			t, err := oauth.New(cfg).Login(ctx, url, ch, "")
+			if err != nil {
+				return exitCode(exitConnection, fmt.Errorf("login to %s: %w", url, err))
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "logged in to %s (%s)\n", oauth.CanonicalURL(url), describeToken(t, time.Now()))
+			return nil
+		},
+	}
+	f.register(cmd.Flags())
+	cmd.Flags().BoolVar(&sse, "sse", false, "the URL is a legacy HTTP+SSE endpoint")
+	return cmd
+}
+
+// probeChallenge asks the server once without a token, for the
+// WWW-Authenticate challenge that points at its metadata (a server that
+// does not answer 401 gives none; discovery then uses the well-known URLs).
+func probeChallenge(ctx context.Context, url string, sse bool) (oauth.Challenge, error) {
+	ctx, cancel := context.WithTimeout(ctx, oauth.DefaultHTTPTimeout)
+	defer cancel()
+	method, body, accept := http.MethodPost,
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+mcpconn.DefaultProtocolVersion+`","capabilities":{},"clientInfo":{"name":"crewbench","version":"`+mcpconn.ClientVersion+`"}}}`,
+		"application/json, text/event-stream"
+	if sse {
+		method, body, accept = http.MethodGet, "", "text/event-stream"
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
+	if err != nil {
+		return oauth.Challenge{}, fmt.Errorf("probe %s: %w", url, err)
+	}
+	req.Header.Set("Accept", accept)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return oauth.Challenge{}, fmt.Errorf("probe %s: %w", url, err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		return oauth.ParseChallenge(resp.Header), nil
+	}
+	return oauth.Challenge{}, nil
+}
+
+// describeToken says what a token is good for, never the token itself.
+func describeToken(t *oauth.Token, now time.Time) string {
+	parts := []string{"client " + t.Client.ID}
+	if t.Scope != "" {
+		parts = append(parts, "scope "+t.Scope)
+	}
+	switch {
+	case t.Expiry.IsZero():
+		parts = append(parts, "no expiry")
+	case now.After(t.Expiry):
+		parts = append(parts, "expired "+t.Expiry.Format(time.RFC3339))
+	default:
+		parts = append(parts, "expires in "+t.Expiry.Sub(now).Round(time.Second).String())
+	}
+	if t.RefreshToken != "" {
+		parts = append(parts, "refreshable")
+	}
+	return strings.Join(parts, ", ")
+}
+
+func authStore() (*oauth.Store, error) {
+	path, err := oauth.DefaultStorePath()
+	if err != nil {
+		return nil, err
+	}
+	return &oauth.Store{Path: path}, nil
+}
+
+func newAuthStatusCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "status [URL]",
+		Short: "Show the stored tokens (never their values)",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := authStore()
+			if err != nil {
+				return exitCode(exitUsage, err)
+			}
+			servers := args
+			if len(servers) == 0 {
+				if servers, err = st.Servers(); err != nil {
+					return exitCode(exitUsage, err)
+				}
+			}
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 2, 4, 2, ' ', 0)
+			missing := false
+			for _, s := range servers {
+				t, err := st.Get(s)
+				if err != nil {
+					return exitCode(exitUsage, err)
+				}
+				if t == nil {
+					fmt.Fprintf(w, "%s\tnot logged in\n", oauth.CanonicalURL(s))
+					missing = true
+					continue
+				}
+				fmt.Fprintf(w, "%s\t%s\n", oauth.CanonicalURL(s), describeToken(t, time.Now()))
+			}
+			if len(servers) == 0 {
+				fmt.Fprintf(w, "no stored tokens (%s)\n", st.Path)
+			}
+			if err := w.Flush(); err != nil {
+				return err
+			}
+			if missing && len(args) > 0 {
+				return silentExit{code: exitConnection}
+			}
+			return nil
+		},
+	}
+}
+
+func newAuthLogoutCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "logout URL",
+		Short: "Forget the stored token of a server",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := authStore()
+			if err != nil {
+				return exitCode(exitUsage, err)
+			}
+			ok, err := st.Delete(args[0])
+			if err != nil {
+				return exitCode(exitUsage, err)
+			}
+			if !ok {
+				return exitCode(exitUsage, errors.New("no stored token for "+oauth.CanonicalURL(args[0])))
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "logged out of %s\n", oauth.CanonicalURL(args[0]))
+			return nil
+		},
+	}
+}
