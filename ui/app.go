@@ -153,10 +153,7 @@ func (m Model) Init() tea.Cmd {
 	if m.deps.OpenSession != "" {
 		cmds = append(cmds, openSession(m.ctx, m.deps.Sessions, m.deps.OpenSession))
 	}
-	if w := m.deps.Watch; w != nil {
-		cmds = append(cmds, emit(startWatchMsg{argv: w.Command, bp: w.Breakpoints}))
-	}
-	return tea.Batch(cmds...)
+	return tea.Batch(append(cmds, startInitialWatch(m.deps.Watch))...)
 }
 
 // Update routes one message (see the table at the top of the file).
@@ -284,12 +281,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, cmd
 
-	case startRunMsg:
-		cmd := m.trace.StartRun(m.ctx, m.deps.Runner, msg)
-		viewCmd := m.setView(viewTrace)
-		return m, tea.Batch(cmd, viewCmd)
-	case startWatchMsg:
-		cmd := m.trace.StartWatch(m.ctx, m.deps.Watcher, msg)
+	case startRunMsg, startWatchMsg:
+		cmd := m.trace.start(m.ctx, m.deps, msg)
 		viewCmd := m.setView(viewTrace)
 		return m, tea.Batch(cmd, viewCmd)
 	case runDoneMsg:

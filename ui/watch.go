@@ -98,6 +98,23 @@ func (r watchAsRunner) Start(ctx context.Context, req KickoffRequest) (*RunHandl
 	return r.w.Start(ctx, WatchRequest{Command: r.argv, Stepper: req.Stepper})
 }
 
+// start starts a kickoff (startRunMsg) or a watched run (startWatchMsg).
+func (p *tracePane) start(ctx context.Context, deps Deps, msg tea.Msg) tea.Cmd {
+	if w, ok := msg.(startWatchMsg); ok {
+		return p.StartWatch(ctx, deps.Watcher, w)
+	}
+	return p.StartRun(ctx, deps.Runner, msg.(startRunMsg))
+}
+
+// startInitialWatch starts the watched run the workbench opened on
+// (crewbench watch -- COMMAND); nil when there is none.
+func startInitialWatch(w *WatchStart) tea.Cmd {
+	if w == nil {
+		return nil
+	}
+	return emit(startWatchMsg{argv: w.Command, bp: w.Breakpoints})
+}
+
 // StartWatch starts a watched run of argv with the kickoff's breakpoints.
 func (p *tracePane) StartWatch(ctx context.Context, w Watcher, msg startWatchMsg) tea.Cmd {
 	if w == nil {
