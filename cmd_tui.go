@@ -76,6 +76,11 @@ type workbenchOptions struct {
 	theme      string
 	// replay is a session file to open at start (crewbench replay FILE).
 	replay string
+	// watch is a watched run to start at once (crewbench watch -- COMMAND);
+	// watchRecord / watchNoRecord are its --record FILE / --no-record.
+	watch         *ui.WatchStart
+	watchRecord   string
+	watchNoRecord bool
 }
 
 // openReplayWorkbench opens a recorded session in the workbench (in the
@@ -135,6 +140,9 @@ func openWorkbench(cmd *cobra.Command, o workbenchOptions) error {
 			w.runner.SessionsDir = dir
 		}
 	}
+	if w.ws.Name != "demo" {
+		deps.Watcher, deps.Watch = workbenchWatcher(w, o, sessionsDir), o.watch
+	}
 	if w.runner != nil {
 		deps.Runner = w.runner
 		// Re-runs (7 Sessions) run the workspace's project again, opened
@@ -176,6 +184,8 @@ type workspace struct {
 	runner  *projectRunner
 	mcp     *crew.MCP
 	cleanup func()
+	// dir is the directory a watch-only workspace watches (no project).
+	dir string
 }
 
 // loadWorkspace opens the project (or the demo) and prepares its servers:
@@ -190,6 +200,8 @@ func loadWorkspace(o workbenchOptions) (*workspace, error) {
 		var err error
 		p, err = project.Open(o.path, o.overlay)
 		switch {
+		case p == nil && o.watch != nil:
+			return watchOnlyWorkspace(o.path, fmt.Sprintf("crewbench's engine cannot open this project (%s): watching your command only", firstLine(err))), nil
 		case p == nil && o.demoIfNone:
 			note = fmt.Sprintf("no project here (%s): showing the demo", firstLine(err))
 		case p == nil:

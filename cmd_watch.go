@@ -36,6 +36,8 @@ type watchOpts struct {
 	connectTimeout time.Duration
 	color          string
 	verbose        bool
+	noTUI          bool
+	theme          string
 	session        sessionFlags
 }
 
@@ -48,6 +50,13 @@ func newWatchCmd() *cobra.Command {
 injected (a sitecustomize.py on PYTHONPATH that loads the bridge when crewai
 is imported), and shows the real run's events live, the way crewbench run
 shows an engine run: crew, tasks, agents, LLM calls, tool calls, MCP calls.
+
+In a terminal (and without --json or --no-tui) it opens the workbench on
+the live run: 6 Trace shows the tree and the command's output, the --break
+breakpoints pause there (c continue, n step, e edit the arguments or the
+messages, s skip a tool with a result, a abort), and 5 Kickoff watches the
+command again (w). Otherwise it prints the trace and reads decisions from
+stdin, as below.
 
 --break pauses the real run (repeatable):
   tool=NAME      before a call to this tool (LLM name, display name or the
@@ -94,6 +103,8 @@ Exit codes:
 	f.DurationVar(&o.connectTimeout, "connect-timeout", bridge.DefaultConnectTimeout, "warn when the bridge has not connected after this long")
 	f.StringVar(&o.color, "color", "auto", "colour in the trace: auto, always or never")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "print every event, with arguments and outputs in full")
+	f.BoolVar(&o.noTUI, "no-tui", false, "print the trace and read decisions from stdin even in a terminal")
+	f.StringVar(&o.theme, "theme", "", "the workbench's colour theme (see crewbench --help)")
 	addSessionFlags(cmd, &o.session)
 	return cmd
 }
@@ -128,6 +139,9 @@ func runWatch(cmd *cobra.Command, o *watchOpts, args []string) error {
 	bp, err := watchBreakpoints(o.breaks)
 	if err != nil {
 		return exitCode(watchExitUsage, err)
+	}
+	if !o.json && !o.noTUI && watchInTerminal(cmd) {
+		return openWatchWorkbench(cmd, o, bp, args, o.dir)
 	}
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	color, err := sessionUseColor(o.color, stderr)

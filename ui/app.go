@@ -123,9 +123,10 @@ func New(deps Deps) Model {
 	m.filter = newFilterPane(st, km, deps)
 	m.try = newTryPane(st, km, deps)
 	m.kickoff = newKickoffPane(st, km, deps.Runner)
+	m.kickoff.attachWatcher(deps.Watcher)
 	m.trace = newTracePane(st, km, deps.Now, deps.Redactor)
 	m.sessions = newSessionsPane(st, km, deps)
-	if deps.OpenSession != "" {
+	if deps.OpenSession != "" || deps.Watch != nil {
 		m.view = viewTrace
 	}
 	if len(deps.Workspace.Notes) > 0 {
@@ -151,7 +152,7 @@ func (m Model) Init() tea.Cmd {
 	if m.deps.OpenSession != "" {
 		cmds = append(cmds, openSession(m.ctx, m.deps.Sessions, m.deps.OpenSession))
 	}
-	return tea.Batch(cmds...)
+	return tea.Batch(append(cmds, startInitialWatch(m.deps.Watch))...)
 }
 
 // Update routes one message (see the table at the top of the file).
@@ -279,8 +280,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, cmd
 
-	case startRunMsg:
-		cmd := m.trace.StartRun(m.ctx, m.deps.Runner, msg)
+	case startRunMsg, startWatchMsg:
+		cmd := m.trace.start(m.ctx, m.deps, msg)
 		viewCmd := m.setView(viewTrace)
 		return m, tea.Batch(cmd, viewCmd)
 	case runDoneMsg:

@@ -43,6 +43,11 @@ type Deps struct {
 	Prober HealthProber
 	// Runner kicks off crews; nil when the workspace has no crew.
 	Runner Runner
+	// Watcher runs the project's own command as a watched real CrewAI run
+	// (5 Kickoff's w); nil switches that off. Watch, when set, is started
+	// as soon as the workbench opens (crewbench watch -- COMMAND).
+	Watcher Watcher
+	Watch   *WatchStart
 	// Sessions lists and opens recorded sessions.
 	Sessions SessionStore
 	// Replayer re-runs a recorded session offline with the filters being

@@ -22,6 +22,7 @@ type KeyMap struct {
 	Kickoff  KickoffKeys
 	Trace    TraceKeys
 	Pause    PauseKeys
+	Watch    WatchKeys
 	Sessions SessionKeys
 }
 
@@ -190,6 +191,7 @@ func DefaultKeyMap() *KeyMap {
 		Submit:   kb([]string{"ctrl+s"}, "ctrl+s", "submit"),
 		View:     kb([]string{"v"}, "v", "messages/tools"),
 	}
+	km.Watch = defaultWatchKeys()
 	km.Sessions = SessionKeys{
 		Refresh:   kb([]string{"r"}, "r", "refresh"),
 		Rerun:     kb([]string{"R"}, "R", "re-run offline"),

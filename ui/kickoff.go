@@ -43,6 +43,8 @@ type kickoffPane struct {
 	bpTools textinput.Model
 	bpSrvs  textinput.Model
 
+	watch kickoffWatch // the project's own command (kickoff_watch.go)
+
 	cursor  int
 	editing bool
 
@@ -112,6 +114,7 @@ func (p *kickoffPane) SetSize(w, h int) {
 	}
 	p.bpTools.Width = max(1, iw-26)
 	p.bpSrvs.Width = max(1, iw-26)
+	p.watch.cmd.Width = max(1, iw-26)
 }
 
 func (p *kickoffPane) Focus() { p.focused = true }
@@ -128,9 +131,10 @@ func (p *kickoffPane) stopEditing() {
 	}
 	p.bpTools.Blur()
 	p.bpSrvs.Blur()
+	p.watch.cmd.Blur()
 }
 
-func (p kickoffPane) rows() int { return len(p.inputs) + bpCount }
+func (p kickoffPane) rows() int { return len(p.inputs) + bpCount + p.watchRows() }
 
 // input returns the text input at row i, or nil for a toggle.
 func (p *kickoffPane) input(i int) *textinput.Model {
@@ -141,6 +145,8 @@ func (p *kickoffPane) input(i int) *textinput.Model {
 		return &p.bpTools
 	case i-len(p.inputs) == bpServers:
 		return &p.bpSrvs
+	case i == p.watchRow() && p.watchRows() > 0:
+		return &p.watch.cmd
 	}
 	return nil
 }
@@ -174,7 +180,10 @@ func (p kickoffPane) Update(msg tea.Msg) (kickoffPane, tea.Cmd) {
 		}
 		return p, cmd
 	}
-	if len(p.crews) == 0 {
+	if np, cmd, ok := p.updateWatchKey(k); ok {
+		return np, cmd
+	}
+	if len(p.crews) == 0 && p.watchRows() == 0 {
 		return p, nil
 	}
 	ko, l := p.km.Kickoff, p.km.List
@@ -187,7 +196,7 @@ func (p kickoffPane) Update(msg tea.Msg) (kickoffPane, tea.Cmd) {
 		return p.start(false)
 	case key.Matches(k, ko.Step):
 		return p.start(true)
-	case key.Matches(k, ko.Crew):
+	case key.Matches(k, ko.Crew) && len(p.crews) > 0:
 		p.crewIdx = (p.crewIdx + 1) % len(p.crews)
 		p.loadCrew()
 	case key.Matches(k, ko.Toggle), key.Matches(k, ko.Edit):
@@ -245,6 +254,9 @@ func (p kickoffPane) breakpoints() crew.Breakpoints {
 }
 
 func (p kickoffPane) start(step bool) (kickoffPane, tea.Cmd) {
+	if len(p.crews) == 0 {
+		return p, notice(noticeWarn, "no crew crewbench can run here: w watches your own command")
+	}
 	if miss := p.missing(); len(miss) > 0 {
 		return p, notice(noticeError, "missing input %s: the crew's texts use {%s}", strings.Join(miss, ", "), miss[0])
 	}
@@ -255,8 +267,8 @@ func (p kickoffPane) start(step bool) (kickoffPane, tea.Cmd) {
 func (p kickoffPane) ShortHelp() []key.Binding {
 	ko, l := p.km.Kickoff, p.km.List
 	switch {
-	case len(p.crews) == 0:
-		return nil
+	case len(p.crews) == 0 && !p.editing:
+		return p.watchHelp()
 	case p.editing:
 		return []key.Binding{p.km.Input.NextField, p.km.Input.Done}
 	}
@@ -264,12 +276,12 @@ func (p kickoffPane) ShortHelp() []key.Binding {
 	if len(p.crews) > 1 {
 		out = append(out, ko.Crew)
 	}
-	return out
+	return append(out, p.watchHelp()...)
 }
 
 func (p kickoffPane) FullHelp() [][]key.Binding {
 	ko, l := p.km.Kickoff, p.km.List
-	return [][]key.Binding{{ko.Run, ko.Step, ko.Crew}, {l.Up, l.Down, ko.Edit, ko.Toggle, p.km.Input.NextField, p.km.Input.Done}}
+	return [][]key.Binding{{ko.Run, ko.Step, ko.Crew}, {l.Up, l.Down, ko.Edit, ko.Toggle, p.km.Input.NextField, p.km.Input.Done}, p.watchHelp()}
 }
 
 func (p kickoffPane) View() string {
@@ -281,6 +293,9 @@ func (p kickoffPane) View() string {
 		f = p.st.Pane.Focused
 	}
 	iw, ih := inner(f, p.width, p.height)
+	if len(p.crews) == 0 && p.watchRows() > 0 {
+		return p.watchOnlyView(f, iw, ih)
+	}
 	if len(p.crews) == 0 {
 		msg := "This workspace has no crew to kick off (only MCP servers)."
 		return box(f, p.width, p.height, p.st.Pane.Title.Render("Kickoff")+"\n"+p.st.Text.Muted.Render(msg))
@@ -307,7 +322,22 @@ func (p kickoffPane) View() string {
 	for i, n := range p.inputNames {
 		lines = append(lines, p.row(i, n, p.inputs[i].View(), p.inputs[i].Value() == "" && p.defaults[n] == nil, iw))
 	}
-	lines = append(lines, "", p.st.Text.Heading.Render("Breakpoints")+p.st.Text.Subtle.Render("  (pause before matching LLM / tool calls)"))
+	lines = append(lines, p.breakpointLines(iw)...)
+	lines = append(lines, "", p.st.Text.Key.Render("r")+p.st.Text.Muted.Render(" run to the breakpoints · ")+
+		p.st.Text.Key.Render("s")+p.st.Text.Muted.Render(" step: pause before the very first call"))
+	lines = append(lines, p.watchLines(iw)...)
+	if len(lines) > ih {
+		// Keep the cursor row on screen on small terminals.
+		cur := 5 + p.cursor
+		off := window(cur, 0, ih, len(lines))
+		lines = lines[off : off+ih]
+	}
+	return box(f, p.width, p.height, strings.Join(lines, "\n"))
+}
+
+// breakpointLines are the Breakpoints section's heading and rows.
+func (p kickoffPane) breakpointLines(iw int) []string {
+	lines := []string{"", p.st.Text.Heading.Render("Breakpoints") + p.st.Text.Subtle.Render("  (pause before matching LLM / tool calls)")}
 	for i := 0; i < bpCount; i++ {
 		var v string
 		if i < 3 {
@@ -323,15 +353,7 @@ func (p kickoffPane) View() string {
 		}
 		lines = append(lines, p.row(len(p.inputs)+i, bpLabels[i], v, false, iw))
 	}
-	lines = append(lines, "", p.st.Text.Key.Render("r")+p.st.Text.Muted.Render(" run to the breakpoints · ")+
-		p.st.Text.Key.Render("s")+p.st.Text.Muted.Render(" step: pause before the very first call"))
-	if len(lines) > ih {
-		// Keep the cursor row on screen on small terminals.
-		cur := 5 + p.cursor
-		off := window(cur, 0, ih, len(lines))
-		lines = lines[off : off+ih]
-	}
-	return box(f, p.width, p.height, strings.Join(lines, "\n"))
+	return lines
 }
 
 func (p kickoffPane) row(i int, label, value string, required bool, iw int) string {

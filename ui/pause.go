@@ -50,6 +50,8 @@ func (p tracePane) decide(k tea.KeyMsg) (tracePane, tea.Cmd, bool) {
 		return p.reply(crew.Decision{Action: crew.Step}, "stepping")
 	case key.Matches(k, pk.Abort):
 		return p.reply(crew.Decision{Action: crew.Abort}, "aborted")
+	case p.realRun() && req.Pause.Kind == crew.PauseLLMCall && (key.Matches(k, pk.Edit) || key.Matches(k, pk.Skip)):
+		return p.realLLMKey(k)
 	case key.Matches(k, pk.Skip) && req.Pause.Kind == crew.PauseToolCall:
 		p.editMode = 1
 		p.canned.SetValue("")
@@ -116,6 +118,8 @@ func (p tracePane) updateEdit(k tea.KeyMsg) (tracePane, tea.Cmd) {
 		}
 		d, cmd, _ := p.reply(crew.Decision{Action: crew.EditArgs, Args: obj}, "running the tool with edited arguments")
 		return d, cmd
+	case p.editMode == editMessagesMode && key.Matches(k, pk.Submit):
+		return p.submitMessages()
 	case p.editMode == 3 && key.Matches(k, pk.Submit):
 		d, cmd, _ := p.reply(crew.Decision{Action: crew.EditReply, Reply: &llm.Response{Content: p.editor.Value(), FinishReason: "stop"}},
 			"using the edited reply instead of calling the LLM")
@@ -185,6 +189,9 @@ func (p *tracePane) renderPause() {
 			model += " · " + pz.Mode
 		}
 		kv("model", model)
+		if p.realRun() {
+			b = append(b, st.Subtle.Render(realLLMLimits))
+		}
 		b = append(b, "")
 		if p.pauseTab == pauseTools {
 			b = append(b, p.pauseToolLines(pz)...)
@@ -295,10 +302,12 @@ func (p tracePane) pauseBox(w, h int) string {
 	switch p.editMode {
 	case 1:
 		body = p.st.Text.Muted.Render("Skip the tool: type the result the model sees (enter submits, esc cancels)") + "\n" + p.canned.View()
-	case 2, 3:
+	case 2, 3, editMessagesMode:
 		what := "Edit the arguments (JSON)"
 		if p.editMode == 3 {
 			what = "Write the LLM's reply"
+		} else if p.editMode == editMessagesMode {
+			what = "Edit the messages about to be sent (JSON array of {role, content})"
 		}
 		body = p.st.Text.Muted.Render(what+" — ctrl+s submits, ctrl+e opens $EDITOR, esc cancels") + "\n" + p.editor.View()
 		if p.editErr != "" {
@@ -308,6 +317,8 @@ func (p tracePane) pauseBox(w, h int) string {
 		keys := []string{"c continue", "n step"}
 		if pz.Kind == crew.PauseToolCall {
 			keys = append(keys, "s skip", "e edit arguments")
+		} else if p.realRun() {
+			keys = append(keys, "e edit messages")
 		} else {
 			keys = append(keys, "e edit reply")
 		}

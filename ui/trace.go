@@ -77,6 +77,8 @@ type tracePane struct {
 	editor    textarea.Model
 	editErr   string
 
+	wlog watchLog // a real CrewAI run's marking and output
+
 	width, height int
 	focused       bool
 }
@@ -142,6 +144,7 @@ func (p *tracePane) reset(source string) {
 	p.payloadOpen = false
 	p.source = source
 	p.pause, p.editMode = nil, 0
+	p.wlog = watchLog{}
 }
 
 // Load shows a recorded session.
@@ -162,6 +165,7 @@ func (p *tracePane) LoadEvents(source string, events []session.Event) {
 func (p *tracePane) Append(evs ...session.Event) {
 	for _, ev := range evs {
 		p.tree.Add(ev)
+		p.wlog.observe(ev)
 	}
 	p.rebuild()
 }
@@ -248,7 +252,7 @@ func (p tracePane) matches(n *session.Node) bool {
 
 func (p tracePane) treeRows() int {
 	th, _ := p.splitHeights()
-	_, ih := inner(p.st.Pane.Focused, p.width, th)
+	_, ih := inner(p.st.Pane.Focused, p.width, th-p.outputHeight(th))
 	rows := ih - 2 // title and totals
 	if p.banner() != "" {
 		rows--
@@ -327,6 +331,9 @@ func (p tracePane) Update(msg tea.Msg) (tracePane, tea.Cmd) {
 		p.renderPause()
 		p.pauseView.GotoTop()
 		keys := "c continue · n step · e edit the reply · a abort · v messages/tools"
+		if p.realRun() {
+			keys = "c continue · n step · e edit messages · a abort (a real CrewAI LLM call cannot be skipped)"
+		}
 		if msg.req.Pause.Kind == crew.PauseToolCall {
 			keys = "c continue · n step · s skip · e edit arguments · a abort"
 		}
@@ -448,6 +455,8 @@ func (p tracePane) updateKeys(k tea.KeyMsg) (tracePane, tea.Cmd) {
 		p.status = (p.status + 1) % statusFilterCount
 		p.rebuild()
 		return p, notice(noticeInfo, "trace shows %s", statusFilterTitles[p.status])
+	case key.Matches(k, p.km.Watch.Output) && (p.wlog.real || p.realRun()):
+		return p.toggleOutput()
 	case key.Matches(k, t.Stop):
 		if p.run != nil && !p.run.done {
 			p.Stop()
@@ -493,6 +502,9 @@ func (p tracePane) ShortHelp() []key.Binding {
 		return []key.Binding{l.Up, l.Down, l.PageDown, p.km.Global.Back}
 	}
 	out := []key.Binding{l.Up, l.Down, l.Open, t.Collapse, t.Expand, t.Follow, t.Kind, t.Status}
+	if p.wlog.real || p.realRun() {
+		out = append(out, p.km.Watch.Output)
+	}
 	if p.run != nil && !p.run.done {
 		out = append(out, t.Stop)
 	}
@@ -503,5 +515,6 @@ func (p tracePane) FullHelp() [][]key.Binding {
 	l, t, pk := p.km.List, p.km.Trace, p.km.Pause
 	return [][]key.Binding{{l.Up, l.Down, l.PageUp, l.PageDown, l.Top, l.Bottom, l.Open},
 		{t.Collapse, t.Expand, t.Toggle, t.Follow, t.Kind, t.Status, t.Stop},
-		{pk.Continue, pk.Step, pk.Skip, pk.Edit, pk.Abort, pk.View, pk.Submit, pk.Editor}}
+		{pk.Continue, pk.Step, pk.Skip, pk.Edit, pk.Abort, pk.View, pk.Submit, pk.Editor},
+		{p.km.Watch.Output, p.km.Watch.Messages, p.km.Watch.NoSkip}}
 }

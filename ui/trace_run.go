@@ -28,6 +28,7 @@ type activeRun struct {
 	done      bool
 	outcome   *RunOutcome
 	events    bool // the event stream is still open
+	real      bool // a watched real CrewAI run (StartWatch)
 }
 
 // runRecord keeps the events of the latest kickoff made in this

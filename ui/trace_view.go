@@ -26,6 +26,8 @@ func (p tracePane) View() string {
 	if p.payloadOpen && p.pause == nil {
 		n := p.payloadNode
 		top = box(f, p.width, th, p.st.Pane.Title.Render("Payload ")+p.st.Text.Bold.Render(n.Title)+p.st.Text.Subtle.Render("  (esc back)")+"\n"+p.payload.View())
+	} else if oh := p.outputHeight(th); oh > 0 {
+		top = p.treeView(f, p.width, th-oh) + "\n" + p.outputBox(p.width, oh)
 	} else {
 		top = p.treeView(f, p.width, th)
 	}
@@ -75,6 +77,7 @@ func (p tracePane) treeView(f lipgloss.Style, w, h int) string {
 	if p.source != "" {
 		meta += "  " + p.source
 	}
+	meta += p.wlog.meta()
 	if p.follow {
 		meta += " · following"
 	}
