@@ -404,19 +404,6 @@ func (r *Run) terminate() {
 	})
 }
 
-// SetBreakpoints changes where the run pauses, live. A *crew.ChanStepper
-// must be told too (its SetBreakpoints): it decides again on every pause.
-func (r *Run) SetBreakpoints(bp crew.Breakpoints) {
-	r.mu.Lock()
-	r.bp = bp
-	conns := append([]*conn(nil), r.conns...)
-	r.mu.Unlock()
-	w := toWire(bp)
-	for _, c := range conns {
-		_ = c.send(wireOut{Op: "breakpoints", Breakpoints: &w})
-	}
-}
-
 // Wait waits for the command to end and the bridge connections to drain.
 func (r *Run) Wait() (*Result, error) {
 	<-r.exited
