@@ -1,14 +1,10 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 
 	"crewbench/mcpconn/oauth/oauthtest"
 )
@@ -17,12 +13,8 @@ import (
 // authorization server's token check.
 func protectedServer(t *testing.T) *oauthtest.Server {
 	t.Helper()
-	srv := server.NewMCPServer("protected", "1.0.0", server.WithToolCapabilities(false))
-	srv.AddTool(mcp.NewTool("echo", mcp.WithDescription("echo")), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return mcp.NewToolResultText("hello"), nil
-	})
 	fake := oauthtest.New(oauthtest.Options{PRMInHeader: true, ChallengeScope: "mcp:tools", RequiredScopes: []string{"mcp:tools"}})
-	fake.Protect(server.NewStreamableHTTPServer(srv, server.WithStateLess(true)))
+	fake.Protect(oauthtest.EchoMCP())
 	t.Cleanup(fake.Close)
 	return fake
 }

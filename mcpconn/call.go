@@ -11,7 +11,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"crewbench/crew/pyjson"
+	"crewbench/mcpconn/pyrepr"
 	"crewbench/names"
 	"crewbench/session"
 )
@@ -721,7 +721,7 @@ func embeddedStr(r mcp.ResourceContents) string {
 }
 
 // pyStr is Python's repr of a str.
-func pyStr(s string) string { return pyjson.StrRepr(s) }
+func pyStr(s string) string { return pyrepr.Str(s) }
 
 func pyOptStr(s string) string {
 	if s == "" {

@@ -7,12 +7,12 @@ import (
 	"regexp"
 	"strings"
 
-	"crewbench/crew/pyjson"
 	"crewbench/mcpconn"
+	"crewbench/mcpconn/pyrepr"
 	"crewbench/names"
 )
 
-func pyStrRepr(s string) string { return pyjson.StrRepr(s) }
+func pyStrRepr(s string) string { return pyrepr.Str(s) }
 
 // serverRegistry assigns every distinct server one stable name.
 type serverRegistry struct {

@@ -1,9 +1,9 @@
 package pyjson
 
 import (
+	"crewbench/mcpconn/pyrepr"
 	"fmt"
 	"strings"
-	"unicode"
 )
 
 // Style selects one of the json.dumps forms CrewAI uses.
@@ -223,7 +223,7 @@ func repr(b *strings.Builder, v any) {
 			b.WriteString("False")
 		}
 	case string:
-		b.WriteString(StrRepr(t))
+		b.WriteString(pyrepr.Str(t))
 	case Number:
 		r := t.Repr()
 		if t == "NaN" {
@@ -240,7 +240,7 @@ func repr(b *strings.Builder, v any) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(StrRepr(k))
+			b.WriteString(pyrepr.Str(k))
 			b.WriteString(": ")
 			repr(b, t.vals[k])
 		}
@@ -258,53 +258,6 @@ func repr(b *strings.Builder, v any) {
 		b.WriteString(fmt.Sprint(t))
 	}
 }
-
-// StrRepr is Python's repr(str): single quotes unless the text contains a
-// single quote and no double quote; \\, \n, \r, \t and non-printable
-// characters escaped (\xNN, \uNNNN, \UNNNNNNNN).
-func StrRepr(s string) string {
-	q := byte('\'')
-	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
-		q = '"'
-	}
-	var b strings.Builder
-	b.WriteByte(q)
-	for _, r := range s {
-		switch {
-		case r == rune(q) || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r < 0x7f:
-			b.WriteRune(r)
-		case !isPrintable(r):
-			switch {
-			case r <= 0xff:
-				fmt.Fprintf(&b, `\x%02x`, r)
-			case r <= 0xffff:
-				fmt.Fprintf(&b, `\u%04x`, r)
-			default:
-				fmt.Fprintf(&b, `\U%08x`, r)
-			}
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte(q)
-	return b.String()
-}
-
-// isPrintable is Python's str.isprintable for one character: everything but
-// the Other (C*) and Separator (Z*) categories, ASCII space excepted. Go's
-// unicode.IsPrint draws the same line.
-func isPrintable(r rune) bool { return unicode.IsPrint(r) }
 
 // MarshalJSON writes the object with its key order (for session events and
 // other Go JSON encoders). Non-ASCII is kept; NaN/Infinity become strings.

@@ -91,22 +91,6 @@ func TestFloatRepr(t *testing.T) {
 	}
 }
 
-func TestStrRepr(t *testing.T) {
-	cases := map[string]string{
-		"plain":     `'plain'`,
-		"it's":      `"it's"`,
-		`say "hi"`:  `'say "hi"'`,
-		`both '"`:   `'both \'"'`,
-		"tab\there": `'tab\there'`,
-		"back\\":    `'back\\'`,
-	}
-	for in, want := range cases {
-		if got := StrRepr(in); got != want {
-			t.Errorf("StrRepr(%q) = %s, want %s", in, got, want)
-		}
-	}
-}
-
 func TestLenientParsers(t *testing.T) {
 	cases := []struct {
 		name string

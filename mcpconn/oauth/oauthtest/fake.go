@@ -7,6 +7,7 @@ package oauthtest
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -18,6 +19,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 )
 
 // Options shape the fake.
@@ -363,4 +367,15 @@ func (s *Server) Protect(h http.Handler) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.inner = h
+}
+
+// EchoMCP is a real, stateless streamable-HTTP MCP server with one tool,
+// "echo", that answers "hello": something for Protect to guard in tests
+// outside mcpconn, which must not import mcp-go themselves.
+func EchoMCP() http.Handler {
+	srv := server.NewMCPServer("protected", "1.0.0", server.WithToolCapabilities(false))
+	srv.AddTool(mcp.NewTool("echo", mcp.WithDescription("echo")), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("hello"), nil
+	})
+	return server.NewStreamableHTTPServer(srv, server.WithStateLess(true))
 }
