@@ -61,10 +61,18 @@ func oneLine(s string, max int) string {
 	return s
 }
 
-// plural is "1 one" or "N many".
-func plural(n int, one, many string) string {
+// countNoun is "1 one" or "N many" (as session and rerun word it).
+func countNoun(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
 	return strconv.Itoa(n) + " " + many
+}
+
+// firstLineMarked is the first line of s, with " …" when more lines follow.
+func firstLineMarked(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
 }

@@ -110,7 +110,7 @@ func runExport(cmd *cobra.Command, o *exportOpts, path string) error {
 	if spans == 0 {
 		return fmt.Errorf("%s has no scopes to export (%d events, none of them a crew, task, LLM call, tool call or MCP call)", path, len(f.Events))
 	}
-	what := fmt.Sprintf("%s (%s)", plural(spans, "span", "spans"), plural(traces, "trace", "traces"))
+	what := fmt.Sprintf("%s (%s)", countNoun(spans, "span", "spans"), countNoun(traces, "trace", "traces"))
 	if o.jsonOut != "" {
 		b, err := session.MarshalOTLPJSON(td)
 		if err != nil {

@@ -407,18 +407,11 @@ func writeRerunReport(w io.Writer, res *rerunResult, d *session.SessionDiff, red
 func runVerdict(res *rerunResult) string {
 	switch {
 	case res.RunErr != nil:
-		return "failed: " + firstLineOf(res.RunErr.Error())
+		return "failed: " + firstLineMarked(res.RunErr.Error())
 	case res.Output != nil && res.Output.HasToolFailures():
 		return "finished with tool failures"
 	}
 	return "finished"
-}
-
-func firstLineOf(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i] + " …"
-	}
-	return s
 }
 
 // --- flag parsing ----------------------------------------------------------------

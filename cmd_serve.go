@@ -340,7 +340,7 @@ func (pub *crewPublisher) handle(ctx context.Context, args map[string]any, progr
 	var res serve.Result
 	switch {
 	case runErr != nil:
-		verdict = "failed: " + oneLineText(runErr.Error())
+		verdict = "failed: " + firstLineMarked(runErr.Error())
 		res = serveError(red.RedactString("the crew failed: " + runErr.Error()))
 	default:
 		res = serve.Result{Text: []string{red.RedactString(out.String())}}
@@ -350,7 +350,7 @@ func (pub *crewPublisher) handle(ctx context.Context, args map[string]any, progr
 		}
 	}
 	res.Structured = pub.structured(out, runErr, recorded, red)
-	line := fmt.Sprintf("%s %s → %s in %s", pub.tool.Name, red.RedactString(compactJSON(inputs)), verdict,
+	line := fmt.Sprintf("%s %s → %s in %s", pub.tool.Name, red.RedactString(marshalText(inputs)), verdict,
 		time.Since(start).Round(time.Millisecond))
 	if recorded != "" {
 		line += " · session " + recorded
@@ -444,17 +444,11 @@ func (p *taskProgress) Emit(ev session.Event) {
 	p.report(float64(n), float64(p.total), fmt.Sprintf("task %s %s (%d of %d)", ev.TaskName, verb, n, p.total))
 }
 
-func compactJSON(v any) string {
+// marshalText is v as JSON (encoding/json's escaping), or fmt's text of it.
+func marshalText(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Sprint(v)
 	}
 	return string(b)
-}
-
-func oneLineText(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i] + " …"
-	}
-	return s
 }

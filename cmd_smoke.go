@@ -329,7 +329,7 @@ func writeSmoke(w io.Writer, rep smokeReport, asJSON bool) error {
 		fmt.Fprintf(w, "  connect failed: %s\n", rep.Error)
 		return nil
 	}
-	counts := plural(rep.Listed, "tool", "tools")
+	counts := countNoun(rep.Listed, "tool", "tools")
 	if len(rep.Skipped) > 0 {
 		counts += fmt.Sprintf(" (%d called, %d skipped)", len(rep.Tools), len(rep.Skipped))
 	}

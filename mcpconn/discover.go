@@ -310,7 +310,7 @@ func (d *Discovery) listedData() map[string]any {
 			dropped = append(dropped, t.Name)
 		}
 	}
-	msg := fmt.Sprintf("%d tool%s listed, %d kept", len(d.Tools), plural(len(d.Tools)), kept)
+	msg := fmt.Sprintf("%d tool%s listed, %d kept", len(d.Tools), pluralSuffix(len(d.Tools)), kept)
 	if len(dropped) > 0 {
 		msg += " (dropped: " + strings.Join(dropped, ", ") + ")"
 	}
@@ -691,7 +691,8 @@ func (d *Discovery) nameDiagnostics(spec ServerSpec) {
 	}
 }
 
-func plural(n int) string {
+// pluralSuffix is "s" unless n is 1.
+func pluralSuffix(n int) string {
 	if n == 1 {
 		return ""
 	}

@@ -249,7 +249,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.try, cmd = m.try.Update(msg)
 		switch {
 		case msg.recordErr != nil:
-			cmd = tea.Batch(cmd, notice(noticeWarn, "the call was not recorded: %s", m.red.RedactString(oneLine(msg.recordErr.Error()))))
+			cmd = tea.Batch(cmd, notice(noticeWarn, "the call was not recorded: %s", m.red.RedactString(foldSpaces(msg.recordErr.Error()))))
 		case msg.recorded != "":
 			// The sessions view lists the recording with this call in it.
 			m.sessions.SetCalls(msg.recorded)
@@ -313,7 +313,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.trace.Load(msg.path, msg.file)
 		cmd := m.setView(viewTrace)
-		return m, tea.Batch(cmd, notice(noticeInfo, "opened %s (%s)", msg.path, plural(len(msg.file.Events), "event")))
+		return m, tea.Batch(cmd, notice(noticeInfo, "opened %s (%s)", msg.path, pluralize(len(msg.file.Events), "event")))
 	case rerunSetupMsg:
 		return m, m.sessions.OpenSetup(msg.path, m.deps.Workspace.Servers, m.filter.Tried())
 	case compareRunMsg:
@@ -340,7 +340,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.trace.LoadEvents(msg.source, msg.events)
 		cmd := m.setView(viewTrace)
-		return m, tea.Batch(cmd, notice(noticeInfo, "6 Trace shows the %s (%s)", msg.source, plural(len(msg.events), "event")))
+		return m, tea.Batch(cmd, notice(noticeInfo, "6 Trace shows the %s (%s)", msg.source, pluralize(len(msg.events), "event")))
 	}
 	// Anything else (cursor blink, …) belongs to the current view.
 	return m.updateCurrent(msg)

@@ -112,7 +112,7 @@ func (m Model) statusView() string {
 	case noticeError:
 		s = m.st.Status.Error
 	}
-	return pad(s.Render(fit(printable(oneLine(n.text)), m.width)), m.width)
+	return pad(s.Render(fit(printable(foldSpaces(n.text)), m.width)), m.width)
 }
 
 func (m Model) helpView() string {

@@ -44,7 +44,7 @@ func filterFragment(format ExportFormat, fs mcpconn.FilterSpec) string {
 		if len(v) == 0 {
 			return "null"
 		}
-		return compactJSON(v)
+		return jsonLine(v)
 	}
 	pyList := func(v []string) string {
 		if len(v) == 0 {

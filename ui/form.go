@@ -273,9 +273,9 @@ func (f *formField) setValue(v any) {
 				return
 			}
 		}
-		f.input.SetValue(compactJSON(v))
+		f.input.SetValue(jsonLine(v))
 	default:
-		f.input.SetValue(compactJSON(v))
+		f.input.SetValue(jsonLine(v))
 	}
 }
 

@@ -423,7 +423,7 @@ func TestTryPane_FormRunTimelineAndCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := compactJSON(args); got != `{"city":"Lisbon","days":2,"units":"metric"}` {
+	if got := jsonLine(args); got != `{"city":"Lisbon","days":2,"units":"metric"}` {
 		t.Fatalf("args = %s", got)
 	}
 	m = runTryCall(t, m)
@@ -560,7 +560,7 @@ func TestFormArgsConvertsAndValidates(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Large integers stay exact (json.Number), defaults are filled.
-	if got := compactJSON(args); got != `{"loc":{"city":"Porto"},"n":12345678901234567,"ok":false,"raw":{"k":[1,null]},"tags":[1,2,3],"x":1.5}` {
+	if got := jsonLine(args); got != `{"loc":{"city":"Porto"},"n":12345678901234567,"ok":false,"raw":{"k":[1,null]},"tags":[1,2,3],"x":1.5}` {
 		t.Errorf("args = %s", got)
 	}
 	// And back: raw JSON fills the form.
@@ -872,7 +872,7 @@ func TestTextHelpers(t *testing.T) {
 		w    string
 		want string
 	}{{1, "retry", "1 retry"}, {2, "retry", "2 retries"}, {3, "tool", "3 tools"}, {2, "key", "2 keys"}} {
-		if got := plural(tc.n, tc.w); got != tc.want {
+		if got := pluralize(tc.n, tc.w); got != tc.want {
 			t.Errorf("plural = %q, want %q", got, tc.want)
 		}
 	}

@@ -252,7 +252,7 @@ func (p *tracePane) pauseToolLines(pz *crew.Pause) []string {
 	descW := max(1, p.pauseView.Width-descAt)
 	hang := "\n" + strings.Repeat(" ", descAt)
 	for _, t := range pz.Tools {
-		d := oneLine(t.Description)
+		d := foldSpaces(t.Description)
 		if d == "" {
 			b = append(b, "  "+printable(t.Name))
 			continue

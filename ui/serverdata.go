@@ -165,7 +165,7 @@ func notificationLine(ev session.Event) string {
 		data := ev.Data["data"]
 		s, ok := data.(string)
 		if !ok {
-			s = compactJSON(data)
+			s = jsonLine(data)
 		}
 		lvl := ev.Str("level")
 		if lg := ev.Str("logger"); lg != "" {

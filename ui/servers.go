@@ -246,7 +246,7 @@ func (p serversPane) detailCell(name string, w int) string {
 	case !ok:
 		return ""
 	case st.Error != "":
-		return p.st.Text.Danger.Render(fit(printable(p.deps.Redactor.RedactString(oneLine(st.Error))), w))
+		return p.st.Text.Danger.Render(fit(printable(p.deps.Redactor.RedactString(foldSpaces(st.Error))), w))
 	case st.Discovery != nil && st.Discovery.Info.Name != "":
 		info := st.Discovery.Info.Name
 		if v := st.Discovery.Info.Version; v != "" {
@@ -355,7 +355,7 @@ func (p serversPane) infoLines(name string, w int) []string {
 	}
 	out = append(out, p.kv("state", line))
 	if st.State == mcpconn.StateFailed && st.Error != "" {
-		out = append(out, p.kv("error", p.st.Text.Danger.Render(printable(red.RedactString(oneLine(st.Error))))))
+		out = append(out, p.kv("error", p.st.Text.Danger.Render(printable(red.RedactString(foldSpaces(st.Error))))))
 	}
 	switch spec.Transport {
 	case mcpconn.TransportStdio:

@@ -200,7 +200,7 @@ func (p sessionsPane) Update(msg tea.Msg) (sessionsPane, tea.Cmd) {
 		p.refreshLines()
 		switch {
 		case msg.err != nil:
-			return p, notice(noticeError, "re-run: %s", p.red.RedactString(oneLine(msg.err.Error())))
+			return p, notice(noticeError, "re-run: %s", p.red.RedactString(foldSpaces(msg.err.Error())))
 		case msg.res.Diverged():
 			return p, notice(noticeWarn, "the re-run diverged at LLM call %d of %d — o opens it in 6 Trace", msg.res.First.LLMCall, msg.res.First.Recorded)
 		}
@@ -354,7 +354,7 @@ func (p sessionsPane) listView(h int) string {
 		if i == p.cursor {
 			cursor = p.st.Row.Cursor.Render("›") + " "
 		}
-		about := printable(oneLine(s.About))
+		about := printable(foldSpaces(s.About))
 		switch s.Path {
 		case p.current:
 			about = p.st.Text.Accent.Render("● this run") + "  " + about

@@ -93,7 +93,7 @@ func (p *sessionsPane) OpenSetup(path string, servers []ServerEntry, tried map[s
 		}
 	}
 	if changed > 0 {
-		return notice(noticeInfo, "re-run with the %s tried in 3 Filter — enter edits a server's filter, r runs", plural(changed, "filter"))
+		return notice(noticeInfo, "re-run with the %s tried in 3 Filter — enter edits a server's filter, r runs", pluralize(changed, "filter"))
 	}
 	return notice(noticeInfo, "no filter tried in 3 Filter: enter edits a server's filter here, r runs")
 }
@@ -199,7 +199,7 @@ func (r setupRow) fromText(st *Styles) string {
 	case r.faultErr != nil:
 		out += st.Text.Muted.Render(" · ") + st.Text.Danger.Render("bad faults")
 	case len(r.faults) > 0:
-		out += st.Text.Muted.Render(" · ") + st.Text.Warning.Render(plural(len(r.faults), "fault"))
+		out += st.Text.Muted.Render(" · ") + st.Text.Warning.Render(pluralize(len(r.faults), "fault"))
 	}
 	return out
 }
@@ -337,11 +337,11 @@ func (p sessionsPane) setupView(h int) string {
 		what := "changes nothing (does the run still follow its recording?)"
 		switch {
 		case n > 0 && nf > 0:
-			what = "changes the filter of " + plural(n, "server") + " and injects faults into " + plural(nf, "server")
+			what = "changes the filter of " + pluralize(n, "server") + " and injects faults into " + pluralize(nf, "server")
 		case n > 0:
-			what = "changes the filter of " + plural(n, "server")
+			what = "changes the filter of " + pluralize(n, "server")
 		case nf > 0:
-			what = "injects faults into " + plural(nf, "server")
+			what = "injects faults into " + pluralize(nf, "server")
 		}
 		lines = append(lines, "", p.st.Text.Muted.Render("this re-run "+what))
 		lines = append(lines, p.st.Text.Key.Render("enter edit · d declared filter · space keep going · r run · esc cancel"))

@@ -226,7 +226,7 @@ func rerunLines(st *Styles, j *rerunJob, now func() time.Time, w int) []string {
 	t := st.Text
 	if j.running {
 		took := now().Sub(j.started)
-		progress := fmt.Sprintf("◌ re-running… %s · %s · %s", plural(j.events, "event"), plural(j.llmCalls, "LLM call"), plural(j.toolCalls, "tool call"))
+		progress := fmt.Sprintf("◌ re-running… %s · %s · %s", pluralize(j.events, "event"), pluralize(j.llmCalls, "LLM call"), pluralize(j.toolCalls, "tool call"))
 		if j.toolFailures > 0 {
 			progress += t.Danger.Render(fmt.Sprintf(" (%d failed)", j.toolFailures))
 		}
@@ -243,7 +243,7 @@ func rerunLines(st *Styles, j *rerunJob, now func() time.Time, w int) []string {
 	}
 	if j.err != nil {
 		return []string{st.Banner.Failure.Render(fit("✕ THE RE-RUN COULD NOT RUN", max(1, w-2))),
-			t.Danger.Render(printable(oneLine(red.RedactString(j.err.Error()))))}
+			t.Danger.Render(printable(foldSpaces(red.RedactString(j.err.Error()))))}
 	}
 	res := j.res
 	kv := func(k string, v string) string { return "  " + t.Muted.Render(pad(k, 10)) + v }
@@ -270,7 +270,7 @@ func rerunLines(st *Styles, j *rerunJob, now func() time.Time, w int) []string {
 		out = append(out, st.Banner.Failure.Render(fit("✕ "+capitalize(d.Statement), max(1, w-2))))
 	}
 	out = append(out, kv("served", fmt.Sprintf("%d of %d recorded LLM calls", res.Served, res.Recorded)))
-	verdict := printable(oneLine(red.RedactString(res.Verdict())))
+	verdict := printable(foldSpaces(red.RedactString(res.Verdict())))
 	switch {
 	case res.RunErr != nil:
 		verdict = t.Danger.Render(verdict)
@@ -282,7 +282,7 @@ func rerunLines(st *Styles, j *rerunJob, now func() time.Time, w int) []string {
 		out = append(out, kv("recorded", t.Muted.Render(printable(filepath.Base(res.Recording))+" (in the list)")))
 	}
 	for _, n := range res.Notes {
-		out = append(out, kv("note", t.Warning.Render(printable(oneLine(red.RedactString(n))))))
+		out = append(out, kv("note", t.Warning.Render(printable(foldSpaces(red.RedactString(n))))))
 	}
 	out = append(out, "")
 	out = append(out, diffLines(st, j.diff, "Changes against the recording")...)
@@ -308,7 +308,7 @@ func compareLines(st *Styles, c *comparison) []string {
 	case c.running:
 		return []string{st.Trace.Running.Render("◌ comparing…")}
 	case c.err != nil:
-		return []string{t.Danger.Render(printable(oneLine(session.RedactString(c.err.Error()))))}
+		return []string{t.Danger.Render(printable(foldSpaces(session.RedactString(c.err.Error()))))}
 	}
 	var out []string
 	if c.partial {
@@ -396,7 +396,7 @@ func diffLines(st *Styles, d *session.SessionDiff, heading string) []string {
 			case f.B == 0:
 				sign, style, what = "−", added, "gone"
 			}
-			s := sign + " " + what + " " + oneLine(f.Text())
+			s := sign + " " + what + " " + foldSpaces(f.Text())
 			out = append(out, "  "+style.Render(printable(s)))
 		}
 	}
@@ -435,9 +435,9 @@ func diffLines(st *Styles, d *session.SessionDiff, heading string) []string {
 func sidesLine(a, b session.DiffSide) string {
 	arrow := func(x, y int, what string) string {
 		if x == y {
-			return plural(x, what)
+			return pluralize(x, what)
 		}
-		return fmt.Sprintf("%d → %s", x, plural(y, what))
+		return fmt.Sprintf("%d → %s", x, pluralize(y, what))
 	}
 	status := a.Status
 	if a.Status != b.Status {

@@ -27,8 +27,8 @@ func prettyJSON(raw []byte) string {
 	return b.String()
 }
 
-// compactJSON marshals v on one line without HTML escaping.
-func compactJSON(v any) string {
+// jsonLine marshals v on one line without HTML escaping.
+func jsonLine(v any) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -65,8 +65,8 @@ func wrapText(s string, w int) string {
 	return strings.Join(lines, "\n")
 }
 
-// oneLine collapses whitespace runs (newlines included) to single spaces.
-func oneLine(s string) string {
+// foldSpaces collapses whitespace runs (newlines included) to single spaces.
+func foldSpaces(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
@@ -100,8 +100,8 @@ func fmtBytes(n int64) string {
 	return fmt.Sprintf("%.1f MB", float64(n)/(1024*1024))
 }
 
-// plural renders "1 tool", "3 tools".
-func plural(n int, word string) string {
+// pluralize renders "1 tool", "3 tools", "2 dependencies" (English -y → -ies).
+func pluralize(n int, word string) string {
 	if n == 1 {
 		return fmt.Sprintf("%d %s", n, word)
 	}

@@ -314,9 +314,9 @@ func (p tracePane) Update(msg tea.Msg) (tracePane, tea.Cmd) {
 		p.SetSize(p.width, p.height)
 		switch {
 		case o.Err != nil:
-			return p, notice(noticeError, "run failed: %s", p.red.RedactString(oneLine(o.Err.Error())))
+			return p, notice(noticeError, "run failed: %s", p.red.RedactString(foldSpaces(o.Err.Error())))
 		case p.summary.ToolFailures > 0 || o.ToolFailures != "":
-			return p, notice(noticeWarn, "run finished with %s", plural(max(1, p.summary.ToolFailures), "tool failure"))
+			return p, notice(noticeWarn, "run finished with %s", pluralize(max(1, p.summary.ToolFailures), "tool failure"))
 		}
 		return p, notice(noticeInfo, "run finished")
 	case pauseMsg:

@@ -106,7 +106,7 @@ func (p tracePane) runBadge() string {
 	case p.run.outcome != nil && p.run.outcome.Err != nil:
 		return "✕ run failed"
 	case p.summary.ToolFailures > 0:
-		return fmt.Sprintf("⚠ run done, %s", plural(p.summary.ToolFailures, "tool failure"))
+		return fmt.Sprintf("⚠ run done, %s", pluralize(p.summary.ToolFailures, "tool failure"))
 	}
 	return "✓ run done"
 }

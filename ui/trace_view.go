@@ -43,7 +43,7 @@ func (p tracePane) banner() string {
 	s := p.summary
 	switch {
 	case p.run != nil && p.run.outcome != nil && p.run.outcome.Err != nil:
-		return "✕ RUN FAILED: " + oneLine(p.red.RedactString(p.run.outcome.Err.Error()))
+		return "✕ RUN FAILED: " + foldSpaces(p.red.RedactString(p.run.outcome.Err.Error()))
 	case s.ToolFailures > 0 && (s.Status != session.StatusRunning || p.run == nil || p.run.done):
 		names := make([]string, 0, len(s.FailedTools))
 		for _, n := range s.FailedTools {
@@ -60,7 +60,7 @@ func (p tracePane) banner() string {
 		}
 		return fmt.Sprintf("✕ %s %d TOOL FAILURE%s: %s", how, s.ToolFailures, map[bool]string{true: "S", false: ""}[s.ToolFailures != 1], strings.Join(names, "; "))
 	case s.ToolFailures > 0:
-		return fmt.Sprintf("⚠ %s so far", plural(s.ToolFailures, "tool failure"))
+		return fmt.Sprintf("⚠ %s so far", pluralize(s.ToolFailures, "tool failure"))
 	case p.run != nil && p.run.done:
 		return "✓ RUN FINISHED"
 	case s.Status == session.StatusFailed:
@@ -85,14 +85,14 @@ func (p tracePane) treeView(f lipgloss.Style, w, h int) string {
 		meta += fmt.Sprintf(" · showing %s, %s", kindFilterTitles[p.kind], statusFilterTitles[p.status])
 	}
 	title += p.st.Pane.TitleMuted.Render(meta)
-	totals := fmt.Sprintf("%s · %s · %s", plural(s.Events, "event"), plural(s.LLMCalls, "LLM call"), plural(s.ToolCalls, "tool call"))
+	totals := fmt.Sprintf("%s · %s · %s", pluralize(s.Events, "event"), pluralize(s.LLMCalls, "LLM call"), pluralize(s.ToolCalls, "tool call"))
 	if s.ToolFailures > 0 {
 		totals += p.st.Text.Danger.Render(fmt.Sprintf(" (%d failed)", s.ToolFailures))
 	}
 	if s.Attempts > 0 {
-		totals += fmt.Sprintf(" · %s", plural(s.Attempts, "attempt"))
+		totals += fmt.Sprintf(" · %s", pluralize(s.Attempts, "attempt"))
 		if s.Retries > 0 {
-			totals += fmt.Sprintf(", %s", plural(s.Retries, "retry"))
+			totals += fmt.Sprintf(", %s", pluralize(s.Retries, "retry"))
 		}
 	}
 	if !s.Usage.IsZero() {
@@ -163,7 +163,7 @@ func (p tracePane) rowView(i, iw int) string {
 		badge(p.st.Text.Warning, "usage limit")
 	}
 	if n.Retries > 0 {
-		badge(p.st.Trace.Badge, plural(n.Retries, "retry"))
+		badge(p.st.Trace.Badge, pluralize(n.Retries, "retry"))
 	}
 	if n.Orphan() {
 		badge(p.st.Text.Subtle, "orphan")
@@ -176,7 +176,7 @@ func (p tracePane) rowView(i, iw int) string {
 		badgeText = " " + strings.Join(badges, " ")
 	}
 	if n.Status == session.StatusFailed && n.Error != "" && (n.Kind == session.NodeTool || n.Kind == session.NodeMCPCall || n.Kind == session.NodeAttempt) {
-		badgeText += " " + p.st.Text.Danger.Render(oneLine(p.red.RedactString(n.Error)))
+		badgeText += " " + p.st.Text.Danger.Render(foldSpaces(p.red.RedactString(n.Error)))
 	}
 	right := ""
 	if n.Kind == session.NodeLLM || n.Kind == session.NodeCrew {

@@ -379,7 +379,7 @@ func (p *tryPane) absorb(ev session.Event) {
 	case session.MCPConnectionCompleted:
 		p.timeline = append(p.timeline, st.Success.Render("  connected")+st.Muted.Render(" in "+fmtDur(ev.Duration)))
 	case session.MCPConnectionFailed:
-		p.timeline = append(p.timeline, st.Danger.Render("  connect failed ("+ev.Outcome+"): ")+red.RedactString(oneLine(ev.Error)))
+		p.timeline = append(p.timeline, st.Danger.Render("  connect failed ("+ev.Outcome+"): ")+red.RedactString(foldSpaces(ev.Error)))
 	case session.MCPAttemptStarted:
 		p.attempt, p.attStart = max(ev.Attempt, 1), ev.Time
 		if p.attStart.IsZero() {
@@ -400,7 +400,7 @@ func (p *tryPane) absorb(ev session.Event) {
 		} else {
 			line := st.Danger.Render("✕ "+n+" "+ev.Outcome) + st.Muted.Render(" after "+fmtDur(ev.Duration))
 			if ev.Error != "" {
-				line += " " + red.RedactString(oneLine(ev.Error))
+				line += " " + red.RedactString(foldSpaces(ev.Error))
 			}
 			p.timeline = append(p.timeline, line)
 		}
@@ -410,7 +410,7 @@ func (p *tryPane) absorb(ev session.Event) {
 	case session.MCPNotification:
 		p.timeline = append(p.timeline, st.Info.Render("  "+notificationLine(ev)))
 	case session.MCPStderr:
-		p.timeline = append(p.timeline, st.Subtle.Render("  stderr: "+oneLine(ev.Str(session.KeyLine))))
+		p.timeline = append(p.timeline, st.Subtle.Render("  stderr: "+foldSpaces(ev.Str(session.KeyLine))))
 	case session.Warning:
 		p.timeline = append(p.timeline, st.Warning.Render("  warning: "+ev.Str(session.KeyMessage)))
 	}

@@ -181,7 +181,7 @@ func (p tryPane) cursorHint() string {
 			h += ", required"
 		}
 		if f.desc != "" {
-			h += ": " + oneLine(f.desc)
+			h += ": " + foldSpaces(f.desc)
 		}
 		return h
 	}

@@ -17,7 +17,7 @@ func (p tryPane) outcomeLines(r *mcpconn.CallResult) []string {
 	st := p.st.Text
 	red := p.deps.Redactor
 	var b []string
-	head := fmt.Sprintf("%s in %s after %s", r.Outcome, fmtDur(r.Duration), plural(len(r.Attempts), "attempt"))
+	head := fmt.Sprintf("%s in %s after %s", r.Outcome, fmtDur(r.Duration), pluralize(len(r.Attempts), "attempt"))
 	switch {
 	case r.Outcome == session.OutcomeOK:
 		b = append(b, p.st.Banner.OK.Render("✓ "+head))
@@ -38,7 +38,7 @@ func (p tryPane) outcomeLines(r *mcpconn.CallResult) []string {
 	b = append(b, "", st.Heading.Render("What CrewAI's tool returns to the agent"))
 	b = append(b, clipText(printable(red.RedactString(r.Text)), maxShownResult))
 	if len(r.Content) > 0 {
-		b = append(b, "", st.Heading.Render(fmt.Sprintf("Content (%s)", plural(len(r.Content), "item"))))
+		b = append(b, "", st.Heading.Render(fmt.Sprintf("Content (%s)", pluralize(len(r.Content), "item"))))
 		for _, c := range r.Content {
 			switch c.Type {
 			case "text":

@@ -204,7 +204,7 @@ func (p tracePane) outputBox(w, h int) string {
 	f := p.st.Pane.Blurred
 	iw, ih := inner(f, w, h)
 	title := p.st.Pane.Title.Render("Output") + p.st.Pane.TitleMuted.Render(
-		fmt.Sprintf("  stdout/stderr of the command · %s · o hides", plural(len(p.wlog.lines)+p.wlog.dropped, "line")))
+		fmt.Sprintf("  stdout/stderr of the command · %s · o hides", pluralize(len(p.wlog.lines)+p.wlog.dropped, "line")))
 	lines := []string{title}
 	rows := max(0, ih-1)
 	if len(p.wlog.lines) == 0 {
@@ -262,6 +262,6 @@ func (p tracePane) submitMessages() (tracePane, tea.Cmd) {
 	// The bridge reads Pause.Messages once the reply arrives; the channel
 	// send orders this write before that read.
 	p.pause.Pause.Messages = msgs
-	d, cmd, _ := p.reply(crew.Decision{Action: bridge.EditMessages}, fmt.Sprintf("sending %s instead", plural(len(msgs), "edited message")))
+	d, cmd, _ := p.reply(crew.Decision{Action: bridge.EditMessages}, fmt.Sprintf("sending %s instead", pluralize(len(msgs), "edited message")))
 	return d, cmd
 }

@@ -188,7 +188,7 @@ func writeOpenAITool(b *strings.Builder, t Tool) error {
 		b.WriteString(`,"strict":true`)
 	}
 	if len(t.Parameters) > 0 {
-		params, err := compactJSON(t.Parameters)
+		params, err := compactRaw(t.Parameters)
 		if err != nil {
 			return fmt.Errorf("tool %q: parameters: %w", t.Name, err)
 		}
@@ -200,7 +200,7 @@ func writeOpenAITool(b *strings.Builder, t Tool) error {
 }
 
 func responseFormatJSON(rf ResponseFormat) (string, error) {
-	schema, err := compactJSON(rf.Schema)
+	schema, err := compactRaw(rf.Schema)
 	if err != nil {
 		return "", fmt.Errorf("response_format %q: schema: %w", rf.Name, err)
 	}
@@ -216,10 +216,10 @@ func responseFormatJSON(rf ResponseFormat) (string, error) {
 	return b.String(), nil
 }
 
-// compactJSON removes insignificant whitespace and keeps everything else
+// compactRaw removes insignificant whitespace and keeps everything else
 // (key order, escapes) as it is; the engine renders schemas in the wire form
 // already, so this is a check more than a rewrite.
-func compactJSON(raw json.RawMessage) ([]byte, error) {
+func compactRaw(raw json.RawMessage) ([]byte, error) {
 	var out bytes.Buffer
 	if err := json.Compact(&out, raw); err != nil {
 		return nil, fmt.Errorf("not valid JSON: %w", err)

@@ -291,11 +291,11 @@ func (v *validator) str(t *Type, val any, loc []string) any {
 	}
 	n := utf8.RuneCountInString(s)
 	if t.MinLength != nil && n < *t.MinLength {
-		v.fail(loc, "string_too_short", "String should have at least "+plural(*t.MinLength, "character"), val)
+		v.fail(loc, "string_too_short", "String should have at least "+countWord(*t.MinLength, "character"), val)
 		return nil
 	}
 	if t.MaxLength != nil && n > *t.MaxLength {
-		v.fail(loc, "string_too_long", "String should have at most "+plural(*t.MaxLength, "character"), val)
+		v.fail(loc, "string_too_long", "String should have at most "+countWord(*t.MaxLength, "character"), val)
 		return nil
 	}
 	if t.pattern != nil && !t.pattern.MatchString(s) {
@@ -305,7 +305,8 @@ func (v *validator) str(t *Type, val any, loc []string) any {
 	return s
 }
 
-func plural(n int, word string) string {
+// countWord is "1 word" or "N words", as pydantic-core words its limits.
+func countWord(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
 	}
