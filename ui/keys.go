@@ -158,7 +158,7 @@ func DefaultKeyMap() *KeyMap {
 		Edit:       kb([]string{"enter", "e"}, "enter", "edit field"),
 		Toggle:     kb([]string{" ", "left", "right"}, "space/←→", "toggle/choose"),
 		Raw:        kb([]string{"J"}, "J", "raw JSON"),
-		Editor:     kb([]string{"E", "ctrl+e"}, "E", "$EDITOR"),
+		Editor:     kb([]string{"ctrl+e"}, "ctrl+e", "$EDITOR"),
 		Policy:     kb([]string{"p"}, "p", "policy"),
 		Copy:       kb([]string{"y"}, "y", "copy command"),
 		Cancel:     kb([]string{"X"}, "X", "cancel call"),
