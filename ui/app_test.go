@@ -194,7 +194,7 @@ func TestFlow_StepThroughAKickoffToABreakpointAndContinue(t *testing.T) {
 	// v shows the tools offered with the call, by their LLM-visible names.
 	send(tm, "v")
 	screenHas(t, tm, "Tools offered", "crewbench_fixture_weather_get_forecast")
-	send(tm, "n")
+	send(tm, "s") // steps here as it did in 5 Kickoff
 	screenHas(t, tm, "PAUSED before tool call")
 	// Continue: back to the kickoff's breakpoints (after a tool failure).
 	send(tm, "c")

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"strings"
+
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
@@ -155,7 +157,7 @@ func DefaultKeyMap() *KeyMap {
 	}
 	km.Try = TryKeys{
 		Run:        kb([]string{"ctrl+r", "r"}, "r", "run"),
-		Edit:       kb([]string{"enter", "e"}, "enter", "edit field"),
+		Edit:       kb([]string{"enter", "e"}, "enter", "edit"),
 		Toggle:     kb([]string{" ", "left", "right"}, "space/←→", "toggle/choose"),
 		Raw:        kb([]string{"J"}, "J", "raw JSON"),
 		Editor:     kb([]string{"ctrl+e"}, "ctrl+e", "$EDITOR"),
@@ -182,13 +184,16 @@ func DefaultKeyMap() *KeyMap {
 	}
 	km.Pause = PauseKeys{
 		Continue: kb([]string{"c"}, "c", "continue"),
-		Step:     kb([]string{"n"}, "n", "step"),
-		Skip:     kb([]string{"s"}, "s", "skip (canned)"),
-		Edit:     kb([]string{"e"}, "e", "edit"),
-		Abort:    kb([]string{"a"}, "a", "abort"),
-		Editor:   kb([]string{"ctrl+e"}, "ctrl+e", "$EDITOR"),
-		Submit:   kb([]string{"ctrl+s"}, "ctrl+s", "submit"),
-		View:     kb([]string{"v"}, "v", "messages/tools"),
+		// s steps as it does in 5 Kickoff; skipping a tool replaces its
+		// result, so it is a key no other view uses. X stops the run as it
+		// does in 6 Trace when nothing is paused.
+		Step:   kb([]string{"s"}, "s", "step"),
+		Skip:   kb([]string{"u"}, "u", "skip: use a result"),
+		Edit:   kb([]string{"e"}, "e", "edit"),
+		Abort:  kb([]string{"X"}, "X", "stop run"),
+		Editor: kb([]string{"ctrl+e"}, "ctrl+e", "$EDITOR"),
+		Submit: kb([]string{"ctrl+s"}, "ctrl+s", "submit"),
+		View:   kb([]string{"v"}, "v", "messages/tools"),
 	}
 	km.Sessions = SessionKeys{
 		Refresh:   kb([]string{"r"}, "r", "refresh"),
@@ -198,7 +203,7 @@ func DefaultKeyMap() *KeyMap {
 		OpenTrace: kb([]string{"o"}, "o", "re-run in 6 Trace"),
 		Cancel:    kb([]string{"X"}, "X", "cancel re-run"),
 		Run:       kb([]string{"r", "ctrl+r"}, "r", "run it"),
-		Edit:      kb([]string{"enter", "e"}, "enter", "edit filter"),
+		Edit:      kb([]string{"enter", "e"}, "enter", "edit"),
 		Toggle:    kb([]string{" "}, "space", "toggle"),
 		Declared:  kb([]string{"d"}, "d", "declared filter"),
 	}
@@ -230,6 +235,28 @@ func (h helpKeys) FullHelp() [][]key.Binding {
 	g := h.km.Global
 	views := append([]key.Binding{}, g.Views[:]...)
 	return append(out, []key.Binding{g.NextView, g.PrevView, g.Back, g.Help, g.Quit, g.ForceQuit}, views)
+}
+
+// keyHint spells a binding for a line of text ("s step"), with desc in
+// place of its help text when desc is given, so text that names keys
+// follows the key map.
+func keyHint(b key.Binding, desc ...string) string {
+	d := b.Help().Desc
+	if len(desc) > 0 {
+		d = desc[0]
+	}
+	return b.Help().Key + " " + d
+}
+
+// pauseHints are the decisions a pause offers, as a line of text.
+func (pk PauseKeys) hints(toolCall bool) string {
+	keys := []string{keyHint(pk.Continue), keyHint(pk.Step)}
+	if toolCall {
+		keys = append(keys, keyHint(pk.Skip), keyHint(pk.Edit, "edit arguments"))
+	} else {
+		keys = append(keys, keyHint(pk.Edit, "edit the reply"))
+	}
+	return strings.Join(append(keys, keyHint(pk.Abort)), " · ")
 }
 
 // scroll moves a detail viewport with the list keys (line, page, top,

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"crewbench/crew"
@@ -164,5 +165,73 @@ func TestTryRawJSONTakesCapitalE(t *testing.T) {
 		if len([]rune(k)) == 1 {
 			t.Errorf("$EDITOR is on the printable key %q", k)
 		}
+	}
+}
+
+// viewBindings is every view's own bindings (not the shared list, input
+// and global keys), by view.
+func viewBindings(km *KeyMap) map[string][]key.Binding {
+	s, to, f, tr, k, tc, p, se := km.Servers, km.Tools, km.Filter, km.Try, km.Kickoff, km.Trace, km.Pause, km.Sessions
+	return map[string][]key.Binding{
+		"servers":  {s.Reconnect, s.Probe, s.Section, s.Tools, s.Filter},
+		"tools":    {to.Search, to.Sort, to.Scope, to.Try, to.Filter, to.Scheme},
+		"filter":   {f.Edit, f.Server, f.Agent, f.Fix, f.Export, f.Write, f.Confirm, f.Reset},
+		"try":      {tr.Run, tr.Edit, tr.Toggle, tr.Raw, tr.Editor, tr.Policy, tr.Copy, tr.Cancel},
+		"kickoff":  {k.Run, k.Step, k.Edit, k.Toggle, k.Crew},
+		"trace":    {tc.Collapse, tc.Expand, tc.Toggle, tc.Follow, tc.Kind, tc.Status, tc.Stop},
+		"pause":    {p.Continue, p.Step, p.Skip, p.Edit, p.Abort, p.Editor, p.Submit, p.View},
+		"sessions": {se.Refresh, se.Rerun, se.Compare, se.Result, se.OpenTrace, se.Cancel, se.Run, se.Edit, se.Toggle, se.Declared},
+	}
+}
+
+// TestKeyMap_OneMeaningPerKeyAcrossViews: a key bound in several views
+// means the same in each (a user stepping with s in 5 Kickoff must not
+// replace a tool's result at a breakpoint). The reuses left are listed
+// with why they cannot mislead.
+func TestKeyMap_OneMeaningPerKeyAcrossViews(t *testing.T) {
+	accepted := map[string]string{
+		"r":      "run / reconnect / refresh: each does its view's action again and changes nothing the user typed",
+		"f":      "filter in 1 Servers and 2 Tools, follow in 6 Trace: neither changes data",
+		"t":      "try it in 2 Tools, kind filter in 6 Trace: neither changes data",
+		"a":      "scope in 2 Tools, agent in 3 Filter: both choose whose view of the tools is shown",
+		"s":      "step in 5 Kickoff and at a breakpoint; next server in 3 Filter (which runs nothing)",
+		"c":      "crew in 5 Kickoff, continue at a breakpoint, compare in 7 Sessions: none changes a result",
+		"v":      "switches sections in 1 Servers and at an LLM breakpoint",
+		"o":      "sort in 2 Tools, open in 6 Trace in 7 Sessions: neither changes data",
+		"R":      "reset in 3 Filter (says so), re-run in 7 Sessions (opens a form first)",
+		"y":      "confirm a write in 3 Filter (only while its diff is shown), copy in 4 Try",
+		"X":      "cancel the call / stop the run / cancel the re-run: always stops what is running",
+		"p":      "ping in 1 Servers, policy in 4 Try: neither changes data",
+		"enter":  "opens or edits what the cursor is on",
+		" ":      "toggles what the cursor is on",
+		"right":  "expand in 6 Trace, to the result in 7 Sessions, choose in 4 Try: moves right",
+		"left":   "collapse in 6 Trace, choose in 4 Try: moves left",
+		"l":      "expand in 6 Trace, to the result in 7 Sessions: moves right",
+		"ctrl+r": "run, in 4 Try and the re-run form",
+	}
+	meanings := map[string]map[string][]string{}
+	for v, bs := range viewBindings(DefaultKeyMap()) {
+		for _, b := range bs {
+			for _, k := range b.Keys() {
+				if meanings[k] == nil {
+					meanings[k] = map[string][]string{}
+				}
+				meanings[k][b.Help().Desc] = append(meanings[k][b.Help().Desc], v)
+			}
+		}
+	}
+	for k, descs := range meanings {
+		if len(descs) > 1 && accepted[k] == "" {
+			t.Errorf("key %q means %v", k, descs)
+		}
+	}
+	pk := DefaultKeyMap().Pause
+	for _, k := range pk.Skip.Keys() {
+		if len(meanings[k]) > 1 {
+			t.Errorf("skip's key %q is also %v", k, meanings[k])
+		}
+	}
+	if ko := DefaultKeyMap().Kickoff.Step; ko.Keys()[0] != pk.Step.Keys()[0] {
+		t.Errorf("step is %q in 5 Kickoff but %q at a breakpoint", ko.Keys()[0], pk.Step.Keys()[0])
 	}
 }

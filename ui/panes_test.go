@@ -690,9 +690,9 @@ func TestTracePane_PauseDecisions(t *testing.T) {
 		args string
 	}{
 		{"continue", []tea.KeyMsg{keyRunes("c")}, crew.Continue, ""},
-		{"step", []tea.KeyMsg{keyRunes("n")}, crew.Step, ""},
-		{"abort", []tea.KeyMsg{keyRunes("a")}, crew.Abort, ""},
-		{"skip", append([]tea.KeyMsg{keyRunes("s")}, append(runeKeys("canned"), keyType(tea.KeyEnter))...), crew.Skip, ""},
+		{"step", []tea.KeyMsg{keyRunes("s")}, crew.Step, ""},
+		{"abort", []tea.KeyMsg{keyRunes("X")}, crew.Abort, ""},
+		{"skip", append([]tea.KeyMsg{keyRunes("u")}, append(runeKeys("canned"), keyType(tea.KeyEnter))...), crew.Skip, ""},
 		{"edit args", []tea.KeyMsg{keyRunes("e"), tea.KeyMsg{Type: tea.KeyCtrlS}}, crew.EditArgs, `{"city": "Lisbon"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

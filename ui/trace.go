@@ -326,9 +326,9 @@ func (p tracePane) Update(msg tea.Msg) (tracePane, tea.Cmd) {
 		p.SetSize(p.width, p.height)
 		p.renderPause()
 		p.pauseView.GotoTop()
-		keys := "c continue · n step · e edit the reply · a abort · v messages/tools"
-		if msg.req.Pause.Kind == crew.PauseToolCall {
-			keys = "c continue · n step · s skip · e edit arguments · a abort"
+		keys := p.km.Pause.hints(msg.req.Pause.Kind == crew.PauseToolCall)
+		if msg.req.Pause.Kind == crew.PauseLLMCall {
+			keys += " · " + keyHint(p.km.Pause.View)
 		}
 		return p, notice(noticeWarn, "paused before %s — %s", pauseWhat(msg.req.Pause), keys)
 	case editorDoneMsg:
@@ -503,5 +503,5 @@ func (p tracePane) FullHelp() [][]key.Binding {
 	l, t, pk := p.km.List, p.km.Trace, p.km.Pause
 	return [][]key.Binding{{l.Up, l.Down, l.PageUp, l.PageDown, l.Top, l.Bottom, l.Open},
 		{t.Collapse, t.Expand, t.Toggle, t.Follow, t.Kind, t.Status, t.Stop},
-		{pk.Continue, pk.Step, pk.Skip, pk.Edit, pk.Abort, pk.View, pk.Submit, pk.Editor}}
+		{pk.Continue, pk.Step, pk.Skip, pk.Edit, pk.View, pk.Submit, pk.Editor}} // pk.Abort is t.Stop's X
 }
