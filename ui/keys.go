@@ -221,13 +221,26 @@ type helpKeys struct {
 	capturing bool
 }
 
+// ShortHelp is the footer: the view's bindings, then the ones it always
+// ends with.
 func (h helpKeys) ShortHelp() []key.Binding {
-	out := append([]key.Binding{}, h.pane.ShortHelp()...) // never append into a pane's slice
+	head, tail := h.shortParts()
+	return append(head, tail...)
+}
+
+// shortParts splits the footer into the view's bindings (cut first when
+// room runs out) and the tail that always shows: how to stop typing, or
+// help and quit. A key is shown once.
+func (h helpKeys) shortParts() (head, tail []key.Binding) {
 	g := h.km.Global
+	head = append([]key.Binding{}, h.pane.ShortHelp()...) // never append into a pane's slice
 	if h.capturing {
-		return append(out, h.km.Input.Cancel)
+		tail = []key.Binding{h.km.Input.Cancel}
+	} else {
+		head = append(head, g.NextView)
+		tail = []key.Binding{g.Help, g.Quit}
 	}
-	return append(out, g.NextView, g.Help, g.Quit)
+	return uniqueKeys(head, tail), tail
 }
 
 func (h helpKeys) FullHelp() [][]key.Binding {
@@ -235,6 +248,25 @@ func (h helpKeys) FullHelp() [][]key.Binding {
 	g := h.km.Global
 	views := append([]key.Binding{}, g.Views[:]...)
 	return append(out, []key.Binding{g.NextView, g.PrevView, g.Back, g.Help, g.Quit, g.ForceQuit}, views)
+}
+
+// uniqueKeys drops a binding whose key is already shown — earlier in bs
+// or in also (a view's own esc and the footer's) — keeping the first.
+func uniqueKeys(bs, also []key.Binding) []key.Binding {
+	seen := map[string]bool{}
+	for _, b := range also {
+		seen[b.Help().Key] = true
+	}
+	out := bs[:0:0]
+	for _, b := range bs {
+		k := b.Help().Key
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, b)
+	}
+	return out
 }
 
 // keyHint spells a binding for a line of text ("s step"), with desc in
