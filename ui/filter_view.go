@@ -53,7 +53,7 @@ func (p filterPane) editorView(f lipgloss.Style, w, h int) string {
 	}
 	ctxLine := p.st.Text.Muted.Render("context: server_name=" + p.serverName())
 	if a := p.agentName(); a != "" {
-		ctxLine += p.st.Text.Muted.Render(" · agent_role=") + p.agentsFor(p.server)[p.agent].Role + p.st.Text.Subtle.Render(" (a: other agent)")
+		ctxLine += p.st.Text.Muted.Render(" · agent_role=") + rowLabel(p.agentsFor(p.server)[p.agent].Role) + p.st.Text.Subtle.Render(" (a: other agent)")
 	}
 	lines = append(lines, ctxLine)
 	switch {

@@ -151,10 +151,10 @@ func (p *tracePane) renderPause() {
 	var b []string
 	kv := func(k, v string) { b = append(b, st.Muted.Render(pad(k, 16))+" "+v) }
 	if pz.TaskName != "" {
-		kv("task", pz.TaskName)
+		kv("task", rowLabel(pz.TaskName))
 	}
 	if pz.AgentRole != "" {
-		kv("agent", pz.AgentRole)
+		kv("agent", rowLabel(pz.AgentRole))
 	}
 	if pz.AfterFailure {
 		kv("after", st.Danger.Render("the previous tool call failed"))

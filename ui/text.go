@@ -71,6 +71,18 @@ func oneLine(s string) string {
 }
 
 // fmtDur renders a duration for people: 850ms, 1.2s, 2m03s.
+// rowLabel keeps a label from a project (an agent's role, a task's name)
+// on the one line of its row: a folded YAML scalar (`role: >`) ends in a
+// newline, which is trimmed; a newline inside shows as ⏎, as the CLI's
+// printer shows it.
+func rowLabel(s string) string {
+	s = strings.TrimSpace(s)
+	if strings.ContainsAny(s, "\r\n\t") {
+		s = strings.NewReplacer("\r\n", " ⏎ ", "\n", " ⏎ ", "\r", " ", "\t", " ").Replace(s)
+	}
+	return printable(s)
+}
+
 func fmtDur(d time.Duration) string {
 	switch {
 	case d <= 0:

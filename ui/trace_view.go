@@ -25,7 +25,7 @@ func (p tracePane) View() string {
 	var top string
 	if p.payloadOpen && p.pause == nil {
 		n := p.payloadNode
-		top = box(f, p.width, th, p.st.Pane.Title.Render("Payload ")+p.st.Text.Bold.Render(n.Title)+p.st.Text.Subtle.Render("  (esc back)")+"\n"+p.payload.View())
+		top = box(f, p.width, th, p.st.Pane.Title.Render("Payload ")+p.st.Text.Bold.Render(rowLabel(n.Title))+p.st.Text.Subtle.Render("  (esc back)")+"\n"+p.payload.View())
 	} else {
 		top = p.treeView(f, p.width, th)
 	}
@@ -45,7 +45,7 @@ func (p tracePane) banner() string {
 	case s.ToolFailures > 0 && (s.Status != session.StatusRunning || p.run == nil || p.run.done):
 		names := make([]string, 0, len(s.FailedTools))
 		for _, n := range s.FailedTools {
-			label := n.Title
+			label := rowLabel(n.Title)
 			if n.Outcome != "" && n.Outcome != "failed" {
 				label += " (" + n.Outcome + ")"
 			}
@@ -146,7 +146,7 @@ func (p tracePane) rowView(i, iw int) string {
 		cursor = p.st.Row.Cursor.Render("›") + " "
 	}
 	indent := strings.Repeat("  ", min(r.depth, 12))
-	title := p.kindStyle(n.Kind).Render(n.Title)
+	title := p.kindStyle(n.Kind).Render(rowLabel(n.Title))
 	// Badges: each kind of event in its own style, and always in words.
 	var badges []string
 	badge := func(style lipgloss.Style, text string) { badges = append(badges, style.Render("["+text+"]")) }
