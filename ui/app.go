@@ -77,10 +77,14 @@ type Model struct {
 	width, height int
 	view          view
 	showHelp      bool
+	showMessage   bool
 	notice        noticeMsg
-	noticeID      int
-	quitting      bool
-	connecting    bool
+	// fullNotice is the last warning or error, or a notice too long for
+	// its line, kept in full for ! to show.
+	fullNotice string
+	noticeID   int
+	quitting   bool
+	connecting bool
 
 	srv           *serverData
 	statusPending bool
@@ -131,6 +135,7 @@ func New(deps Deps) Model {
 	}
 	if len(deps.Workspace.Notes) > 0 {
 		m.notice = noticeMsg{level: noticeWarn, text: deps.Workspace.Notes[0]}
+		m.fullNotice = m.notice.text
 	}
 	m.focusView(m.view)
 	return m
@@ -207,18 +212,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Quit
 
 	case noticeMsg:
-		m.noticeID++
-		msg.id = m.noticeID
-		m.notice = msg
-		if msg.level == noticeError {
-			return m, nil // errors stay until the next notice
-		}
-		id := msg.id
-		return m, tea.Tick(noticeTTL, func(time.Time) tea.Msg { return clearNoticeMsg{id: id} })
+		return m, m.setNotice(msg)
 	case clearNoticeMsg:
-		if msg.id == m.notice.id {
-			m.notice = noticeMsg{}
-		}
+		m.clearNotice(msg)
 		return m, nil
 	case showToolsMsg:
 		cmd := m.tools.scopeServer(msg.server)
@@ -394,6 +390,9 @@ func (m Model) updateKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.showHelp = false
 		m.layout()
 		return m, nil
+	case key.Matches(msg, g.Message), m.showMessage && key.Matches(msg, g.Back):
+		m.showMessage = !m.showMessage
+		return m, nil
 	}
 	for v := view(0); v < viewCount; v++ {
 		if key.Matches(msg, g.Views[v]) {
@@ -466,6 +465,7 @@ func (m *Model) setView(v view) tea.Cmd {
 		return nil
 	}
 	m.view = v
+	m.showMessage = false
 	var cmd tea.Cmd
 	if v == viewFilter && !m.filter.chosen {
 		// Arriving by tab or digit: show the server selected in 1 Servers.

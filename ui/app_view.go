@@ -24,7 +24,7 @@ func (m *Model) layout() {
 const headerHeight = 2
 
 func (m Model) footerHeight() int {
-	return 1 + lipgloss.Height(m.helpView())
+	return len(m.statusLines()) + lipgloss.Height(m.helpView())
 }
 
 // View draws header, the current view and the footer: exactly width×height.
@@ -52,6 +52,9 @@ func (m Model) View() string {
 		body = m.trace.View()
 	case viewSessions:
 		body = m.sessions.View()
+	}
+	if m.showMessage {
+		body = m.messageView(m.width, bodyH)
 	}
 	body = fillLines(body, m.width, bodyH)
 	return strings.Join([]string{m.headerView(), body, m.statusView(), m.helpView()}, "\n")
@@ -97,28 +100,8 @@ func (m Model) headerView() string {
 	return line + "\n" + pad(strings.Join(tabs, " "), m.width)
 }
 
-func (m Model) statusView() string {
-	n := m.notice
-	if n.text == "" {
-		switch {
-		case m.quitting:
-			n.text = "stopping servers…"
-		case m.connecting:
-			n.text = "connecting servers in the background — everything else works already"
-		}
-	}
-	s := m.st.Status.Info
-	switch n.level {
-	case noticeWarn:
-		s = m.st.Status.Warn
-	case noticeError:
-		s = m.st.Status.Error
-	}
-	return pad(s.Render(fit(printable(oneLine(n.text)), m.width)), m.width)
-}
-
 func (m Model) helpView() string {
-	hk := helpKeys{pane: m.current(), km: m.km, capturing: m.capturing()}
+	hk := helpKeys{pane: m.current(), km: m.km, capturing: m.capturing(), cut: m.statusCut()}
 	if m.showHelp {
 		v := fullHelpColumns(m.help, hk.FullHelp(), m.width)
 		return fillLines(v, m.width, lipgloss.Height(v))

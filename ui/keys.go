@@ -32,7 +32,9 @@ type GlobalKeys struct {
 	Quit, ForceQuit, Help key.Binding
 	NextView, PrevView    key.Binding
 	Back                  key.Binding
-	Views                 [viewCount]key.Binding
+	// Message shows the last warning or error in full.
+	Message key.Binding
+	Views   [viewCount]key.Binding
 }
 
 // ListKeys move a cursor or scroll.
@@ -108,6 +110,7 @@ func DefaultKeyMap() *KeyMap {
 		NextView:  kb([]string{"tab"}, "tab", "next view"),
 		PrevView:  kb([]string{"shift+tab"}, "shift+tab", "prev view"),
 		Back:      kb([]string{"esc"}, "esc", "back"),
+		Message:   kb([]string{"!"}, "!", "message"),
 	}
 	for v := view(0); v < viewCount; v++ {
 		d := string(rune('1' + v))
@@ -219,6 +222,8 @@ type helpKeys struct {
 	}
 	km        *KeyMap
 	capturing bool
+	// cut is set while the status line does not show its notice whole.
+	cut bool
 }
 
 // ShortHelp is the footer: the view's bindings, then the ones it always
@@ -239,6 +244,9 @@ func (h helpKeys) shortParts() (head, tail []key.Binding) {
 	} else {
 		head = append(head, g.NextView)
 		tail = []key.Binding{g.Help, g.Quit}
+		if h.cut {
+			tail = append([]key.Binding{g.Message}, tail...)
+		}
 	}
 	return uniqueKeys(head, tail), tail
 }
@@ -247,7 +255,7 @@ func (h helpKeys) FullHelp() [][]key.Binding {
 	out := append([][]key.Binding{}, h.pane.FullHelp()...)
 	g := h.km.Global
 	views := append([]key.Binding{}, g.Views[:]...)
-	return append(out, []key.Binding{g.NextView, g.PrevView, g.Back, g.Help, g.Quit, g.ForceQuit}, views)
+	return append(out, []key.Binding{g.NextView, g.PrevView, g.Back, g.Help, g.Message, g.Quit, g.ForceQuit}, views)
 }
 
 // uniqueKeys drops a binding whose key is already shown — earlier in bs

@@ -83,6 +83,17 @@ func rowLabel(s string) string {
 	return printable(s)
 }
 
+// causeFirst puts the innermost cause of a wrapped error message ("a: b:
+// cause") in front, for a one-line cell whose end would be cut off:
+// "cause — a: b".
+func causeFirst(msg string) string {
+	i := strings.LastIndex(msg, ": ")
+	if i < 0 || i+2 >= len(msg) {
+		return msg
+	}
+	return msg[i+2:] + " — " + msg[:i]
+}
+
 func fmtDur(d time.Duration) string {
 	switch {
 	case d <= 0:

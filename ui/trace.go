@@ -248,11 +248,8 @@ func (p tracePane) matches(n *session.Node) bool {
 
 func (p tracePane) treeRows() int {
 	th, _ := p.splitHeights()
-	_, ih := inner(p.st.Pane.Focused, p.width, th)
-	rows := ih - 2 // title and totals
-	if p.banner() != "" {
-		rows--
-	}
+	iw, ih := inner(p.st.Pane.Focused, p.width, th)
+	rows := ih - 2 - len(p.bannerLines(iw)) // title, totals and the banner
 	return max(1, rows)
 }
 

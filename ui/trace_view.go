@@ -41,7 +41,7 @@ func (p tracePane) banner() string {
 	s := p.summary
 	switch {
 	case p.run != nil && p.run.outcome != nil && p.run.outcome.Err != nil:
-		return "✕ RUN FAILED: " + oneLine(p.red.RedactString(p.run.outcome.Err.Error()))
+		return runFailed + oneLine(p.red.RedactString(p.run.outcome.Err.Error()))
 	case s.ToolFailures > 0 && (s.Status != session.StatusRunning || p.run == nil || p.run.done):
 		names := make([]string, 0, len(s.FailedTools))
 		for _, n := range s.FailedTools {
@@ -65,6 +65,36 @@ func (p tracePane) banner() string {
 		return "✕ SESSION FAILED"
 	}
 	return ""
+}
+
+// runFailed starts the banner of a run that failed outright.
+const runFailed = "✕ RUN FAILED: "
+
+// maxBannerLines is how many lines the banner may wrap onto: a failed
+// run's error names its cause at the end.
+const maxBannerLines = 3
+
+// bannerLines is the banner as drawn in iw cells (less its padding): a
+// failed run's wrapped onto at most maxBannerLines (the full text is in
+// the status line's ! view), any other cut to one line.
+func (p tracePane) bannerLines(iw int) []string {
+	b := p.banner()
+	switch {
+	case b == "":
+		return nil
+	case !strings.HasPrefix(b, runFailed):
+		return []string{fit(b, iw-2)}
+	}
+	lines := strings.Split(wrapText(b, max(1, iw-2)), "\n")
+	if len(lines) > maxBannerLines {
+		// Too long even wrapped: the cause first, the context after it.
+		lines = strings.Split(wrapText(runFailed+causeFirst(strings.TrimPrefix(b, runFailed)), max(1, iw-2)), "\n")
+	}
+	if len(lines) > maxBannerLines {
+		lines = lines[:maxBannerLines]
+		lines[maxBannerLines-1] = fit(lines[maxBannerLines-1]+" …", iw-2)
+	}
+	return lines
 }
 
 func (p tracePane) treeView(f lipgloss.Style, w, h int) string {
@@ -110,7 +140,9 @@ func (p tracePane) treeView(f lipgloss.Style, w, h int) string {
 		case strings.HasPrefix(b, "⚠"):
 			style = p.st.Banner.Warning
 		}
-		lines = append(lines, style.Render(fit(b, iw-2)))
+		for _, l := range p.bannerLines(iw) {
+			lines = append(lines, style.Render(l))
+		}
 	}
 	if len(p.rows) == 0 {
 		msg := "nothing yet: kick off a crew in 5 Kickoff, or open a recorded session in 7 Sessions"
