@@ -198,13 +198,18 @@ func TestFlow_StepThroughAKickoffToABreakpointAndContinue(t *testing.T) {
 	screenHas(t, tm, "PAUSED before tool call")
 	// Continue: back to the kickoff's breakpoints (after a tool failure).
 	send(tm, "c")
-	for i := 0; i < 6; i++ {
+	finished := false
+	for i := 0; i < 6 && !finished; i++ {
 		// Parallel calls already queued, and the call after the slow tool's
 		// failure, pause too; continue through them.
-		if done := waitEither(t, tm, "FINISHED WITH 1 TOOL FAILURE", "PAUSED before"); done {
-			break
+		if finished = waitEither(t, tm, "FINISHED WITH 1 TOOL FAILURE", "PAUSED before"); !finished {
+			send(tm, "c")
 		}
-		send(tm, "c")
+	}
+	if !finished {
+		// Under load a redraw of the last pause can be read after its
+		// "c" was sent: the run still finishes.
+		screenHas(t, tm, "FINISHED WITH 1 TOOL FAILURE")
 	}
 	send(tm, "q")
 	fm := finalModel(t, tm)
