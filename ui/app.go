@@ -466,6 +466,8 @@ func (m *Model) setView(v view) tea.Cmd {
 	}
 	m.view = v
 	m.showMessage = false
+	m.notice = noticeMsg{} // a notice belongs to the view it was made in
+	m.layout()
 	var cmd tea.Cmd
 	if v == viewFilter && !m.filter.chosen {
 		// Arriving by tab or digit: show the server selected in 1 Servers.

@@ -56,9 +56,16 @@ type (
 		level noticeLevel
 		text  string
 		id    int
+		// topic names the action the notice is about ("" none), so the
+		// action's resolution can clear it.
+		topic noticeTopic
 	}
-	// clearNoticeMsg clears notice id when it is still shown.
-	clearNoticeMsg struct{ id int }
+	// clearNoticeMsg clears notice id (or any notice about topic) when it
+	// is still shown.
+	clearNoticeMsg struct {
+		id    int
+		topic noticeTopic
+	}
 )
 
 // Filter playground.

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -32,9 +33,28 @@ func (m *Model) setNotice(msg noticeMsg) tea.Cmd {
 	return tea.Tick(noticeTTL, func(time.Time) tea.Msg { return clearNoticeMsg{id: id} })
 }
 
+// noticeTopic is an action whose notice its outcome clears.
+type noticeTopic string
+
+const (
+	topicTryArgs noticeTopic = "try arguments"
+	topicTryRaw  noticeTopic = "try raw JSON"
+	topicTryCall noticeTopic = "try call"
+)
+
+// noticeAbout is notice for an action: resolved(topic) clears it.
+func noticeAbout(topic noticeTopic, level noticeLevel, format string, args ...any) tea.Cmd {
+	return emit(noticeMsg{level: level, text: fmt.Sprintf(format, args...), topic: topic})
+}
+
+// resolved clears the notice about topic, if it is still shown.
+func resolved(topic noticeTopic) tea.Cmd {
+	return emit(clearNoticeMsg{topic: topic})
+}
+
 // clearNotice clears the notice msg names, if it is still shown.
 func (m *Model) clearNotice(msg clearNoticeMsg) {
-	if msg.id == m.notice.id {
+	if msg.id != 0 && msg.id == m.notice.id || msg.topic != "" && msg.topic == m.notice.topic {
 		m.notice = noticeMsg{}
 		m.layout()
 	}

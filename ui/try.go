@@ -225,7 +225,7 @@ func (p tryPane) Update(msg tea.Msg) (tryPane, tea.Cmd) {
 		p.result = msg.res
 		p.renderOut()
 		p.out.SetYOffset(p.outcomeLine)
-		return p, nil
+		return p, resolved(topicTryCall) // "cancelling the call…" is over
 	case copiedMsg:
 		if msg.err != nil {
 			return p, notice(noticeWarn, "copy: %v", msg.err)
@@ -259,18 +259,18 @@ func (p tryPane) updateKeys(k tea.KeyMsg) (tryPane, tea.Cmd) {
 	case key.Matches(k, t.Cancel):
 		if p.running && p.cancel != nil {
 			p.cancel()
-			return p, notice(noticeWarn, "cancelling the call…")
+			return p, noticeAbout(topicTryCall, noticeWarn, "cancelling the call…")
 		}
 	case key.Matches(k, t.Raw):
 		if p.raw {
 			p.syncFromRaw()
 			if p.rawErr != "" {
-				return p, notice(noticeError, "raw JSON: %s", p.rawErr)
+				return p, noticeAbout(topicTryRaw, noticeError, "raw JSON: %s", p.rawErr)
 			}
 			if p.formErr == "" {
 				p.raw = false
 			}
-			return p, nil
+			return p, resolved(topicTryRaw)
 		}
 		args, _ := formArgs(p.fields)
 		p.rawText.SetValue(indentJSON(args))
@@ -324,7 +324,7 @@ func (p tryPane) run() (tryPane, tea.Cmd) {
 	}
 	args, err := p.args()
 	if err != nil {
-		return p, notice(noticeError, "arguments: %s", strings.ReplaceAll(err.Error(), "\n", "; "))
+		return p, noticeAbout(topicTryArgs, noticeError, "arguments: %s", strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
 	spec, err := p.callSpec()
 	if err != nil {
@@ -348,6 +348,7 @@ func (p tryPane) run() (tryPane, tea.Cmd) {
 		startCall(ctx, p.deps.Caller, p.deps.Calls, p.callID, spec, p.toolName, args, ch),
 		waitForCallEvents(p.callID, ch),
 		tickCall(p.callID),
+		resolved(topicTryArgs), resolved(topicTryRaw),
 	)
 }
 
