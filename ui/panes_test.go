@@ -436,7 +436,7 @@ func TestTryPane_FormRunTimelineAndCommand(t *testing.T) {
 			t.Errorf("timeline lacks %q:\n%s", want, out)
 		}
 	}
-	res := ansi.Strip(strings.Join(m.try.outcomeLines(m.try.result), "\n"))
+	res := ansi.Strip(strings.Join(append(m.try.verdictLines(m.try.result), m.try.contentLines(m.try.result)...), "\n"))
 	if !strings.Contains(res, "\"temp\": 24") || !strings.Contains(res, "[image image/png, 2.0 KB — not shown]") {
 		t.Errorf("result:\n%s", res)
 	}

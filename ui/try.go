@@ -54,8 +54,6 @@ type tryPane struct {
 	attStart    time.Time
 	result      *mcpconn.CallResult
 	command     string
-	// outcomeLine is the first line of the result in out.
-	outcomeLine int
 	out         viewport.Model
 
 	width, height int
@@ -206,7 +204,9 @@ func (p tryPane) Update(msg tea.Msg) (tryPane, tea.Cmd) {
 			p.absorb(ev)
 		}
 		p.renderOut()
-		p.out.GotoBottom()
+		if p.running {
+			p.out.GotoBottom() // follow the attempts as they happen
+		}
 		return p, waitForCallEvents(msg.id, p.eventsCh)
 	case callEventsClosedMsg:
 		return p, nil
@@ -224,7 +224,7 @@ func (p tryPane) Update(msg tea.Msg) (tryPane, tea.Cmd) {
 		p.running, p.attempt = false, 0
 		p.result = msg.res
 		p.renderOut()
-		p.out.SetYOffset(p.outcomeLine)
+		p.out.GotoTop()                  // the outcome and the attempts come first
 		return p, resolved(topicTryCall) // "cancelling the call…" is over
 	case copiedMsg:
 		if msg.err != nil {
@@ -438,6 +438,12 @@ func (p *tryPane) renderOut() {
 	}
 	st := p.st.Text
 	var b []string
+	r := p.result
+	if r != nil {
+		// A finished call opens on its outcome, then how it got there.
+		b = append(b, p.verdictLines(r)...)
+		b = append(b, "")
+	}
 	b = append(b, p.timeline...)
 	if p.running {
 		line := st.Warning.Render("◌ running ") + st.Muted.Render(fmtDur(p.deps.Now().Sub(p.started)))
@@ -446,13 +452,9 @@ func (p *tryPane) renderOut() {
 		}
 		b = append(b, line)
 	}
-	p.outcomeLine = 0
-	if r := p.result; r != nil {
+	if r != nil {
 		b = append(b, "")
-		// The wrapped line where the verdict starts, so a finished call
-		// opens on its outcome (the attempts are one page up).
-		p.outcomeLine = lipgloss.Height(wrapText(strings.Join(b, "\n"), p.out.Width)) - 1
-		b = append(b, p.outcomeLines(r)...)
+		b = append(b, p.contentLines(r)...)
 	}
 	if p.command != "" {
 		b = append(b, "", st.Heading.Render("As a command")+st.Subtle.Render("  (y copies)"), "$ "+p.command)

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"strings"
 
 	"crewbench/mcpconn"
 	"crewbench/session"
@@ -13,7 +14,8 @@ import (
 // maxShownResult caps the result text kept for display.
 const maxShownResult = 64 << 10
 
-func (p tryPane) outcomeLines(r *mcpconn.CallResult) []string {
+// verdictLines say how the call ended and what the agent makes of it.
+func (p tryPane) verdictLines(r *mcpconn.CallResult) []string {
 	st := p.st.Text
 	red := p.deps.Redactor
 	var b []string
@@ -26,16 +28,32 @@ func (p tryPane) outcomeLines(r *mcpconn.CallResult) []string {
 	}
 	switch {
 	case r.Failed && r.Raised:
-		b = append(b, st.Danger.Render("the agent sees an exception ("+r.FailureReason+")"))
+		b = append(b, st.Danger.Render("the agent sees an exception"+reasonSuffix(r.FailureReason, "exception")))
 	case r.Failed:
-		b = append(b, st.Danger.Render("the agent sees a tool failure ("+r.FailureReason+")"))
+		b = append(b, st.Danger.Render("the agent sees a tool failure"+reasonSuffix(r.FailureReason, "tool failure")))
 	case r.Outcome != session.OutcomeOK:
 		b = append(b, st.Warning.Render("the agent sees this as an ordinary result (this policy returns errors as text)"))
 	}
 	if r.Error != "" {
 		b = append(b, st.Muted.Render("why: ")+red.RedactString(r.Error))
 	}
-	b = append(b, "", st.Heading.Render("What CrewAI's tool returns to the agent"))
+	return b
+}
+
+// reasonSuffix is " (reason)" unless the reason only repeats what.
+func reasonSuffix(reason, what string) string {
+	if reason == "" || strings.EqualFold(strings.ReplaceAll(reason, "_", " "), what) {
+		return ""
+	}
+	return " (" + reason + ")"
+}
+
+// contentLines are what CrewAI's tool returns to the agent and the
+// content items the server sent.
+func (p tryPane) contentLines(r *mcpconn.CallResult) []string {
+	st := p.st.Text
+	red := p.deps.Redactor
+	b := []string{st.Heading.Render("What CrewAI's tool returns to the agent")}
 	b = append(b, clipText(printable(red.RedactString(r.Text)), maxShownResult))
 	if len(r.Content) > 0 {
 		b = append(b, "", st.Heading.Render(fmt.Sprintf("Content (%s)", plural(len(r.Content), "item"))))
