@@ -281,7 +281,12 @@ func (p filterPane) Update(msg tea.Msg) (filterPane, tea.Cmd) {
 			return p, nil // a stale result: the user typed again
 		}
 		p.pending = false
-		p.verdicts, p.hints, p.err = msg.verdicts, msg.hints, msg.err
+		p.hints, p.err = msg.hints, msg.err
+		if msg.err == nil {
+			// While the expression does not compile, the rows keep the
+			// verdicts of the last filter that did.
+			p.verdicts = msg.verdicts
+		}
 		return p, nil
 	case exportMsg:
 		if msg.err != nil {
@@ -467,7 +472,7 @@ func (p filterPane) hasSuggestions() bool {
 
 func (p filterPane) editorHeight() int {
 	iw, _ := inner(p.st.Pane.Focused, p.width, p.height)
-	return 2 + 1 + 3 + 1 + max(1, len(p.hintLines(iw)))
+	return 2 + 1 + 3 + 1 + max(1, len(p.errLines(iw))+len(p.hintLines(iw)))
 }
 
 func (p filterPane) listRows() int {
