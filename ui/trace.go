@@ -55,6 +55,9 @@ type tracePane struct {
 	rows      []traceRow
 	collapsed map[*session.Node]bool
 	summary   session.Summary
+	// cancelled are the tool calls the user cancelled (not in summary's
+	// failures).
+	cancelled []*session.Node
 	source    string // "run <id>" or a session file
 
 	kind, status   int
@@ -137,7 +140,7 @@ func (p *tracePane) reset(source string) {
 	p.tree = session.NewTree()
 	p.rows = p.rows[:0]
 	p.collapsed = map[*session.Node]bool{}
-	p.summary = session.Summary{}
+	p.summary, p.cancelled = session.Summary{}, nil
 	p.cursor, p.offset, p.follow = 0, 0, true
 	p.payloadOpen = false
 	p.source = source
@@ -202,7 +205,7 @@ func (p *tracePane) rebuild() {
 		p.rows = append(p.rows, traceRow{n: n, depth: depth - 1})
 		return !p.collapsed[n]
 	})
-	p.summary = p.tree.Summary()
+	p.summary, p.cancelled = splitCancelled(p.tree.Summary())
 	if p.follow {
 		p.cursor = len(p.rows) - 1
 	} else if cur != nil {

@@ -56,7 +56,17 @@ func (p tracePane) banner() string {
 			// A recorded run (or a re-run) that failed outright says so first.
 			how = "SESSION FAILED, WITH"
 		}
-		return fmt.Sprintf("✕ %s %d TOOL FAILURE%s: %s", how, s.ToolFailures, map[bool]string{true: "S", false: ""}[s.ToolFailures != 1], strings.Join(names, "; "))
+		b := fmt.Sprintf("✕ %s %d TOOL FAILURE%s: %s", how, s.ToolFailures, map[bool]string{true: "S", false: ""}[s.ToolFailures != 1], strings.Join(names, "; "))
+		if len(p.cancelled) > 0 {
+			b += fmt.Sprintf(" · %d cancelled", len(p.cancelled))
+		}
+		return b
+	case len(p.cancelled) > 0 && (s.Status != session.StatusRunning || p.run == nil || p.run.done):
+		names := make([]string, 0, len(p.cancelled))
+		for _, n := range p.cancelled {
+			names = append(names, rowLabel(n.Title))
+		}
+		return fmt.Sprintf("⊘ %s CANCELLED: %s", strings.ToUpper(plural(len(p.cancelled), "tool call")), strings.Join(names, "; "))
 	case s.ToolFailures > 0:
 		return fmt.Sprintf("⚠ %s so far", plural(s.ToolFailures, "tool failure"))
 	case p.run != nil && p.run.done:
@@ -113,8 +123,13 @@ func (p tracePane) treeView(f lipgloss.Style, w, h int) string {
 	}
 	title += p.st.Pane.TitleMuted.Render(meta)
 	totals := fmt.Sprintf("%s · %s · %s", plural(s.Events, "event"), plural(s.LLMCalls, "LLM call"), plural(s.ToolCalls, "tool call"))
-	if s.ToolFailures > 0 {
+	switch {
+	case s.ToolFailures > 0 && len(p.cancelled) > 0:
+		totals += p.st.Text.Danger.Render(fmt.Sprintf(" (%d failed, %d cancelled)", s.ToolFailures, len(p.cancelled)))
+	case s.ToolFailures > 0:
 		totals += p.st.Text.Danger.Render(fmt.Sprintf(" (%d failed)", s.ToolFailures))
+	case len(p.cancelled) > 0:
+		totals += fmt.Sprintf(" (%d cancelled)", len(p.cancelled))
 	}
 	if s.Attempts > 0 {
 		totals += fmt.Sprintf(" · %s", plural(s.Attempts, "attempt"))
@@ -200,9 +215,18 @@ func (p tracePane) rowView(i, iw int) string {
 	if (n.Status == session.StatusFailed || n.Status == session.StatusCancelled) && n.Outcome != "" && n.Outcome != "failed" {
 		badge(p.st.Text.Danger, n.Outcome)
 	}
+	skipped, isSkipped := skippedResult(n)
+	if isSkipped {
+		glyph, gst = "↷", p.st.Trace.Cancelled
+		badge(p.st.Text.Warning, "skipped at a breakpoint")
+	}
 	badgeText := ""
 	if len(badges) > 0 {
 		badgeText = " " + strings.Join(badges, " ")
+	}
+	if isSkipped {
+		// The result the user supplied is what the model saw.
+		badgeText += p.st.Text.Muted.Render(" → " + fit(rowLabel(p.red.RedactString(skipped)), 40))
 	}
 	if n.Status == session.StatusFailed && n.Error != "" && (n.Kind == session.NodeTool || n.Kind == session.NodeMCPCall || n.Kind == session.NodeAttempt) {
 		badgeText += " " + p.st.Text.Danger.Render(oneLine(p.red.RedactString(n.Error)))
@@ -214,8 +238,9 @@ func (p tracePane) rowView(i, iw int) string {
 		}
 	}
 	switch {
+	case isSkipped: // the tool did not run: no time of its own
 	case n.Duration > 0:
-		right += fmtDur(n.Duration)
+		right += durationCell(n)
 	case n.Status == session.StatusRunning && n.Started && !n.Start.IsZero() && p.run != nil && !p.run.done:
 		right += "…"
 	}
