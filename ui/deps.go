@@ -76,6 +76,9 @@ type Workspace struct {
 	Name string
 	// Opened says which file was opened and why.
 	Opened string
+	// Dir is the project's directory, as recordings name it in their
+	// header ("" for a workspace without one: every session is shown).
+	Dir string
 	// LLM is the model string the crew uses ("scripted:demo.yaml").
 	LLM string
 	// Servers are the project's MCP servers, in project order.
@@ -199,6 +202,8 @@ type SessionInfo struct {
 	// crew, the tool and server). Empty when the header is unreadable.
 	Command string
 	About   string
+	// Project is the directory of the project that recorded it ("" none).
+	Project string
 }
 
 // SessionStore lists and opens recorded sessions.

@@ -88,6 +88,7 @@ func (s DirSessions) List(ctx context.Context) ([]SessionInfo, error) {
 		si := SessionInfo{Path: filepath.Join(s.Dir, e.Name()), Name: e.Name(), Size: info.Size(), Modified: info.ModTime()}
 		if h, err := readSessionHeader(si.Path); err == nil {
 			si.Command, si.About = SessionAbout(h)
+			si.Project = h.Project
 		}
 		out = append(out, si)
 	}
@@ -108,7 +109,7 @@ func (s DirSessions) Open(ctx context.Context, path string) (*session.File, erro
 
 // WorkspaceOf describes a loaded project for the workbench.
 func WorkspaceOf(p *project.Project, name string) Workspace {
-	ws := Workspace{Name: name, Opened: p.Opened}
+	ws := Workspace{Name: name, Opened: p.Opened, Dir: p.Dir}
 	if ws.Name == "" {
 		ws.Name = filepath.Base(p.Dir)
 	}

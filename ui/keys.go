@@ -92,6 +92,8 @@ type PauseKeys struct {
 // SessionKeys drive the sessions list, the re-run form and the result.
 type SessionKeys struct {
 	Refresh, Rerun, Compare, Result, OpenTrace, Cancel key.Binding
+	// AllProjects shows every project's sessions, or this project's.
+	AllProjects key.Binding
 	// The re-run form.
 	Run, Edit, Toggle, Declared key.Binding
 }
@@ -199,16 +201,17 @@ func DefaultKeyMap() *KeyMap {
 		View:   kb([]string{"v"}, "v", "messages/tools"),
 	}
 	km.Sessions = SessionKeys{
-		Refresh:   kb([]string{"r"}, "r", "refresh"),
-		Rerun:     kb([]string{"R"}, "R", "re-run offline"),
-		Compare:   kb([]string{"c"}, "c", "compare with run"),
-		Result:    kb([]string{"right", "l"}, "→/l", "to the result"),
-		OpenTrace: kb([]string{"o"}, "o", "re-run in 6 Trace"),
-		Cancel:    kb([]string{"X"}, "X", "cancel re-run"),
-		Run:       kb([]string{"r", "ctrl+r"}, "r", "run it"),
-		Edit:      kb([]string{"enter", "e"}, "enter", "edit"),
-		Toggle:    kb([]string{" "}, "space", "toggle"),
-		Declared:  kb([]string{"d"}, "d", "declared filter"),
+		Refresh:     kb([]string{"r"}, "r", "refresh"),
+		Rerun:       kb([]string{"R"}, "R", "re-run offline"),
+		Compare:     kb([]string{"c"}, "c", "compare with run"),
+		AllProjects: kb([]string{"a"}, "a", "all projects"),
+		Result:      kb([]string{"right", "l"}, "→/l", "to the result"),
+		OpenTrace:   kb([]string{"o"}, "o", "re-run in 6 Trace"),
+		Cancel:      kb([]string{"X"}, "X", "cancel re-run"),
+		Run:         kb([]string{"r", "ctrl+r"}, "r", "run it"),
+		Edit:        kb([]string{"enter", "e"}, "enter", "edit"),
+		Toggle:      kb([]string{" "}, "space", "toggle"),
+		Declared:    kb([]string{"d"}, "d", "declared filter"),
 	}
 	return km
 }

@@ -180,7 +180,7 @@ func viewBindings(km *KeyMap) map[string][]key.Binding {
 		"kickoff":  {k.Run, k.Step, k.Edit, k.Toggle, k.Crew},
 		"trace":    {tc.Collapse, tc.Expand, tc.Toggle, tc.Follow, tc.Kind, tc.Status, tc.Stop},
 		"pause":    {p.Continue, p.Step, p.Skip, p.Edit, p.Abort, p.Editor, p.Submit, p.View},
-		"sessions": {se.Refresh, se.Rerun, se.Compare, se.Result, se.OpenTrace, se.Cancel, se.Run, se.Edit, se.Toggle, se.Declared},
+		"sessions": {se.Refresh, se.Rerun, se.Compare, se.AllProjects, se.Result, se.OpenTrace, se.Cancel, se.Run, se.Edit, se.Toggle, se.Declared},
 	}
 }
 
@@ -193,7 +193,7 @@ func TestKeyMap_OneMeaningPerKeyAcrossViews(t *testing.T) {
 		"r":      "run / reconnect / refresh: each does its view's action again and changes nothing the user typed",
 		"f":      "filter in 1 Servers and 2 Tools, follow in 6 Trace: neither changes data",
 		"t":      "try it in 2 Tools, kind filter in 6 Trace: neither changes data",
-		"a":      "scope in 2 Tools, agent in 3 Filter: both choose whose view of the tools is shown",
+		"a":      "scope in 2 Tools, agent in 3 Filter, all projects in 7 Sessions: each chooses whose things are shown",
 		"s":      "step in 5 Kickoff and at a breakpoint; next server in 3 Filter (which runs nothing)",
 		"c":      "crew in 5 Kickoff, continue at a breakpoint, compare in 7 Sessions: none changes a result",
 		"v":      "switches sections in 1 Servers and at an LLM breakpoint",
