@@ -105,6 +105,28 @@ func (p *filterPane) stopEditing() {
 
 // SetServers refreshes the list of servers and, when the open server's
 // listing changed, its tools.
+// skippedNotice says which servers s passes over and why: the playground
+// needs a server's tool list.
+func (p filterPane) skippedNotice() tea.Cmd {
+	var skipped []string
+	for _, n := range p.d.order {
+		if p.d.discovery(n) == nil {
+			why := "not listed yet"
+			if st, ok := p.d.status[n]; ok && st.State == mcpconn.StateFailed {
+				why = "failed"
+				if st.Class != "" {
+					why += " (" + st.Class + ")"
+				}
+			}
+			skipped = append(skipped, n+": "+why)
+		}
+	}
+	if len(skipped) == 0 {
+		return nil
+	}
+	return notice(noticeInfo, "filtering %s; skipped, having no tool list: %s", p.server, strings.Join(skipped, ", "))
+}
+
 func (p *filterPane) SetServers(d *serverData) {
 	p.d = d
 	p.servers = p.servers[:0]
@@ -375,7 +397,7 @@ func (p filterPane) updateKeys(k tea.KeyMsg) (filterPane, tea.Cmd) {
 			}
 			p.chosen = true
 			p.load(p.servers[i%len(p.servers)], true)
-			return p, p.recompute()
+			return p, tea.Batch(p.recompute(), p.skippedNotice())
 		}
 	case key.Matches(k, f.Agent):
 		if a := p.agentsFor(p.server); len(a) > 0 {
@@ -388,7 +410,7 @@ func (p filterPane) updateKeys(k tea.KeyMsg) (filterPane, tea.Cmd) {
 	case key.Matches(k, f.Reset):
 		delete(p.tried, p.server)
 		p.load(p.server, true)
-		return p, p.recompute()
+		return p, tea.Batch(p.recompute(), notice(noticeInfo, "reset %s to its declared filter", p.server))
 	case key.Matches(k, f.Export):
 		formats := 2
 		if p.deps.Exporter != nil {

@@ -71,7 +71,7 @@ func (m Model) statusText() noticeMsg {
 			n.text = "connecting servers in the background — everything else works already"
 		}
 	}
-	n.text = printable(n.text)
+	n.text = printable(withoutSpecRefs(n.text))
 	return n
 }
 

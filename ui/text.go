@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -92,6 +93,18 @@ func causeFirst(msg string) string {
 		return msg
 	}
 	return msg[i+2:] + " — " + msg[:i]
+}
+
+// specRef is a reference to crewbench's own design notes ("(§2.5)",
+// "(anchors.md §5.2)"), which mean nothing to a user.
+var specRef = regexp.MustCompile(`\s*\((?:[\w.-]+\.md\s+)?§[\d.]+\)`)
+
+// withoutSpecRefs drops the design-note references from text shown.
+func withoutSpecRefs(s string) string {
+	if !strings.Contains(s, "§") {
+		return s
+	}
+	return specRef.ReplaceAllString(s, "")
 }
 
 func fmtDur(d time.Duration) string {
