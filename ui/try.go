@@ -54,7 +54,10 @@ type tryPane struct {
 	attStart    time.Time
 	result      *mcpconn.CallResult
 	command     string
-	out         viewport.Model
+	// confirming is set while a destructive tool's call waits for the
+	// user's second r.
+	confirming bool
+	out        viewport.Model
 
 	width, height int
 	focused       bool
@@ -108,6 +111,7 @@ func (p tryPane) split() (fw, fh, rw, rh int) {
 func (p *tryPane) Focus() { p.focused = true }
 func (p *tryPane) Blur() {
 	p.focused = false
+	p.confirming = false
 	p.stopEditing()
 }
 func (p tryPane) CapturesInput() bool { return p.editing }
@@ -144,7 +148,7 @@ func (p *tryPane) Open(d *serverData, server, tool string) {
 	}
 	p.server, p.toolName, p.tool = server, tool, nil
 	p.spec, _ = d.spec(server)
-	p.result, p.timeline, p.command, p.running = nil, nil, "", false
+	p.result, p.timeline, p.command, p.running, p.confirming = nil, nil, "", false, false
 	p.raw, p.rawErr = false, ""
 	if disc := d.discovery(server); disc != nil {
 		if t, ok := disc.Tool(tool); ok {
@@ -253,8 +257,20 @@ func (p tryPane) updateKeys(k tea.KeyMsg) (tryPane, tea.Cmd) {
 	if p.tool == nil {
 		return p, nil
 	}
+	confirmed := p.confirming && key.Matches(k, t.Run)
+	if p.confirming && !confirmed {
+		p.confirming = false // any other key is a no
+		if key.Matches(k, p.km.Global.Back) {
+			return p, notice(noticeInfo, "not called")
+		}
+	}
 	switch {
 	case key.Matches(k, t.Run):
+		if why := destructiveHint(p.tool); why != "" && !confirmed && !p.running && p.argsOK() {
+			p.confirming = true
+			return p, notice(noticeWarn, "%s may change things (%s): %s calls it anyway, esc does not", p.toolName, why, keyHint(t.Run, "again"))
+		}
+		p.confirming = false
 		return p.run()
 	case key.Matches(k, t.Cancel):
 		if p.running && p.cancel != nil {
@@ -312,6 +328,13 @@ func (p tryPane) updateKeys(k tea.KeyMsg) (tryPane, tea.Cmd) {
 		return p, p.startEditing()
 	}
 	return p, nil
+}
+
+// argsOK reports whether the call's arguments are complete: only then is
+// it worth asking before a destructive call (run says what is missing).
+func (p tryPane) argsOK() bool {
+	_, err := p.args()
+	return err == nil
 }
 
 // run starts the call in the background.

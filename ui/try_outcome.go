@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -84,6 +85,30 @@ func (p tryPane) contentLines(r *mcpconn.CallResult) []string {
 		b = append(b, "", st.Heading.Render("Structured content"), clipText(prettyJSON(r.Structured), maxShownResult))
 	}
 	return b
+}
+
+// destructiveHint says why calling t may change things, from its
+// annotations: destructiveHint true, or readOnlyHint false without a
+// destructiveHint saying otherwise (MCP's default for a tool that writes).
+// "" means nothing says so.
+func destructiveHint(t *mcpconn.Tool) string {
+	if t == nil || len(t.Annotations) == 0 {
+		return ""
+	}
+	var ann struct {
+		Destructive *bool `json:"destructiveHint"`
+		ReadOnly    *bool `json:"readOnlyHint"`
+	}
+	if json.Unmarshal(t.Annotations, &ann) != nil {
+		return ""
+	}
+	switch {
+	case ann.Destructive != nil && *ann.Destructive:
+		return "its annotations say destructiveHint: true"
+	case ann.Destructive == nil && ann.ReadOnly != nil && !*ann.ReadOnly:
+		return "its annotations say readOnlyHint: false"
+	}
+	return ""
 }
 
 func clipText(s string, n int) string {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -34,5 +35,60 @@ func TestTryResultOpensOnItsOutcome(t *testing.T) {
 	}
 	if strings.Index(res, "✓ ok in") > strings.Index(res, "attempt 1/3") {
 		t.Errorf("the outcome is not first:\n%s", res)
+	}
+}
+
+// TestTryAsksBeforeADestructiveCall: a tool whose annotations say it may
+// change things is called on a second r; esc (or any other key) does not
+// call it; a read-only tool is called at once.
+func TestTryAsksBeforeADestructiveCall(t *testing.T) {
+	for _, tc := range []struct {
+		annotations string
+		asks        bool
+	}{
+		{`{"destructiveHint": true}`, true},
+		{`{"readOnlyHint": false}`, true},
+		{`{"readOnlyHint": false, "destructiveHint": false}`, false},
+		{`{"readOnlyHint": true}`, false},
+		{``, false},
+	} {
+		t.Run(tc.annotations, func(t *testing.T) {
+			deps := goldenDeps()
+			st := fakeStatuses()
+			for i := range st[1].Discovery.Tools {
+				if st[1].Discovery.Tools[i].Name == "search_catalog" && tc.annotations != "" {
+					st[1].Discovery.Tools[i].Annotations = json.RawMessage(tc.annotations)
+				}
+			}
+			deps.Pool = &fakePool{statuses: st}
+			m := settled(t, deps, 100, 30)
+			m = step(t, m, showTryMsg{server: "catalog", tool: "search_catalog"})
+			m.try.fields[0].input.SetValue("boots")
+			nm, cmd := m.Update(keyRunes("r")) // the call itself is not run
+			m = nm.(Model)
+			if m.try.running == tc.asks {
+				t.Fatalf("first r: running %v", m.try.running)
+			}
+			if !tc.asks {
+				m.try.cancel()
+				return
+			}
+			for _, msg := range promptMsgs(cmd) {
+				m = step(t, m, msg)
+			}
+			if s := status(m); !strings.Contains(s, "search_catalog may change things") || !strings.Contains(s, "r again calls it") {
+				t.Errorf("status %q", s)
+			}
+			m = stepAll(t, m, keyType(tea.KeyEsc))
+			m = stepAll(t, m, keyRunes("r"))
+			if m.try.running {
+				t.Fatal("esc, then r called it without asking again")
+			}
+			nm, _ = m.Update(keyRunes("r"))
+			if m = nm.(Model); !m.try.running {
+				t.Error("the second r did not call it")
+			}
+			m.try.cancel()
+		})
 	}
 }
