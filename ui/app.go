@@ -28,6 +28,7 @@ import (
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/muesli/termenv"
 
 	"crewbench/mcpconn"
 	"crewbench/session"
@@ -559,6 +560,9 @@ func Run(deps Deps, opts ...tea.ProgramOption) error {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	deps.Ctx = ctx
+	if deps.TerminalCopy == nil {
+		deps.TerminalCopy = termenv.NewOutput(os.Stdout).Copy // OSC 52
+	}
 	opts = append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx)}, opts...)
 	if path := os.Getenv("CREWBENCH_TUI_LOG"); path != "" {
 		if f, err := tea.LogToFile(path, "crewbench"); err == nil {

@@ -52,6 +52,13 @@ type Deps struct {
 	// Clipboard copies text (try-a-tool's "copy as command"); nil: the text
 	// is only shown.
 	Clipboard func(string) error
+	// TerminalCopy asks the terminal to copy text (OSC 52), when Clipboard
+	// is nil or fails (over ssh, without xclip); nil: no fallback.
+	TerminalCopy func(string)
+	// HiddenEnv is environment the workbench adds to the servers it runs
+	// itself (the demo's private TMPDIR): the commands it shows leave an
+	// entry out when its value is the one added here.
+	HiddenEnv map[string]string
 
 	Palette themes.Palette
 	// Redactor hides secrets in everything displayed that can hold them

@@ -108,7 +108,11 @@ type (
 		recorded  string
 		recordErr error
 	}
-	copiedMsg   struct{ err error }
+	copiedMsg struct {
+		err error
+		// viaTerminal: the terminal was asked to copy (OSC 52).
+		viaTerminal bool
+	}
 	callTickMsg struct{ id int }
 )
 

@@ -234,6 +234,9 @@ func (p tryPane) Update(msg tea.Msg) (tryPane, tea.Cmd) {
 		if msg.err != nil {
 			return p, notice(noticeWarn, "copy: %v", msg.err)
 		}
+		if msg.viaTerminal {
+			return p, notice(noticeInfo, "asked the terminal to copy the command (OSC 52); if it did not, it is shown below")
+		}
 		return p, notice(noticeInfo, "copied the crewbench call command")
 	case editorDoneMsg:
 		p.raw = true
@@ -302,7 +305,7 @@ func (p tryPane) updateKeys(k tea.KeyMsg) (tryPane, tea.Cmd) {
 		cmd := p.callCommand()
 		p.command = cmd
 		p.renderOut()
-		return p, copyText(p.deps.Clipboard, cmd)
+		return p, copyText(p.deps.Clipboard, p.deps.TerminalCopy, cmd)
 	case key.Matches(k, t.Policy):
 		p.policy = (p.policy + 1) % len(policyChoices)
 		p.refreshPlaceholders()
@@ -450,6 +453,15 @@ func (p *tryPane) absorb(ev session.Event) {
 // to paste anywhere.
 func (p tryPane) callCommand() string {
 	spec, _ := p.callSpec()
+	if len(p.deps.HiddenEnv) > 0 && len(spec.Env) > 0 {
+		env := make(map[string]string, len(spec.Env))
+		for k, v := range spec.Env {
+			if hv, ok := p.deps.HiddenEnv[k]; !ok || hv != v {
+				env[k] = v
+			}
+		}
+		spec.Env = env
+	}
 	args, _ := p.args()
 	return cmdline.CallLine(p.deps.SelfCommand, spec, p.toolName, args, p.deps.Redactor)
 }
@@ -480,7 +492,8 @@ func (p *tryPane) renderOut() {
 		b = append(b, p.contentLines(r)...)
 	}
 	if p.command != "" {
-		b = append(b, "", st.Heading.Render("As a command")+st.Subtle.Render("  (y copies)"), "$ "+p.command)
+		b = append(b, "", st.Heading.Render("As a command")+st.Subtle.Render("  (y copies)"))
+		b = append(b, commandLines("$ "+p.command, p.out.Width)...)
 	}
 	if len(b) == 0 {
 		b = append(b, st.Muted.Render("r runs the call; the attempts appear here as they happen."))

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"crewbench/mcpconn"
 	"crewbench/session"
 )
@@ -109,6 +111,44 @@ func destructiveHint(t *mcpconn.Tool) string {
 		return "its annotations say readOnlyHint: false"
 	}
 	return ""
+}
+
+// commandLines lays a shell command out in lines of at most w cells,
+// breaking only before a flag outside quotes and ending each broken line
+// with a backslash, so what is shown can be pasted as it is. A single
+// flag longer than w stays whole on its line.
+func commandLines(cmd string, w int) []string {
+	if ansi.StringWidth(cmd) <= w {
+		return []string{cmd}
+	}
+	var parts []string
+	var quote rune
+	start := 0
+	for i, r := range cmd {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			}
+		case r == '\'' || r == '"':
+			quote = r
+		case r == ' ' && strings.HasPrefix(cmd[i:], " --"):
+			parts = append(parts, cmd[start:i])
+			start = i + 1
+		}
+	}
+	parts = append(parts, cmd[start:])
+	var lines []string
+	line := parts[0]
+	for _, part := range parts[1:] {
+		if ansi.StringWidth(line)+1+ansi.StringWidth(part)+2 > w {
+			lines = append(lines, line+" \\")
+			line = "    " + part
+			continue
+		}
+		line += " " + part
+	}
+	return append(lines, line)
 }
 
 func clipText(s string, n int) string {

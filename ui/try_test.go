@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -90,5 +91,51 @@ func TestTryAsksBeforeADestructiveCall(t *testing.T) {
 			}
 			m.try.cancel()
 		})
+	}
+}
+
+// TestTryCommandCopiesAndShowsWhole: y falls back to the terminal (OSC 52)
+// when there is no clipboard; the command shown breaks only before a flag
+// (with a backslash, so it pastes), and leaves out the env the workbench
+// added itself.
+func TestTryCommandCopiesAndShowsWhole(t *testing.T) {
+	deps := goldenDeps()
+	var copied string
+	deps.Clipboard = func(string) error { return errors.New("no xclip") }
+	deps.TerminalCopy = func(s string) { copied = s }
+	weather := &deps.Workspace.Servers[0].Spec
+	weather.Env["TMPDIR"] = "/tmp/crewbench-demo-123"
+	deps.HiddenEnv = map[string]string{"TMPDIR": "/tmp/crewbench-demo-123"}
+	m := settled(t, deps, 80, 24)
+	m = step(t, m, showTryMsg{server: "weather", tool: "getForecast"})
+	m.try.fields[0].input.SetValue("Lisbon")
+	m = stepAll(t, m, keyRunes("y"))
+	if copied == "" || copied != m.try.callCommand() {
+		t.Fatalf("the terminal was asked to copy %q", copied)
+	}
+	if strings.Contains(copied, "TMPDIR") {
+		t.Errorf("the command has the workbench's own env: %s", copied)
+	}
+	if s := status(m); !strings.Contains(s, "OSC 52") {
+		t.Errorf("status %q", s)
+	}
+	lines := commandLines("$ "+copied, 60)
+	for i, l := range lines {
+		if ansi.StringWidth(l) > 60 && strings.Count(l, " --") > 0 {
+			t.Errorf("line %d is too wide: %q", i, l)
+		}
+		if i < len(lines)-1 && !strings.HasSuffix(l, " \\") {
+			t.Errorf("line %d does not continue: %q", i, l)
+		}
+		if i > 0 && !strings.HasPrefix(strings.TrimSpace(l), "--") {
+			t.Errorf("line %d does not start with a flag: %q", i, l)
+		}
+	}
+	joined := strings.ReplaceAll(strings.Join(lines, "\n"), " \\\n    ", " ")
+	if joined != "$ "+copied {
+		t.Errorf("the lines do not make the command:\n%s\n%s", joined, copied)
+	}
+	if got := commandLines(`x --args '{"a": "b --c"}' --d e`, 12); strings.Contains(strings.Join(got, "\n"), "b \\") {
+		t.Errorf("broken inside quotes: %q", got)
 	}
 }
