@@ -52,4 +52,11 @@ func TestErrorsShowTheirCause(t *testing.T) {
 	if !strings.Contains(strings.Join(strings.Fields(v), " "), "executable file not found") {
 		t.Errorf("the run's banner cut the cause:\n%s", v)
 	}
+
+	// 7 Sessions: a listing that failed wraps too.
+	m = step(t, m, sessionsListedMsg{err: errors.New("list sessions in /home/user/.local/state/crewbench/sessions: open /home/user/.local/state/crewbench/sessions: permission denied")})
+	m = step(t, m, keyRunes("7"))
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "permission denied") {
+		t.Errorf("7 Sessions cut the cause:\n%s", v)
+	}
 }

@@ -132,3 +132,13 @@ func (m Model) messageView(w, h int) string {
 	title := m.st.Pane.Title.Render("The last message in full") + m.st.Text.Subtle.Render("  ("+keyHint(m.km.Global.Back, "closes")+")")
 	return box(f, w, h, title+"\n"+wrapText(text, iw))
 }
+
+// wrappedLines is text wrapped to w cells, each line styled: an error
+// shown in a panel keeps its cause, which comes last.
+func wrappedLines(style lipgloss.Style, text string, w int) []string {
+	lines := strings.Split(wrapText(text, max(1, w)), "\n")
+	for i, l := range lines {
+		lines[i] = style.Render(l)
+	}
+	return lines
+}

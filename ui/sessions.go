@@ -390,7 +390,7 @@ func (p sessionsPane) listView(h int) string {
 	case p.store == nil:
 		lines = append(lines, p.st.Text.Muted.Render("no session store configured"))
 	case p.err != nil:
-		lines = append(lines, p.st.Text.Danger.Render(p.err.Error()))
+		lines = append(lines, wrappedLines(p.st.Text.Danger, printable(oneLine(p.err.Error())), iw)...)
 	case !p.loaded:
 		lines = append(lines, p.st.Text.Muted.Render("listing…"))
 	case len(p.list) == 0:
