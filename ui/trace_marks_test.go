@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
 	"crewbench/session"
@@ -66,5 +67,16 @@ func TestTraceSaysWhatTheUserDecided(t *testing.T) {
 	if !strings.Contains(toolRow, "↷") || !strings.Contains(toolRow, "[skipped at a breakpoint]") || !strings.Contains(toolRow, "→ Sunny, canned") ||
 		strings.Contains(toolRow, "✓") || strings.Contains(toolRow, "µs") {
 		t.Errorf("the skipped tool looks like a call: %q", toolRow)
+	}
+
+	// The payload view says the same.
+	for i, r := range p.rows {
+		if r.n.Kind == session.NodeStep {
+			p.cursor = i
+		}
+	}
+	p, _ = p.Update(keyType(tea.KeyEnter))
+	if v := ansi.Strip(p.View()); !strings.Contains(v, "duration     400ms") || !strings.Contains(v, "paused       18s at breakpoints") {
+		t.Errorf("the step's payload:\n%s", v)
 	}
 }

@@ -304,10 +304,20 @@ func (p *tracePane) renderPayload() {
 	var b []string
 	kv := func(k, v string) { b = append(b, st.Muted.Render(pad(k, 12))+" "+v) }
 	glyph, _ := p.statusGlyph(n)
-	kv("node", fmt.Sprintf("%s %s (%s)", glyph, n.Title, n.Kind))
+	kv("node", fmt.Sprintf("%s %s (%s)", glyph, rowLabel(n.Title), n.Kind))
 	kv("status", n.Status.String())
-	if n.Duration > 0 {
-		kv("duration", fmtDur(n.Duration))
+	if result, ok := skippedResult(n); ok {
+		kv("skipped", "at a breakpoint: the tool did not run; the model got the result supplied")
+		kv("result", printable(p.red.RedactString(result)))
+	} else if n.Duration > 0 {
+		paused := pausedIn(n)
+		if paused <= 0 || paused > n.Duration {
+			paused = 0
+		}
+		kv("duration", fmtDur(n.Duration-paused))
+		if paused > 0 {
+			kv("paused", fmtDur(paused)+" at breakpoints (not in the duration above)")
+		}
 	}
 	if n.Span != "" {
 		kv("span", n.Span)
