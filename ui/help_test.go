@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -59,6 +60,64 @@ func TestHelpFitsAt80x24(t *testing.T) {
 					if !strings.Contains(full, b.Help().Desc) {
 						t.Errorf("full help lacks %q %q:\n%s", b.Help().Key, b.Help().Desc, full)
 					}
+				}
+			}
+		})
+	}
+}
+
+// keyOf is the message pressing b's first key sends.
+func keyOf(b key.Binding) tea.KeyMsg {
+	k := b.Keys()[0]
+	switch k {
+	case "enter":
+		return tea.KeyMsg{Type: tea.KeyEnter}
+	case "esc":
+		return tea.KeyMsg{Type: tea.KeyEsc}
+	case "tab":
+		return tea.KeyMsg{Type: tea.KeyTab}
+	case "shift+tab":
+		return tea.KeyMsg{Type: tea.KeyShiftTab}
+	case " ":
+		return tea.KeyMsg{Type: tea.KeySpace, Runes: []rune{' '}}
+	case "up":
+		return tea.KeyMsg{Type: tea.KeyUp}
+	case "down":
+		return tea.KeyMsg{Type: tea.KeyDown}
+	case "left":
+		return tea.KeyMsg{Type: tea.KeyLeft}
+	case "right":
+		return tea.KeyMsg{Type: tea.KeyRight}
+	case "pgdown":
+		return tea.KeyMsg{Type: tea.KeyPgDown}
+	case "pgup":
+		return tea.KeyMsg{Type: tea.KeyPgUp}
+	case "ctrl+e":
+		return tea.KeyMsg{Type: tea.KeyCtrlE}
+	case "ctrl+s":
+		return tea.KeyMsg{Type: tea.KeyCtrlS}
+	}
+	return keyRunes(k)
+}
+
+// TestEveryKeyInTheFooterDoesSomething presses each key a screen's footer
+// offers (but the cursor moves, which may be at an end): the screen
+// changes or the key starts something.
+func TestEveryKeyInTheFooterDoesSomething(t *testing.T) {
+	for _, sc := range screens {
+		t.Run(sc.name, func(t *testing.T) {
+			m := sc.build(t, 80, 24)
+			hk := helpKeys{pane: m.current(), km: m.km, capturing: m.capturing()}
+			head, _ := hk.shortParts()
+			l := m.km.List
+			for _, b := range head {
+				if b.Help().Key == l.Up.Help().Key || b.Help().Key == l.Down.Help().Key || b.Help().Key == l.PageDown.Help().Key {
+					continue
+				}
+				before := m.View()
+				nm, cmd := m.Update(keyOf(b))
+				if cmd == nil && nm.(Model).View() == before {
+					t.Errorf("%q (%s) does nothing", b.Help().Key, b.Help().Desc)
 				}
 			}
 		})

@@ -492,7 +492,18 @@ func (p tracePane) ShortHelp() []key.Binding {
 	case p.payloadOpen:
 		return []key.Binding{l.Up, l.Down, l.PageDown, p.km.Global.Back}
 	}
-	out := []key.Binding{l.Up, l.Down, l.Open, t.Collapse, t.Expand, t.Follow, t.Kind, t.Status}
+	out := []key.Binding{l.Up, l.Down, l.Open}
+	// Only the fold that applies to the node under the cursor: expand a
+	// folded one; fold an open one, or go up from a leaf.
+	if n := p.cursorNode(); n != nil {
+		switch {
+		case len(n.Children) > 0 && p.collapsed[n]:
+			out = append(out, t.Expand)
+		case len(n.Children) > 0 || n.Parent != nil && n.Parent.Kind != session.NodeRoot:
+			out = append(out, t.Collapse)
+		}
+	}
+	out = append(out, t.Follow, t.Kind, t.Status)
 	if p.run != nil && !p.run.done {
 		out = append(out, t.Stop)
 	}

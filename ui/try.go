@@ -323,8 +323,7 @@ func (p tryPane) updateKeys(k tea.KeyMsg) (tryPane, tea.Cmd) {
 	case key.Matches(k, t.Toggle):
 		p.toggle(key.Matches(k, t.ToggleBack))
 	case key.Matches(k, t.Edit):
-		if p.cursor < len(p.fields) && (p.fields[p.cursor].kind == kindBool || p.fields[p.cursor].kind == kindEnum) ||
-			p.cursor-len(p.fields) == setPolicy {
+		if p.onChoice() {
 			p.toggle(false)
 			return p, nil
 		}
@@ -338,6 +337,16 @@ func (p tryPane) updateKeys(k tea.KeyMsg) (tryPane, tea.Cmd) {
 func (p tryPane) argsOK() bool {
 	_, err := p.args()
 	return err == nil
+}
+
+// onChoice reports whether the cursor is on a row that is chosen rather
+// than typed (a boolean, an enum, the policy).
+func (p tryPane) onChoice() bool {
+	if p.cursor < len(p.fields) {
+		k := p.fields[p.cursor].kind
+		return k == kindBool || k == kindEnum
+	}
+	return p.cursor-len(p.fields) == setPolicy
 }
 
 // run starts the call in the background.
@@ -513,7 +522,11 @@ func (p tryPane) ShortHelp() []key.Binding {
 	case p.running:
 		return []key.Binding{t.Cancel, l.PageDown}
 	}
-	return []key.Binding{t.Run, l.Up, l.Down, t.Edit, t.Toggle, t.Policy, t.Raw, t.Editor, t.Copy}
+	out := []key.Binding{t.Run, l.Up, l.Down, t.Edit}
+	if p.onChoice() && !p.raw {
+		out = append(out, t.Toggle) // only a choice toggles
+	}
+	return append(out, t.Policy, t.Raw, t.Editor, t.Copy)
 }
 
 func (p tryPane) FullHelp() [][]key.Binding {
