@@ -121,6 +121,7 @@ func openWorkbench(cmd *cobra.Command, o workbenchOptions) error {
 		Editor:      editorCommand(),
 		OpenSession: o.replay,
 		Clipboard:   clipboard.WriteAll,
+		HiddenEnv:   w.mcp.SelfEnv, // the demo's private TMPDIR
 	}
 	sessionsDir := ""
 	if dir, err := session.SessionsDir(); err == nil {

@@ -62,7 +62,7 @@ func TestFlow_WatchARealRunAndSkipAToolAtABreakpoint(t *testing.T) {
 	}
 	tm := teatest.NewTestModel(t, ui.New(deps), teatest.WithInitialTermSize(120, 40))
 	watchScreenHas(t, tm, "REAL CrewAI run", "PAUSED before tool call word_counter", "one two three")
-	typeKeys(tm, "s")
+	typeKeys(tm, "u") // skip with a supplied result
 	typeKeys(tm, "7 words (supplied)")
 	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
 	watchScreenHas(t, tm, "skipped with a canned result", "tools/call getForecast @ weather", "RUN FINISHED")

@@ -91,6 +91,7 @@ func (s dirSessions) List(ctx context.Context) ([]ui.SessionInfo, error) {
 		si := ui.SessionInfo{Path: filepath.Join(s.Dir, e.Name()), Name: e.Name(), Size: info.Size(), Modified: info.ModTime()}
 		if h, err := readSessionHeader(si.Path); err == nil {
 			si.Command, si.About = ui.SessionAbout(h)
+			si.Project = h.Project
 		}
 		out = append(out, si)
 	}
@@ -111,7 +112,7 @@ func (s dirSessions) Open(ctx context.Context, path string) (*session.File, erro
 
 // workspaceOf describes a loaded project for the workbench.
 func workspaceOf(p *project.Project, name string) ui.Workspace {
-	ws := ui.Workspace{Name: name, Opened: p.Opened}
+	ws := ui.Workspace{Name: name, Opened: p.Opened, Dir: p.Dir}
 	if ws.Name == "" {
 		ws.Name = filepath.Base(p.Dir)
 	}

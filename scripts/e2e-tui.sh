@@ -170,7 +170,7 @@ keys s
 wait_for 30 "PAUSED before an LLM call" "Messages about to be sent" "#0 system"
 keys v
 wait_for 10 "Tools offered" "crewbench_fixture_weather_get_forecast"
-keys n
+keys s
 wait_for 30 "PAUSED before tool call"
 finished=""
 for _ in $(seq 10); do

@@ -21,12 +21,14 @@ package ui
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/muesli/termenv"
 
 	"crewbench/mcpconn"
 	"crewbench/session"
@@ -76,10 +78,14 @@ type Model struct {
 	width, height int
 	view          view
 	showHelp      bool
+	showMessage   bool
 	notice        noticeMsg
-	noticeID      int
-	quitting      bool
-	connecting    bool
+	// fullNotice is the last warning or error, or a notice too long for
+	// its line, kept in full for ! to show.
+	fullNotice string
+	noticeID   int
+	quitting   bool
+	connecting bool
 
 	srv           *serverData
 	statusPending bool
@@ -131,6 +137,7 @@ func New(deps Deps) Model {
 	}
 	if len(deps.Workspace.Notes) > 0 {
 		m.notice = noticeMsg{level: noticeWarn, text: deps.Workspace.Notes[0]}
+		m.fullNotice = m.notice.text
 	}
 	m.focusView(m.view)
 	return m
@@ -207,18 +214,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Quit
 
 	case noticeMsg:
-		m.noticeID++
-		msg.id = m.noticeID
-		m.notice = msg
-		if msg.level == noticeError {
-			return m, nil // errors stay until the next notice
-		}
-		id := msg.id
-		return m, tea.Tick(noticeTTL, func(time.Time) tea.Msg { return clearNoticeMsg{id: id} })
+		return m, m.setNotice(msg)
 	case clearNoticeMsg:
-		if msg.id == m.notice.id {
-			m.notice = noticeMsg{}
-		}
+		m.clearNotice(msg)
 		return m, nil
 	case showToolsMsg:
 		cmd := m.tools.scopeServer(msg.server)
@@ -394,6 +392,9 @@ func (m Model) updateKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.showHelp = false
 		m.layout()
 		return m, nil
+	case key.Matches(msg, g.Message), m.showMessage && key.Matches(msg, g.Back):
+		m.showMessage = !m.showMessage
+		return m, nil
 	}
 	for v := view(0); v < viewCount; v++ {
 		if key.Matches(msg, g.Views[v]) {
@@ -466,6 +467,9 @@ func (m *Model) setView(v view) tea.Cmd {
 		return nil
 	}
 	m.view = v
+	m.showMessage = false
+	m.notice = noticeMsg{} // a notice belongs to the view it was made in
+	m.layout()
 	var cmd tea.Cmd
 	if v == viewFilter && !m.filter.chosen {
 		// Arriving by tab or digit: show the server selected in 1 Servers.
@@ -557,6 +561,9 @@ func Run(deps Deps, opts ...tea.ProgramOption) error {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	deps.Ctx = ctx
+	if deps.TerminalCopy == nil {
+		deps.TerminalCopy = termenv.NewOutput(os.Stdout).Copy // OSC 52
+	}
 	// Signals are main's alone: Bubble Tea's own handler would block
 	// forever sending its QuitMsg once ctx (cancelled by that same signal)
 	// has stopped the event loop.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 )
 
@@ -22,7 +24,7 @@ func (m *Model) layout() {
 const headerHeight = 2
 
 func (m Model) footerHeight() int {
-	return 1 + lipgloss.Height(m.helpView())
+	return len(m.statusLines()) + lipgloss.Height(m.helpView())
 }
 
 // View draws header, the current view and the footer: exactly width×height.
@@ -50,6 +52,9 @@ func (m Model) View() string {
 		body = m.trace.View()
 	case viewSessions:
 		body = m.sessions.View()
+	}
+	if m.showMessage {
+		body = m.messageView(m.width, bodyH)
 	}
 	body = fillLines(body, m.width, bodyH)
 	return strings.Join([]string{m.headerView(), body, m.statusView(), m.helpView()}, "\n")
@@ -95,31 +100,82 @@ func (m Model) headerView() string {
 	return line + "\n" + pad(strings.Join(tabs, " "), m.width)
 }
 
-func (m Model) statusView() string {
-	n := m.notice
-	if n.text == "" {
-		switch {
-		case m.quitting:
-			n.text = "stopping servers…"
-		case m.connecting:
-			n.text = "connecting servers in the background — everything else works already"
-		}
-	}
-	s := m.st.Status.Info
-	switch n.level {
-	case noticeWarn:
-		s = m.st.Status.Warn
-	case noticeError:
-		s = m.st.Status.Error
-	}
-	return pad(s.Render(fit(printable(foldSpaces(n.text)), m.width)), m.width)
-}
-
 func (m Model) helpView() string {
-	hk := helpKeys{pane: m.current(), km: m.km, capturing: m.capturing()}
+	hk := helpKeys{pane: m.current(), km: m.km, capturing: m.capturing(), cut: m.statusCut()}
 	if m.showHelp {
-		v := m.help.FullHelpView(hk.FullHelp())
+		v := fullHelpColumns(m.help, hk.FullHelp(), m.width)
 		return fillLines(v, m.width, lipgloss.Height(v))
 	}
-	return pad(m.help.ShortHelpView(hk.ShortHelp()), m.width)
+	head, tail := hk.shortParts()
+	return pad(shortHelpWithTail(m.help, head, tail, m.width), m.width)
+}
+
+// shortHelpWithTail draws a footer of at most w cells that always ends
+// with tail (help, quit): the view's own bindings are cut first.
+func shortHelpWithTail(h help.Model, head, tail []key.Binding, w int) string {
+	t := shortHelpLine(h, tail, w)
+	if len(head) == 0 {
+		return t
+	}
+	sep := h.Styles.ShortSeparator.Inline(true).Render(h.ShortSeparator)
+	return shortHelpLine(h, head, w-lipgloss.Width(t)-lipgloss.Width(sep)) + sep + t
+}
+
+// shortHelpLine is help.ShortHelpView held to w cells: the bindings that
+// fit, then an ellipsis when it fits too (ShortHelpView lets the item
+// overflow when the ellipsis does not).
+func shortHelpLine(h help.Model, bs []key.Binding, w int) string {
+	sep := h.Styles.ShortSeparator.Inline(true).Render(h.ShortSeparator)
+	ellipsis := " " + h.Styles.Ellipsis.Inline(true).Render(h.Ellipsis)
+	var b strings.Builder
+	total := 0
+	for _, kb := range bs {
+		if !kb.Enabled() {
+			continue
+		}
+		item := h.Styles.ShortKey.Inline(true).Render(kb.Help().Key) + " " + h.Styles.ShortDesc.Inline(true).Render(kb.Help().Desc)
+		if total > 0 {
+			item = sep + item
+		}
+		iw := lipgloss.Width(item)
+		if total+iw > w {
+			if total+lipgloss.Width(ellipsis) <= w {
+				b.WriteString(ellipsis)
+			}
+			break
+		}
+		b.WriteString(item)
+		total += iw
+	}
+	return b.String()
+}
+
+// fullHelpColumns lays the help's columns out in rows that each fit w
+// cells, so no column is cut off on a narrow terminal.
+func fullHelpColumns(h help.Model, groups [][]key.Binding, w int) string {
+	h.Width = 0
+	sep := h.Styles.FullSeparator.Inline(true).Render(h.FullSeparator)
+	var rows, row []string
+	rowW := 0
+	for _, g := range groups {
+		col := h.FullHelpView([][]key.Binding{g})
+		cw := lipgloss.Width(col)
+		if cw == 0 {
+			continue
+		}
+		if len(row) > 0 && rowW+lipgloss.Width(sep)+cw > w {
+			rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
+			row, rowW = nil, 0
+		}
+		if len(row) > 0 {
+			row = append(row, sep)
+			rowW += lipgloss.Width(sep)
+		}
+		row = append(row, col)
+		rowW += cw
+	}
+	if len(row) > 0 {
+		rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
+	}
+	return strings.Join(rows, "\n")
 }

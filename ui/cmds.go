@@ -211,11 +211,22 @@ func waitForCallEvents(id int, ch <-chan session.Event) tea.Cmd {
 	}
 }
 
-func copyText(clip func(string) error, text string) tea.Cmd {
-	if clip == nil {
-		return emit(copiedMsg{err: errors.New("no clipboard available; the command is shown below")})
+func copyText(clip func(string) error, term func(string), text string) tea.Cmd {
+	return func() tea.Msg {
+		err := errors.New("no clipboard available")
+		if clip != nil {
+			if err = clip(text); err == nil {
+				return copiedMsg{}
+			}
+		}
+		if term != nil {
+			// The terminal may copy it (OSC 52) even where no clipboard
+			// tool is installed; whether it did cannot be known.
+			term(text)
+			return copiedMsg{viaTerminal: true}
+		}
+		return copiedMsg{err: fmt.Errorf("%w; the command is shown below", err)}
 	}
-	return func() tea.Msg { return copiedMsg{err: clip(text)} }
 }
 
 // Runs.

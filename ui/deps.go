@@ -60,6 +60,13 @@ type Deps struct {
 	// Clipboard copies text (try-a-tool's "copy as command"); nil: the text
 	// is only shown.
 	Clipboard func(string) error
+	// TerminalCopy asks the terminal to copy text (OSC 52), when Clipboard
+	// is nil or fails (over ssh, without xclip); nil: no fallback.
+	TerminalCopy func(string)
+	// HiddenEnv is environment the workbench adds to the servers it runs
+	// itself (the demo's private TMPDIR): the commands it shows leave an
+	// entry out when its value is the one added here.
+	HiddenEnv map[string]string
 
 	Palette themes.Palette
 	// Redactor hides secrets in everything displayed that can hold them
@@ -84,6 +91,9 @@ type Workspace struct {
 	Name string
 	// Opened says which file was opened and why.
 	Opened string
+	// Dir is the project's directory, as recordings name it in their
+	// header ("" for a workspace without one: every session is shown).
+	Dir string
 	// LLM is the model string the crew uses ("scripted:demo.yaml").
 	LLM string
 	// Servers are the project's MCP servers, in project order.
@@ -207,6 +217,8 @@ type SessionInfo struct {
 	// crew, the tool and server). Empty when the header is unreadable.
 	Command string
 	About   string
+	// Project is the directory of the project that recorded it ("" none).
+	Project string
 }
 
 // SessionStore lists and opens recorded sessions.

@@ -105,6 +105,28 @@ func (p *filterPane) stopEditing() {
 
 // SetServers refreshes the list of servers and, when the open server's
 // listing changed, its tools.
+// skippedNotice says which servers s passes over and why: the playground
+// needs a server's tool list.
+func (p filterPane) skippedNotice() tea.Cmd {
+	var skipped []string
+	for _, n := range p.d.order {
+		if p.d.discovery(n) == nil {
+			why := "not listed yet"
+			if st, ok := p.d.status[n]; ok && st.State == mcpconn.StateFailed {
+				why = "failed"
+				if st.Class != "" {
+					why += " (" + st.Class + ")"
+				}
+			}
+			skipped = append(skipped, n+": "+why)
+		}
+	}
+	if len(skipped) == 0 {
+		return nil
+	}
+	return notice(noticeInfo, "filtering %s; skipped, having no tool list: %s", p.server, strings.Join(skipped, ", "))
+}
+
 func (p *filterPane) SetServers(d *serverData) {
 	p.d = d
 	p.servers = p.servers[:0]
@@ -281,7 +303,12 @@ func (p filterPane) Update(msg tea.Msg) (filterPane, tea.Cmd) {
 			return p, nil // a stale result: the user typed again
 		}
 		p.pending = false
-		p.verdicts, p.hints, p.err = msg.verdicts, msg.hints, msg.err
+		p.hints, p.err = msg.hints, msg.err
+		if msg.err == nil {
+			// While the expression does not compile, the rows keep the
+			// verdicts of the last filter that did.
+			p.verdicts = msg.verdicts
+		}
 		return p, nil
 	case exportMsg:
 		if msg.err != nil {
@@ -370,7 +397,7 @@ func (p filterPane) updateKeys(k tea.KeyMsg) (filterPane, tea.Cmd) {
 			}
 			p.chosen = true
 			p.load(p.servers[i%len(p.servers)], true)
-			return p, p.recompute()
+			return p, tea.Batch(p.recompute(), p.skippedNotice())
 		}
 	case key.Matches(k, f.Agent):
 		if a := p.agentsFor(p.server); len(a) > 0 {
@@ -383,7 +410,7 @@ func (p filterPane) updateKeys(k tea.KeyMsg) (filterPane, tea.Cmd) {
 	case key.Matches(k, f.Reset):
 		delete(p.tried, p.server)
 		p.load(p.server, true)
-		return p, p.recompute()
+		return p, tea.Batch(p.recompute(), notice(noticeInfo, "reset %s to its declared filter", p.server))
 	case key.Matches(k, f.Export):
 		formats := 2
 		if p.deps.Exporter != nil {
@@ -467,7 +494,7 @@ func (p filterPane) hasSuggestions() bool {
 
 func (p filterPane) editorHeight() int {
 	iw, _ := inner(p.st.Pane.Focused, p.width, p.height)
-	return 2 + 1 + 3 + 1 + max(1, len(p.hintLines(iw)))
+	return 2 + 1 + 3 + 1 + max(1, len(p.errLines(iw))+len(p.hintLines(iw)))
 }
 
 func (p filterPane) listRows() int {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"crewbench/mcpconn"
 	"crewbench/mcpconn/filter"
@@ -35,6 +36,12 @@ func (p filterPane) editorView(f lipgloss.Style, w, h int) string {
 	}
 	kept, total := p.counts()
 	count := fmt.Sprintf("  %s · keeps %d of %d", p.server, kept, total)
+	switch {
+	case p.err != nil && len(p.verdicts) > 0:
+		count += " with the last filter that compiled"
+	case p.err != nil:
+		count = fmt.Sprintf("  %s · the filter does not compile", p.server)
+	}
 	if p.pending {
 		count += " …"
 	}
@@ -53,17 +60,12 @@ func (p filterPane) editorView(f lipgloss.Style, w, h int) string {
 	}
 	ctxLine := p.st.Text.Muted.Render("context: server_name=" + p.serverName())
 	if a := p.agentName(); a != "" {
-		ctxLine += p.st.Text.Muted.Render(" · agent_role=") + p.agentsFor(p.server)[p.agent].Role + p.st.Text.Subtle.Render(" (a: other agent)")
+		ctxLine += p.st.Text.Muted.Render(" · agent_role=") + rowLabel(p.agentsFor(p.server)[p.agent].Role) + p.st.Text.Subtle.Render(" (a: other agent)")
 	}
 	lines = append(lines, ctxLine)
 	switch {
 	case p.err != nil:
-		msg := p.err.Error()
-		var ce *filter.CompileError
-		if errors.As(p.err, &ce) {
-			msg = fmt.Sprintf("line %d, column %d: %s", ce.Line, ce.Column, ce.Message)
-		}
-		lines = append(lines, p.st.Text.Danger.Render("✕ expression does not compile: "+msg))
+		lines = append(lines, p.errLines(iw)...)
 	case len(p.hints) == 0:
 		lines = append(lines, p.st.Text.Success.Render(fmt.Sprintf("✓ %d kept, %d dropped", kept, total-kept)))
 	}
@@ -92,12 +94,27 @@ func (p filterPane) listView(w, h int) string {
 		}
 		return box(f, w, h, title+"\n"+wrapText(text, iw))
 	}
-	lines := []string{p.st.Row.Header.Render(pad("  "+pad("VERDICT", 10)+" "+pad("TOOL (filters compare the sanitized name)", iw/2)+" REASON", iw))}
+	// The tool column takes what the names need (up to half), the reason
+	// the rest.
+	toolW := 0
+	for _, t := range p.tools {
+		toolW = max(toolW, ansi.StringWidth(p.toolCell(t)))
+	}
+	head := "TOOL (filters compare the sanitized name)"
+	toolW = clamp(toolW+1, len("TOOL (sanitized name)"), iw/2)
+	if toolW < ansi.StringWidth(head) {
+		head = "TOOL (sanitized name)"
+	}
+	lines := []string{p.st.Row.Header.Render(pad("  "+pad("VERDICT", 10)+" "+pad(head, toolW)+" REASON", iw))}
 	for i := p.offset; i < min(len(p.tools), p.offset+ih-1); i++ {
 		t := p.tools[i]
 		glyph, word, style := "–", string(t.Status), p.st.Verdict.Skipped
 		reason := t.Reason
-		if v, ok := p.verdictFor(i); ok && t.Status != mcpconn.ToolDropped {
+		v, ok := p.verdictFor(i)
+		switch {
+		case !ok && p.err != nil && t.Status != mcpconn.ToolDropped:
+			glyph, word, reason = "?", "undecided", "the expression does not compile"
+		case ok && t.Status != mcpconn.ToolDropped:
 			reason = v.Reason
 			if v.Kept {
 				glyph, word, style = "✓", "kept", p.st.Verdict.Kept
@@ -105,21 +122,49 @@ func (p filterPane) listView(w, h int) string {
 				glyph, word, style = "✕", "dropped", p.st.Verdict.Filtered
 			}
 		}
-		name := t.Sanitized
-		if t.Sanitized != t.Name {
-			name += p.st.Text.Subtle.Render(" ← " + printable(t.Name))
-		}
+		name := p.toolCell(t)
 		cursor := "  "
 		if i == p.cursor {
 			cursor = p.st.Row.Cursor.Render("›") + " "
 		}
-		line := cursor + style.Render(pad(glyph+" "+word, 10)) + " " + pad(name, iw/2) + " " + p.st.Text.Muted.Render(reason)
+		line := cursor + style.Render(pad(glyph+" "+word, 10)) + " " + pad(name, toolW) + " " + p.st.Text.Muted.Render(reason)
 		lines = append(lines, fit(line, iw))
 	}
 	if len(p.tools) == 0 && p.server != "" {
 		lines = append(lines, p.st.Text.Muted.Render("this server lists no tools"))
 	}
 	return box(f, w, h, strings.Join(lines, "\n"))
+}
+
+// toolCell is a tool's name as the filter compares it, and its own name
+// when that differs.
+func (p filterPane) toolCell(t mcpconn.Tool) string {
+	name := t.Sanitized
+	if t.Sanitized != t.Name {
+		name += p.st.Text.Subtle.Render(" ← " + printable(t.Name))
+	}
+	return name
+}
+
+// errLines say the expression does not compile, wrapped to w cells, and
+// that the rows show the last filter that did.
+func (p filterPane) errLines(w int) []string {
+	if p.err == nil {
+		return nil
+	}
+	msg := p.err.Error()
+	var ce *filter.CompileError
+	if errors.As(p.err, &ce) {
+		msg = fmt.Sprintf("line %d, column %d: %s", ce.Line, ce.Column, ce.Message)
+	}
+	if len(p.verdicts) > 0 {
+		msg += " — the verdicts below are the last filter's that compiled"
+	}
+	var out []string
+	for _, l := range strings.Split(wrapText("✕ expression does not compile: "+msg, max(1, w)), "\n") {
+		out = append(out, p.st.Text.Danger.Render(l))
+	}
+	return out
 }
 
 // maxHintLines bounds the hints shown above the tool list.

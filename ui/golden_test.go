@@ -131,8 +131,7 @@ var screens = []struct {
 		m := settled(t, deps, w, h)
 		m = runToEnd(t, m, rerunEvents(), "/state/sessions/20261129T120000Z-a1b2c3.jsonl")
 		m = step(t, m, sessionsListedMsg{list: mustList(t)})
-		m = step(t, m, keyRunes("7"))
-		m = step(t, m, keyRunes("j"))
+		m = step(t, m, keyRunes("7")) // the recording of this run, compared with the run
 		return stepRun(t, m, keyRunes("c"), 2)
 	}},
 	{"trace_pause_llm_tools", func(t *testing.T, w, h int) Model {

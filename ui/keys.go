@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"strings"
+
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
@@ -31,7 +33,9 @@ type GlobalKeys struct {
 	Quit, ForceQuit, Help key.Binding
 	NextView, PrevView    key.Binding
 	Back                  key.Binding
-	Views                 [viewCount]key.Binding
+	// Message shows the last warning or error in full.
+	Message key.Binding
+	Views   [viewCount]key.Binding
 }
 
 // ListKeys move a cursor or scroll.
@@ -89,6 +93,8 @@ type PauseKeys struct {
 // SessionKeys drive the sessions list, the re-run form and the result.
 type SessionKeys struct {
 	Refresh, Rerun, Compare, Result, OpenTrace, Cancel key.Binding
+	// AllProjects shows every project's sessions, or this project's.
+	AllProjects key.Binding
 	// The re-run form.
 	Run, Edit, Toggle, Declared key.Binding
 }
@@ -107,6 +113,7 @@ func DefaultKeyMap() *KeyMap {
 		NextView:  kb([]string{"tab"}, "tab", "next view"),
 		PrevView:  kb([]string{"shift+tab"}, "shift+tab", "prev view"),
 		Back:      kb([]string{"esc"}, "esc", "back"),
+		Message:   kb([]string{"!"}, "!", "message"),
 	}
 	for v := view(0); v < viewCount; v++ {
 		d := string(rune('1' + v))
@@ -156,10 +163,10 @@ func DefaultKeyMap() *KeyMap {
 	}
 	km.Try = TryKeys{
 		Run:        kb([]string{"ctrl+r", "r"}, "r", "run"),
-		Edit:       kb([]string{"enter", "e"}, "enter", "edit field"),
+		Edit:       kb([]string{"enter", "e"}, "enter", "edit"),
 		Toggle:     kb([]string{" ", "left", "right"}, "space/←→", "toggle/choose"),
 		Raw:        kb([]string{"J"}, "J", "raw JSON"),
-		Editor:     kb([]string{"E", "ctrl+e"}, "E", "$EDITOR"),
+		Editor:     kb([]string{"ctrl+e"}, "ctrl+e", "$EDITOR"),
 		Policy:     kb([]string{"p"}, "p", "policy"),
 		Copy:       kb([]string{"y"}, "y", "copy command"),
 		Cancel:     kb([]string{"X"}, "X", "cancel call"),
@@ -183,26 +190,30 @@ func DefaultKeyMap() *KeyMap {
 	}
 	km.Pause = PauseKeys{
 		Continue: kb([]string{"c"}, "c", "continue"),
-		Step:     kb([]string{"n"}, "n", "step"),
-		Skip:     kb([]string{"s"}, "s", "skip (canned)"),
-		Edit:     kb([]string{"e"}, "e", "edit"),
-		Abort:    kb([]string{"a"}, "a", "abort"),
-		Editor:   kb([]string{"ctrl+e"}, "ctrl+e", "$EDITOR"),
-		Submit:   kb([]string{"ctrl+s"}, "ctrl+s", "submit"),
-		View:     kb([]string{"v"}, "v", "messages/tools"),
+		// s steps as it does in 5 Kickoff; skipping a tool replaces its
+		// result, so it is a key no other view uses. X stops the run as it
+		// does in 6 Trace when nothing is paused.
+		Step:   kb([]string{"s"}, "s", "step"),
+		Skip:   kb([]string{"u"}, "u", "skip: use a result"),
+		Edit:   kb([]string{"e"}, "e", "edit"),
+		Abort:  kb([]string{"X"}, "X", "stop run"),
+		Editor: kb([]string{"ctrl+e"}, "ctrl+e", "$EDITOR"),
+		Submit: kb([]string{"ctrl+s"}, "ctrl+s", "submit"),
+		View:   kb([]string{"v"}, "v", "messages/tools"),
 	}
 	km.Watch = defaultWatchKeys()
 	km.Sessions = SessionKeys{
-		Refresh:   kb([]string{"r"}, "r", "refresh"),
-		Rerun:     kb([]string{"R"}, "R", "re-run offline"),
-		Compare:   kb([]string{"c"}, "c", "compare with run"),
-		Result:    kb([]string{"right", "l"}, "→/l", "to the result"),
-		OpenTrace: kb([]string{"o"}, "o", "re-run in 6 Trace"),
-		Cancel:    kb([]string{"X"}, "X", "cancel re-run"),
-		Run:       kb([]string{"r", "ctrl+r"}, "r", "run it"),
-		Edit:      kb([]string{"enter", "e"}, "enter", "edit filter"),
-		Toggle:    kb([]string{" "}, "space", "toggle"),
-		Declared:  kb([]string{"d"}, "d", "declared filter"),
+		Refresh:     kb([]string{"r"}, "r", "refresh"),
+		Rerun:       kb([]string{"R"}, "R", "re-run offline"),
+		Compare:     kb([]string{"c"}, "c", "compare with run"),
+		AllProjects: kb([]string{"a"}, "a", "all projects"),
+		Result:      kb([]string{"right", "l"}, "→/l", "to the result"),
+		OpenTrace:   kb([]string{"o"}, "o", "re-run in 6 Trace"),
+		Cancel:      kb([]string{"X"}, "X", "cancel re-run"),
+		Run:         kb([]string{"r", "ctrl+r"}, "r", "run it"),
+		Edit:        kb([]string{"enter", "e"}, "enter", "edit"),
+		Toggle:      kb([]string{" "}, "space", "toggle"),
+		Declared:    kb([]string{"d"}, "d", "declared filter"),
 	}
 	return km
 }
@@ -216,22 +227,92 @@ type helpKeys struct {
 	}
 	km        *KeyMap
 	capturing bool
+	// cut is set while the status line does not show its notice whole.
+	cut bool
 }
 
+// ShortHelp is the footer: the view's bindings, then the ones it always
+// ends with.
 func (h helpKeys) ShortHelp() []key.Binding {
-	out := append([]key.Binding{}, h.pane.ShortHelp()...) // never append into a pane's slice
+	head, tail := h.shortParts()
+	return append(head, tail...)
+}
+
+// shortParts splits the footer into the view's bindings (cut first when
+// room runs out) and the tail that always shows: how to stop typing, or
+// help and quit. A key is shown once.
+func (h helpKeys) shortParts() (head, tail []key.Binding) {
 	g := h.km.Global
+	head = append([]key.Binding{}, h.pane.ShortHelp()...) // never append into a pane's slice
 	if h.capturing {
-		return append(out, h.km.Input.Cancel)
+		tail = []key.Binding{h.km.Input.Cancel}
+	} else {
+		head = append(head, g.NextView)
+		tail = []key.Binding{g.Help, g.Quit}
+		if h.cut {
+			tail = append([]key.Binding{g.Message}, tail...)
+		}
 	}
-	return append(out, g.NextView, g.Help, g.Quit)
+	return uniqueKeys(head, tail), tail
 }
 
 func (h helpKeys) FullHelp() [][]key.Binding {
 	out := append([][]key.Binding{}, h.pane.FullHelp()...)
 	g := h.km.Global
 	views := append([]key.Binding{}, g.Views[:]...)
-	return append(out, []key.Binding{g.NextView, g.PrevView, g.Back, g.Help, g.Quit, g.ForceQuit}, views)
+	return append(out, []key.Binding{g.NextView, g.PrevView, g.Back, g.Help, g.Message, g.Quit, g.ForceQuit}, views)
+}
+
+// uniqueKeys drops a binding whose key is already shown — earlier in bs
+// or in also (a view's own esc and the footer's) — keeping the first.
+func uniqueKeys(bs, also []key.Binding) []key.Binding {
+	seen := map[string]bool{}
+	for _, b := range also {
+		seen[b.Help().Key] = true
+	}
+	out := bs[:0:0]
+	for _, b := range bs {
+		k := b.Help().Key
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, b)
+	}
+	return out
+}
+
+// keyHint spells a binding for a line of text ("s step"), with desc in
+// place of its help text when desc is given, so text that names keys
+// follows the key map.
+func keyHint(b key.Binding, desc ...string) string {
+	d := b.Help().Desc
+	if len(desc) > 0 {
+		d = desc[0]
+	}
+	return b.Help().Key + " " + d
+}
+
+// pauseHints are the decisions a pause offers, as a line of text.
+//
+// At an LLM call of a real CrewAI run (crewbench watch) the messages about
+// to be sent can be edited, but the call cannot be skipped nor its reply
+// written: CrewAI's hooks allow neither, so neither is offered.
+func (pk PauseKeys) hints(toolCall, realRun bool) string {
+	keys := []string{keyHint(pk.Continue), keyHint(pk.Step)}
+	switch {
+	case toolCall:
+		keys = append(keys, keyHint(pk.Skip), keyHint(pk.Edit, "edit arguments"))
+	case realRun:
+		keys = append(keys, keyHint(pk.Edit, "edit messages"))
+	default:
+		keys = append(keys, keyHint(pk.Edit, "edit the reply"))
+	}
+	hint := strings.Join(append(keys, keyHint(pk.Abort)), " · ")
+	if realRun && !toolCall {
+		hint += " (a real CrewAI LLM call cannot be skipped)"
+	}
+	return hint
 }
 
 // scroll moves a detail viewport with the list keys (line, page, top,

@@ -56,9 +56,16 @@ type (
 		level noticeLevel
 		text  string
 		id    int
+		// topic names the action the notice is about ("" none), so the
+		// action's resolution can clear it.
+		topic noticeTopic
 	}
-	// clearNoticeMsg clears notice id when it is still shown.
-	clearNoticeMsg struct{ id int }
+	// clearNoticeMsg clears notice id (or any notice about topic) when it
+	// is still shown.
+	clearNoticeMsg struct {
+		id    int
+		topic noticeTopic
+	}
 )
 
 // Filter playground.
@@ -101,7 +108,11 @@ type (
 		recorded  string
 		recordErr error
 	}
-	copiedMsg   struct{ err error }
+	copiedMsg struct {
+		err error
+		// viaTerminal: the terminal was asked to copy (OSC 52).
+		viaTerminal bool
+	}
 	callTickMsg struct{ id int }
 )
 

@@ -436,7 +436,7 @@ func TestTryPane_FormRunTimelineAndCommand(t *testing.T) {
 			t.Errorf("timeline lacks %q:\n%s", want, out)
 		}
 	}
-	res := ansi.Strip(strings.Join(m.try.outcomeLines(m.try.result), "\n"))
+	res := ansi.Strip(strings.Join(append(m.try.verdictLines(m.try.result), m.try.contentLines(m.try.result)...), "\n"))
 	if !strings.Contains(res, "\"temp\": 24") || !strings.Contains(res, "[image image/png, 2.0 KB — not shown]") {
 		t.Errorf("result:\n%s", res)
 	}
@@ -690,9 +690,9 @@ func TestTracePane_PauseDecisions(t *testing.T) {
 		args string
 	}{
 		{"continue", []tea.KeyMsg{keyRunes("c")}, crew.Continue, ""},
-		{"step", []tea.KeyMsg{keyRunes("n")}, crew.Step, ""},
-		{"abort", []tea.KeyMsg{keyRunes("a")}, crew.Abort, ""},
-		{"skip", append([]tea.KeyMsg{keyRunes("s")}, append(runeKeys("canned"), keyType(tea.KeyEnter))...), crew.Skip, ""},
+		{"step", []tea.KeyMsg{keyRunes("s")}, crew.Step, ""},
+		{"abort", []tea.KeyMsg{keyRunes("X")}, crew.Abort, ""},
+		{"skip", append([]tea.KeyMsg{keyRunes("u")}, append(runeKeys("canned"), keyType(tea.KeyEnter))...), crew.Skip, ""},
 		{"edit args", []tea.KeyMsg{keyRunes("e"), tea.KeyMsg{Type: tea.KeyCtrlS}}, crew.EditArgs, `{"city": "Lisbon"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -155,10 +155,10 @@ func (p *tracePane) renderPause() {
 	var b []string
 	kv := func(k, v string) { b = append(b, st.Muted.Render(pad(k, 16))+" "+v) }
 	if pz.TaskName != "" {
-		kv("task", pz.TaskName)
+		kv("task", rowLabel(pz.TaskName))
 	}
 	if pz.AgentRole != "" {
-		kv("agent", pz.AgentRole)
+		kv("agent", rowLabel(pz.AgentRole))
 	}
 	if pz.AfterFailure {
 		kv("after", st.Danger.Render("the previous tool call failed"))
@@ -314,23 +314,15 @@ func (p tracePane) pauseBox(w, h int) string {
 			body += "\n" + p.st.Form.Error.Render(p.editErr)
 		}
 	default:
-		keys := []string{"c continue", "n step"}
-		if pz.Kind == crew.PauseToolCall {
-			keys = append(keys, "s skip", "e edit arguments")
-		} else if p.realRun() {
-			keys = append(keys, "e edit messages")
-		} else {
-			keys = append(keys, "e edit reply")
-		}
-		keys = append(keys, "a abort")
+		keys := p.km.Pause.hints(pz.Kind == crew.PauseToolCall, p.realRun())
 		if pz.Kind == crew.PauseLLMCall {
 			if p.pauseTab == pauseTools {
-				keys = append(keys, "v messages")
+				keys += " · " + keyHint(p.km.Pause.View, "messages")
 			} else {
-				keys = append(keys, "v tools")
+				keys += " · " + keyHint(p.km.Pause.View, "tools")
 			}
 		}
-		keyLine := p.st.Text.Key.Render(strings.Join(keys, " · "))
+		keyLine := p.st.Text.Key.Render(keys)
 		if total := p.pauseView.TotalLineCount(); total > p.pauseView.Height {
 			// Say there is more, and where the view is.
 			first := p.pauseView.YOffset + 1

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"crewbench/mcpconn"
@@ -173,11 +174,16 @@ func notificationLine(ev session.Event) string {
 		}
 		return fmt.Sprintf("log [%s] %s", lvl, s)
 	case "progress":
-		line := fmt.Sprintf("progress %v", ev.Data["progress"])
+		progress, total := fmt.Sprint(ev.Data["progress"]), ""
+		line := "progress " + progress
 		if t, ok := ev.Data["total"]; ok {
-			line += fmt.Sprintf("/%v", t)
+			total = fmt.Sprint(t)
+			line += "/" + total
 		}
 		if msg := ev.Str("message"); msg != "" {
+			if strings.Contains(msg, progress) && strings.Contains(msg, total) {
+				return "progress: " + msg // the message already says how far
+			}
 			line += " " + msg
 		}
 		return line

@@ -355,7 +355,12 @@ func (p serversPane) infoLines(name string, w int) []string {
 	}
 	out = append(out, p.kv("state", line))
 	if st.State == mcpconn.StateFailed && st.Error != "" {
-		out = append(out, p.kv("error", p.st.Text.Danger.Render(printable(red.RedactString(foldSpaces(st.Error))))))
+		// The whole error, wrapped under itself: its cause is at the end.
+		msg := strings.Split(wrapText(printable(red.RedactString(foldSpaces(st.Error))), max(1, w-13)), "\n")
+		out = append(out, p.kv("error", p.st.Text.Danger.Render(msg[0])))
+		for _, l := range msg[1:] {
+			out = append(out, strings.Repeat(" ", 13)+p.st.Text.Danger.Render(l))
+		}
 	}
 	switch spec.Transport {
 	case mcpconn.TransportStdio:

@@ -3,6 +3,8 @@ package ui
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -51,9 +53,13 @@ type sessionsPane struct {
 	store    SessionStore
 	replayer Replayer
 
-	list   []SessionInfo
-	err    error
-	loaded bool
+	// all is the store's listing; list the part shown (this project's
+	// sessions unless allProjects).
+	all, list   []SessionInfo
+	project     string
+	allProjects bool
+	err         error
+	loaded      bool
 	// current is the recording of this workbench's last run, calls the
 	// one of its try-a-tool calls (both marked).
 	current, calls string
@@ -79,7 +85,7 @@ type sessionsPane struct {
 
 func newSessionsPane(st *Styles, km *KeyMap, deps Deps) sessionsPane {
 	return sessionsPane{st: st, km: km, ctx: deps.Ctx, now: deps.Now, red: deps.Redactor,
-		store: deps.Sessions, replayer: deps.Replayer}
+		store: deps.Sessions, replayer: deps.Replayer, project: deps.Workspace.Dir}
 }
 
 func (p *sessionsPane) SetSize(w, h int) {
@@ -102,10 +108,21 @@ func (p sessionsPane) CapturesInput() bool { return p.setup != nil && p.setup.ed
 
 // SetList takes a fresh listing, newest first as the store returns it.
 func (p *sessionsPane) SetList(l []SessionInfo, err error) {
-	p.list, p.err, p.loaded = l, err, true
+	p.all, p.err, p.loaded = l, err, true
+	p.choose()
+}
+
+// choose shows this project's sessions, or every one.
+func (p *sessionsPane) choose() {
+	p.list = p.list[:0:0]
+	for _, s := range p.all {
+		if p.allProjects || p.project == "" || filepath.Clean(s.Project) == filepath.Clean(p.project) {
+			p.list = append(p.list, s)
+		}
+	}
 	// The FILE column's width, measured once per listing, not per frame.
 	p.nameW = len("FILE")
-	for _, s := range l {
+	for _, s := range p.list {
 		p.nameW = max(p.nameW, ansi.StringWidth(printable(s.Name)))
 	}
 	p.clampCursor()
@@ -253,10 +270,23 @@ func (p sessionsPane) updateList(k tea.KeyMsg) (sessionsPane, tea.Cmd) {
 			return p, notice(noticeWarn, "a re-run is in progress: X cancels it")
 		}
 		return p, emit(rerunSetupMsg{path: path})
-	case key.Matches(k, s.Compare):
-		if path, _, ok := p.selectedPath(); ok {
-			return p, emit(compareRunMsg{path: path})
+	case key.Matches(k, s.AllProjects) && p.project != "":
+		p.allProjects = !p.allProjects
+		p.choose()
+		if p.allProjects {
+			return p, notice(noticeInfo, "every project's sessions (a: this project's)")
 		}
+		return p, notice(noticeInfo, "this project's sessions (a: every project's)")
+	case key.Matches(k, s.Compare):
+		path, _, ok := p.selectedPath()
+		if !ok {
+			return p, nil
+		}
+		// Like with like: the workbench's last run is a crew run.
+		if kind := sessionKind(p.list[p.cursor].Command); kind != "run" && kind != "re-run" {
+			return p, notice(noticeWarn, "c compares a run with this workbench's last run; this is a %s session (enter opens it)", kind)
+		}
+		return p, emit(compareRunMsg{path: path})
 	case key.Matches(k, s.Cancel):
 		if p.job != nil && p.job.running {
 			p.Stop()
@@ -296,12 +326,15 @@ func (p sessionsPane) ShortHelp() []key.Binding {
 	if p.shown != panelNone {
 		out = append(out, s.Result)
 	}
+	if p.project != "" {
+		out = append(out, s.AllProjects)
+	}
 	return append(out, s.Refresh, l.Up, l.Down)
 }
 
 func (p sessionsPane) FullHelp() [][]key.Binding {
 	l, s := p.km.List, p.km.Sessions
-	return [][]key.Binding{{l.Up, l.Down, l.PageUp, l.PageDown, l.Top, l.Bottom}, {l.Open, s.Rerun, s.Compare, s.Refresh, s.Result},
+	return [][]key.Binding{{l.Up, l.Down, l.PageUp, l.PageDown, l.Top, l.Bottom}, {l.Open, s.Rerun, s.Compare, s.AllProjects, s.Refresh, s.Result},
 		{s.Edit, s.Declared, s.Toggle, s.Run}, {s.OpenTrace, s.Cancel, p.km.Global.Back}}
 }
 
@@ -329,20 +362,35 @@ func (p sessionsPane) listView(h int) string {
 		f = p.st.Pane.Focused
 	}
 	iw, _ := inner(f, p.width, h)
-	hint := "  %d recorded · enter: trace · R: re-run · c: compare with this run"
-	if p.replayer == nil {
-		hint = "  %d recorded · enter: trace · c: compare with this run"
+	count := fmt.Sprintf("  %d recorded", len(p.list))
+	switch {
+	case p.project != "" && p.allProjects:
+		count += " in every project (a: this one)"
+	case p.project != "":
+		count += fmt.Sprintf(" in this project, %d in all (a: all)", len(p.all))
 	}
-	title := p.st.Pane.Title.Render("Sessions") + p.st.Pane.TitleMuted.Render(fmt.Sprintf(hint, len(p.list)))
-	// The file names line up; what each session holds follows them.
-	nameW := p.nameW
+	hint := " · enter: trace · R: re-run · c: compare with this run"
+	if p.replayer == nil {
+		hint = " · enter: trace · c: compare with this run"
+	}
+	title := p.st.Pane.Title.Render("Sessions") + p.st.Pane.TitleMuted.Render(count+hint)
+	// The file names line up; what each session holds follows them. When
+	// that leaves ABOUT too little room, FILE shows only the part of the
+	// name MODIFIED does not (the recording's id).
+	nameW, short := p.nameW, false
+	if iw-sessionFixedCols-nameW < minAboutWidth {
+		nameW, short = len("FILE"), true
+		for _, s := range p.list {
+			nameW = max(nameW, ansi.StringWidth(printable(sessionID(s.Name))))
+		}
+	}
 	lines := []string{fit(title, iw), p.st.Row.Header.Render(pad("  "+pad("MODIFIED", 17)+" "+padLeft("SIZE", 9)+"  "+
 		pad("KIND", kindWidth)+" "+pad("FILE", nameW)+"  ABOUT", iw))}
 	switch {
 	case p.store == nil:
 		lines = append(lines, p.st.Text.Muted.Render("no session store configured"))
 	case p.err != nil:
-		lines = append(lines, p.st.Text.Danger.Render(p.err.Error()))
+		lines = append(lines, wrappedLines(p.st.Text.Danger, printable(foldSpaces(p.err.Error())), iw)...)
 	case !p.loaded:
 		lines = append(lines, p.st.Text.Muted.Render("listing…"))
 	case len(p.list) == 0:
@@ -361,8 +409,12 @@ func (p sessionsPane) listView(h int) string {
 		case p.calls:
 			about = p.st.Text.Accent.Render("● this workbench") + "  " + about
 		}
+		name := s.Name
+		if short {
+			name = sessionID(name)
+		}
 		line := cursor + pad(s.Modified.Format("2006-01-02 15:04"), 17) + " " + padLeft(fmtBytes(s.Size), 9) + "  " +
-			pad(sessionKind(s.Command), kindWidth) + " " + pad(printable(s.Name), nameW) + "  " + about
+			pad(sessionKind(s.Command), kindWidth) + " " + pad(printable(name), nameW) + "  " + about
 		if i == p.cursor && p.focused && p.zone == zoneList {
 			line = p.st.Row.Selected.Render(pad(ansi.Strip(line), iw))
 		}
@@ -373,6 +425,26 @@ func (p sessionsPane) listView(h int) string {
 
 // kindWidth is the KIND column's width (the longest sessionKind).
 const kindWidth = 6
+
+// sessionFixedCols is the width of a list row before its FILE column and
+// the gap after it; minAboutWidth the room ABOUT needs to say something.
+const (
+	sessionFixedCols = 2 + 17 + 1 + 9 + 2 + kindWidth + 1 + 2
+	minAboutWidth    = 28
+)
+
+// recordingName is how the recorder names a file: the start time, then
+// the recording's id.
+var recordingName = regexp.MustCompile(`^\d{8}T\d{6}Z-(.+?)(\.jsonl)?$`)
+
+// sessionID is a recording's file name without the timestamp MODIFIED
+// already shows (and the extension): its id. Other names stay whole.
+func sessionID(name string) string {
+	if m := recordingName.FindStringSubmatch(name); m != nil {
+		return m[1]
+	}
+	return name
+}
 
 // sessionKind names what recorded a session, in a word: the header's
 // command, with the workbench's own ones folded in (a crew run started

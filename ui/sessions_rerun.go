@@ -324,7 +324,9 @@ func (p sessionsPane) setupView(h int) string {
 		r := su.rows[su.cursor]
 		switch {
 		case r.faultErr != nil:
-			lines = append(lines, "  "+p.st.Text.Danger.Render(fit(printable(r.faultErr.Error()), max(1, iw-2))))
+			for _, l := range wrappedLines(p.st.Text.Danger, printable(r.faultErr.Error()), max(1, iw-2)) {
+				lines = append(lines, "  "+l)
+			}
 		case len(r.faults) > 0:
 			var kinds []string
 			for _, f := range r.faults {

@@ -111,7 +111,7 @@ func (p *sessionsPane) refreshLines() {
 	case panelRerun:
 		p.lines = rerunLines(p.st, p.job, p.now, iw)
 	case panelCompare:
-		p.lines = compareLines(p.st, p.cmp)
+		p.lines = compareLines(p.st, p.cmp, iw)
 	default:
 		p.lines = nil
 	}
@@ -242,8 +242,8 @@ func rerunLines(st *Styles, j *rerunJob, now func() time.Time, w int) []string {
 		red = session.DefaultRedactor
 	}
 	if j.err != nil {
-		return []string{st.Banner.Failure.Render(fit("✕ THE RE-RUN COULD NOT RUN", max(1, w-2))),
-			t.Danger.Render(printable(foldSpaces(red.RedactString(j.err.Error()))))}
+		return append([]string{st.Banner.Failure.Render(fit("✕ THE RE-RUN COULD NOT RUN", max(1, w-2)))},
+			wrappedLines(t.Danger, printable(foldSpaces(red.RedactString(j.err.Error()))), w)...)
 	}
 	res := j.res
 	kv := func(k string, v string) string { return "  " + t.Muted.Render(pad(k, 10)) + v }
@@ -299,7 +299,7 @@ func capitalize(s string) string {
 }
 
 // compareLines renders a recording compared with the last run.
-func compareLines(st *Styles, c *comparison) []string {
+func compareLines(st *Styles, c *comparison, w int) []string {
 	if c == nil {
 		return nil
 	}
@@ -308,7 +308,7 @@ func compareLines(st *Styles, c *comparison) []string {
 	case c.running:
 		return []string{st.Trace.Running.Render("◌ comparing…")}
 	case c.err != nil:
-		return []string{t.Danger.Render(printable(foldSpaces(session.RedactString(c.err.Error()))))}
+		return wrappedLines(t.Danger, printable(foldSpaces(session.RedactString(c.err.Error()))), w)
 	}
 	var out []string
 	if c.partial {

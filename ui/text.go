@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -71,6 +72,41 @@ func foldSpaces(s string) string {
 }
 
 // fmtDur renders a duration for people: 850ms, 1.2s, 2m03s.
+// rowLabel keeps a label from a project (an agent's role, a task's name)
+// on the one line of its row: a folded YAML scalar (`role: >`) ends in a
+// newline, which is trimmed; a newline inside shows as ⏎, as the CLI's
+// printer shows it.
+func rowLabel(s string) string {
+	s = strings.TrimSpace(s)
+	if strings.ContainsAny(s, "\r\n\t") {
+		s = strings.NewReplacer("\r\n", " ⏎ ", "\n", " ⏎ ", "\r", " ", "\t", " ").Replace(s)
+	}
+	return printable(s)
+}
+
+// causeFirst puts the innermost cause of a wrapped error message ("a: b:
+// cause") in front, for a one-line cell whose end would be cut off:
+// "cause — a: b".
+func causeFirst(msg string) string {
+	i := strings.LastIndex(msg, ": ")
+	if i < 0 || i+2 >= len(msg) {
+		return msg
+	}
+	return msg[i+2:] + " — " + msg[:i]
+}
+
+// specRef is a reference to crewbench's own design notes ("(§2.5)",
+// "(anchors.md §5.2)"), which mean nothing to a user.
+var specRef = regexp.MustCompile(`\s*\((?:[\w.-]+\.md\s+)?§[\d.]+\)`)
+
+// withoutSpecRefs drops the design-note references from text shown.
+func withoutSpecRefs(s string) string {
+	if !strings.Contains(s, "§") {
+		return s
+	}
+	return specRef.ReplaceAllString(s, "")
+}
+
 func fmtDur(d time.Duration) string {
 	switch {
 	case d <= 0:

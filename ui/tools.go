@@ -386,7 +386,14 @@ func (p toolsPane) Update(msg tea.Msg) (toolsPane, tea.Cmd) {
 	}
 	switch {
 	case key.Matches(k, t.Search):
+		// A new search starts from nothing (esc then / used to append to
+		// the last query).
 		p.typing = true
+		p.search.SetValue("")
+		if p.query != "" {
+			p.query = ""
+			return p, tea.Batch(p.refilter(), p.search.Focus())
+		}
 		return p, p.search.Focus()
 	case key.Matches(k, p.km.Global.Back) && p.query != "":
 		p.search.SetValue("")

@@ -161,7 +161,7 @@ func toolDetail(st *Styles, spec mcpconn.ServerSpec, server string, t *mcpconn.T
 		for i, s := range x.Steps {
 			b.WriteString(fmt.Sprintf("%s %s %s\n", st.Text.Accent.Render(fmt.Sprintf("%d.", i+1)), st.Text.Bold.Render(s.Title), printable(s.Value)))
 			if s.Rule != "" {
-				b.WriteString(wrapText(st.Text.Muted.Render("   "+s.Rule), w) + "\n")
+				b.WriteString(wrapText(st.Text.Muted.Render("   "+withoutSpecRefs(s.Rule)), w) + "\n")
 			}
 			for _, sg := range s.Stages {
 				value := strings.ReplaceAll(wrapText(printable(sg.Output), valueW), "\n", "\n"+hang)

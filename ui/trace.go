@@ -55,6 +55,9 @@ type tracePane struct {
 	rows      []traceRow
 	collapsed map[*session.Node]bool
 	summary   session.Summary
+	// cancelled are the tool calls the user cancelled (not in summary's
+	// failures).
+	cancelled []*session.Node
 	source    string // "run <id>" or a session file
 
 	kind, status   int
@@ -139,7 +142,7 @@ func (p *tracePane) reset(source string) {
 	p.tree = session.NewTree()
 	p.rows = p.rows[:0]
 	p.collapsed = map[*session.Node]bool{}
-	p.summary = session.Summary{}
+	p.summary, p.cancelled = session.Summary{}, nil
 	p.cursor, p.offset, p.follow = 0, 0, true
 	p.payloadOpen = false
 	p.source = source
@@ -206,7 +209,7 @@ func (p *tracePane) rebuild() {
 		p.rows = append(p.rows, traceRow{n: n, depth: depth - 1})
 		return !p.collapsed[n]
 	})
-	p.summary = p.tree.Summary()
+	p.summary, p.cancelled = splitCancelled(p.tree.Summary())
 	if p.follow {
 		p.cursor = len(p.rows) - 1
 	} else if cur != nil {
@@ -252,11 +255,8 @@ func (p tracePane) matches(n *session.Node) bool {
 
 func (p tracePane) treeRows() int {
 	th, _ := p.splitHeights()
-	_, ih := inner(p.st.Pane.Focused, p.width, th-p.outputHeight(th))
-	rows := ih - 2 // title and totals
-	if p.banner() != "" {
-		rows--
-	}
+	iw, ih := inner(p.st.Pane.Focused, p.width, th-p.outputHeight(th))
+	rows := ih - 2 - len(p.bannerLines(iw)) // title, totals and the banner
 	return max(1, rows)
 }
 
@@ -330,12 +330,9 @@ func (p tracePane) Update(msg tea.Msg) (tracePane, tea.Cmd) {
 		p.SetSize(p.width, p.height)
 		p.renderPause()
 		p.pauseView.GotoTop()
-		keys := "c continue · n step · e edit the reply · a abort · v messages/tools"
-		if p.realRun() {
-			keys = "c continue · n step · e edit messages · a abort (a real CrewAI LLM call cannot be skipped)"
-		}
-		if msg.req.Pause.Kind == crew.PauseToolCall {
-			keys = "c continue · n step · s skip · e edit arguments · a abort"
+		keys := p.km.Pause.hints(msg.req.Pause.Kind == crew.PauseToolCall, p.realRun())
+		if msg.req.Pause.Kind == crew.PauseLLMCall {
+			keys += " · " + keyHint(p.km.Pause.View)
 		}
 		return p, notice(noticeWarn, "paused before %s — %s", pauseWhat(msg.req.Pause), keys)
 	case editorDoneMsg:
@@ -501,7 +498,18 @@ func (p tracePane) ShortHelp() []key.Binding {
 	case p.payloadOpen:
 		return []key.Binding{l.Up, l.Down, l.PageDown, p.km.Global.Back}
 	}
-	out := []key.Binding{l.Up, l.Down, l.Open, t.Collapse, t.Expand, t.Follow, t.Kind, t.Status}
+	out := []key.Binding{l.Up, l.Down, l.Open}
+	// Only the fold that applies to the node under the cursor: expand a
+	// folded one; fold an open one, or go up from a leaf.
+	if n := p.cursorNode(); n != nil {
+		switch {
+		case len(n.Children) > 0 && p.collapsed[n]:
+			out = append(out, t.Expand)
+		case len(n.Children) > 0 || n.Parent != nil && n.Parent.Kind != session.NodeRoot:
+			out = append(out, t.Collapse)
+		}
+	}
+	out = append(out, t.Follow, t.Kind, t.Status)
 	if p.wlog.real || p.realRun() {
 		out = append(out, p.km.Watch.Output)
 	}
@@ -515,6 +523,6 @@ func (p tracePane) FullHelp() [][]key.Binding {
 	l, t, pk := p.km.List, p.km.Trace, p.km.Pause
 	return [][]key.Binding{{l.Up, l.Down, l.PageUp, l.PageDown, l.Top, l.Bottom, l.Open},
 		{t.Collapse, t.Expand, t.Toggle, t.Follow, t.Kind, t.Status, t.Stop},
-		{pk.Continue, pk.Step, pk.Skip, pk.Edit, pk.Abort, pk.View, pk.Submit, pk.Editor},
+		{pk.Continue, pk.Step, pk.Skip, pk.Edit, pk.View, pk.Submit, pk.Editor}, // pk.Abort is t.Stop's X
 		{p.km.Watch.Output, p.km.Watch.Messages, p.km.Watch.NoSkip}}
 }

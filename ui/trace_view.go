@@ -25,7 +25,7 @@ func (p tracePane) View() string {
 	var top string
 	if p.payloadOpen && p.pause == nil {
 		n := p.payloadNode
-		top = box(f, p.width, th, p.st.Pane.Title.Render("Payload ")+p.st.Text.Bold.Render(n.Title)+p.st.Text.Subtle.Render("  (esc back)")+"\n"+p.payload.View())
+		top = box(f, p.width, th, p.st.Pane.Title.Render("Payload ")+p.st.Text.Bold.Render(rowLabel(n.Title))+p.st.Text.Subtle.Render("  (esc back)")+"\n"+p.payload.View())
 	} else if oh := p.outputHeight(th); oh > 0 {
 		top = p.treeView(f, p.width, th-oh) + "\n" + p.outputBox(p.width, oh)
 	} else {
@@ -43,11 +43,11 @@ func (p tracePane) banner() string {
 	s := p.summary
 	switch {
 	case p.run != nil && p.run.outcome != nil && p.run.outcome.Err != nil:
-		return "✕ RUN FAILED: " + foldSpaces(p.red.RedactString(p.run.outcome.Err.Error()))
+		return runFailed + foldSpaces(p.red.RedactString(p.run.outcome.Err.Error()))
 	case s.ToolFailures > 0 && (s.Status != session.StatusRunning || p.run == nil || p.run.done):
 		names := make([]string, 0, len(s.FailedTools))
 		for _, n := range s.FailedTools {
-			label := n.Title
+			label := rowLabel(n.Title)
 			if n.Outcome != "" && n.Outcome != "failed" {
 				label += " (" + n.Outcome + ")"
 			}
@@ -58,7 +58,17 @@ func (p tracePane) banner() string {
 			// A recorded run (or a re-run) that failed outright says so first.
 			how = "SESSION FAILED, WITH"
 		}
-		return fmt.Sprintf("✕ %s %d TOOL FAILURE%s: %s", how, s.ToolFailures, map[bool]string{true: "S", false: ""}[s.ToolFailures != 1], strings.Join(names, "; "))
+		b := fmt.Sprintf("✕ %s %d TOOL FAILURE%s: %s", how, s.ToolFailures, map[bool]string{true: "S", false: ""}[s.ToolFailures != 1], strings.Join(names, "; "))
+		if len(p.cancelled) > 0 {
+			b += fmt.Sprintf(" · %d cancelled", len(p.cancelled))
+		}
+		return b
+	case len(p.cancelled) > 0 && (s.Status != session.StatusRunning || p.run == nil || p.run.done):
+		names := make([]string, 0, len(p.cancelled))
+		for _, n := range p.cancelled {
+			names = append(names, rowLabel(n.Title))
+		}
+		return fmt.Sprintf("⊘ %s CANCELLED: %s", strings.ToUpper(pluralize(len(p.cancelled), "tool call")), strings.Join(names, "; "))
 	case s.ToolFailures > 0:
 		return fmt.Sprintf("⚠ %s so far", pluralize(s.ToolFailures, "tool failure"))
 	case p.run != nil && p.run.done:
@@ -67,6 +77,36 @@ func (p tracePane) banner() string {
 		return "✕ SESSION FAILED"
 	}
 	return ""
+}
+
+// runFailed starts the banner of a run that failed outright.
+const runFailed = "✕ RUN FAILED: "
+
+// maxBannerLines is how many lines the banner may wrap onto: a failed
+// run's error names its cause at the end.
+const maxBannerLines = 3
+
+// bannerLines is the banner as drawn in iw cells (less its padding): a
+// failed run's wrapped onto at most maxBannerLines (the full text is in
+// the status line's ! view), any other cut to one line.
+func (p tracePane) bannerLines(iw int) []string {
+	b := p.banner()
+	switch {
+	case b == "":
+		return nil
+	case !strings.HasPrefix(b, runFailed):
+		return []string{fit(b, iw-2)}
+	}
+	lines := strings.Split(wrapText(b, max(1, iw-2)), "\n")
+	if len(lines) > maxBannerLines {
+		// Too long even wrapped: the cause first, the context after it.
+		lines = strings.Split(wrapText(runFailed+causeFirst(strings.TrimPrefix(b, runFailed)), max(1, iw-2)), "\n")
+	}
+	if len(lines) > maxBannerLines {
+		lines = lines[:maxBannerLines]
+		lines[maxBannerLines-1] = fit(lines[maxBannerLines-1]+" …", iw-2)
+	}
+	return lines
 }
 
 func (p tracePane) treeView(f lipgloss.Style, w, h int) string {
@@ -86,8 +126,13 @@ func (p tracePane) treeView(f lipgloss.Style, w, h int) string {
 	}
 	title += p.st.Pane.TitleMuted.Render(meta)
 	totals := fmt.Sprintf("%s · %s · %s", pluralize(s.Events, "event"), pluralize(s.LLMCalls, "LLM call"), pluralize(s.ToolCalls, "tool call"))
-	if s.ToolFailures > 0 {
+	switch {
+	case s.ToolFailures > 0 && len(p.cancelled) > 0:
+		totals += p.st.Text.Danger.Render(fmt.Sprintf(" (%d failed, %d cancelled)", s.ToolFailures, len(p.cancelled)))
+	case s.ToolFailures > 0:
 		totals += p.st.Text.Danger.Render(fmt.Sprintf(" (%d failed)", s.ToolFailures))
+	case len(p.cancelled) > 0:
+		totals += fmt.Sprintf(" (%d cancelled)", len(p.cancelled))
 	}
 	if s.Attempts > 0 {
 		totals += fmt.Sprintf(" · %s", pluralize(s.Attempts, "attempt"))
@@ -113,7 +158,9 @@ func (p tracePane) treeView(f lipgloss.Style, w, h int) string {
 		case strings.HasPrefix(b, "⚠"):
 			style = p.st.Banner.Warning
 		}
-		lines = append(lines, style.Render(fit(b, iw-2)))
+		for _, l := range p.bannerLines(iw) {
+			lines = append(lines, style.Render(l))
+		}
 	}
 	if len(p.rows) == 0 {
 		msg := "nothing yet: kick off a crew in 5 Kickoff, or open a recorded session in 7 Sessions"
@@ -149,7 +196,7 @@ func (p tracePane) rowView(i, iw int) string {
 		cursor = p.st.Row.Cursor.Render("›") + " "
 	}
 	indent := strings.Repeat("  ", min(r.depth, 12))
-	title := p.kindStyle(n.Kind).Render(n.Title)
+	title := p.kindStyle(n.Kind).Render(rowLabel(n.Title))
 	// Badges: each kind of event in its own style, and always in words.
 	var badges []string
 	badge := func(style lipgloss.Style, text string) { badges = append(badges, style.Render("["+text+"]")) }
@@ -171,9 +218,18 @@ func (p tracePane) rowView(i, iw int) string {
 	if (n.Status == session.StatusFailed || n.Status == session.StatusCancelled) && n.Outcome != "" && n.Outcome != "failed" {
 		badge(p.st.Text.Danger, n.Outcome)
 	}
+	skipped, isSkipped := skippedResult(n)
+	if isSkipped {
+		glyph, gst = "↷", p.st.Trace.Cancelled
+		badge(p.st.Text.Warning, "skipped at a breakpoint")
+	}
 	badgeText := ""
 	if len(badges) > 0 {
 		badgeText = " " + strings.Join(badges, " ")
+	}
+	if isSkipped {
+		// The result the user supplied is what the model saw.
+		badgeText += p.st.Text.Muted.Render(" → " + fit(rowLabel(p.red.RedactString(skipped)), 40))
 	}
 	if n.Status == session.StatusFailed && n.Error != "" && (n.Kind == session.NodeTool || n.Kind == session.NodeMCPCall || n.Kind == session.NodeAttempt) {
 		badgeText += " " + p.st.Text.Danger.Render(foldSpaces(p.red.RedactString(n.Error)))
@@ -185,8 +241,9 @@ func (p tracePane) rowView(i, iw int) string {
 		}
 	}
 	switch {
+	case isSkipped: // the tool did not run: no time of its own
 	case n.Duration > 0:
-		right += fmtDur(n.Duration)
+		right += durationCell(n)
 	case n.Status == session.StatusRunning && n.Started && !n.Start.IsZero() && p.run != nil && !p.run.done:
 		right += "…"
 	}
@@ -250,10 +307,20 @@ func (p *tracePane) renderPayload() {
 	var b []string
 	kv := func(k, v string) { b = append(b, st.Muted.Render(pad(k, 12))+" "+v) }
 	glyph, _ := p.statusGlyph(n)
-	kv("node", fmt.Sprintf("%s %s (%s)", glyph, n.Title, n.Kind))
+	kv("node", fmt.Sprintf("%s %s (%s)", glyph, rowLabel(n.Title), n.Kind))
 	kv("status", n.Status.String())
-	if n.Duration > 0 {
-		kv("duration", fmtDur(n.Duration))
+	if result, ok := skippedResult(n); ok {
+		kv("skipped", "at a breakpoint: the tool did not run; the model got the result supplied")
+		kv("result", printable(p.red.RedactString(result)))
+	} else if n.Duration > 0 {
+		paused := pausedIn(n)
+		if paused <= 0 || paused > n.Duration {
+			paused = 0
+		}
+		kv("duration", fmtDur(n.Duration-paused))
+		if paused > 0 {
+			kv("paused", fmtDur(paused)+" at breakpoints (not in the duration above)")
+		}
 	}
 	if n.Span != "" {
 		kv("span", n.Span)

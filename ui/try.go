@@ -54,9 +54,10 @@ type tryPane struct {
 	attStart    time.Time
 	result      *mcpconn.CallResult
 	command     string
-	// outcomeLine is the first line of the result in out.
-	outcomeLine int
-	out         viewport.Model
+	// confirming is set while a destructive tool's call waits for the
+	// user's second r.
+	confirming bool
+	out        viewport.Model
 
 	width, height int
 	focused       bool
@@ -110,6 +111,7 @@ func (p tryPane) split() (fw, fh, rw, rh int) {
 func (p *tryPane) Focus() { p.focused = true }
 func (p *tryPane) Blur() {
 	p.focused = false
+	p.confirming = false
 	p.stopEditing()
 }
 func (p tryPane) CapturesInput() bool { return p.editing }
@@ -146,7 +148,7 @@ func (p *tryPane) Open(d *serverData, server, tool string) {
 	}
 	p.server, p.toolName, p.tool = server, tool, nil
 	p.spec, _ = d.spec(server)
-	p.result, p.timeline, p.command, p.running = nil, nil, "", false
+	p.result, p.timeline, p.command, p.running, p.confirming = nil, nil, "", false, false
 	p.raw, p.rawErr = false, ""
 	if disc := d.discovery(server); disc != nil {
 		if t, ok := disc.Tool(tool); ok {
@@ -206,7 +208,9 @@ func (p tryPane) Update(msg tea.Msg) (tryPane, tea.Cmd) {
 			p.absorb(ev)
 		}
 		p.renderOut()
-		p.out.GotoBottom()
+		if p.running {
+			p.out.GotoBottom() // follow the attempts as they happen
+		}
 		return p, waitForCallEvents(msg.id, p.eventsCh)
 	case callEventsClosedMsg:
 		return p, nil
@@ -224,11 +228,14 @@ func (p tryPane) Update(msg tea.Msg) (tryPane, tea.Cmd) {
 		p.running, p.attempt = false, 0
 		p.result = msg.res
 		p.renderOut()
-		p.out.SetYOffset(p.outcomeLine)
-		return p, nil
+		p.out.GotoTop()                  // the outcome and the attempts come first
+		return p, resolved(topicTryCall) // "cancelling the call…" is over
 	case copiedMsg:
 		if msg.err != nil {
 			return p, notice(noticeWarn, "copy: %v", msg.err)
+		}
+		if msg.viaTerminal {
+			return p, notice(noticeInfo, "asked the terminal to copy the command (OSC 52); if it did not, it is shown below")
 		}
 		return p, notice(noticeInfo, "copied the crewbench call command")
 	case editorDoneMsg:
@@ -253,24 +260,36 @@ func (p tryPane) updateKeys(k tea.KeyMsg) (tryPane, tea.Cmd) {
 	if p.tool == nil {
 		return p, nil
 	}
+	confirmed := p.confirming && key.Matches(k, t.Run)
+	if p.confirming && !confirmed {
+		p.confirming = false // any other key is a no
+		if key.Matches(k, p.km.Global.Back) {
+			return p, notice(noticeInfo, "not called")
+		}
+	}
 	switch {
 	case key.Matches(k, t.Run):
+		if why := destructiveHint(p.tool); why != "" && !confirmed && !p.running && p.argsOK() {
+			p.confirming = true
+			return p, notice(noticeWarn, "%s may change things (%s): %s calls it anyway, esc does not", p.toolName, why, keyHint(t.Run, "again"))
+		}
+		p.confirming = false
 		return p.run()
 	case key.Matches(k, t.Cancel):
 		if p.running && p.cancel != nil {
 			p.cancel()
-			return p, notice(noticeWarn, "cancelling the call…")
+			return p, noticeAbout(topicTryCall, noticeWarn, "cancelling the call…")
 		}
 	case key.Matches(k, t.Raw):
 		if p.raw {
 			p.syncFromRaw()
 			if p.rawErr != "" {
-				return p, notice(noticeError, "raw JSON: %s", p.rawErr)
+				return p, noticeAbout(topicTryRaw, noticeError, "raw JSON: %s", p.rawErr)
 			}
 			if p.formErr == "" {
 				p.raw = false
 			}
-			return p, nil
+			return p, resolved(topicTryRaw)
 		}
 		args, _ := formArgs(p.fields)
 		p.rawText.SetValue(indentJSON(args))
@@ -286,7 +305,7 @@ func (p tryPane) updateKeys(k tea.KeyMsg) (tryPane, tea.Cmd) {
 		cmd := p.callCommand()
 		p.command = cmd
 		p.renderOut()
-		return p, copyText(p.deps.Clipboard, cmd)
+		return p, copyText(p.deps.Clipboard, p.deps.TerminalCopy, cmd)
 	case key.Matches(k, t.Policy):
 		p.policy = (p.policy + 1) % len(policyChoices)
 		p.refreshPlaceholders()
@@ -304,14 +323,30 @@ func (p tryPane) updateKeys(k tea.KeyMsg) (tryPane, tea.Cmd) {
 	case key.Matches(k, t.Toggle):
 		p.toggle(key.Matches(k, t.ToggleBack))
 	case key.Matches(k, t.Edit):
-		if p.cursor < len(p.fields) && (p.fields[p.cursor].kind == kindBool || p.fields[p.cursor].kind == kindEnum) ||
-			p.cursor-len(p.fields) == setPolicy {
+		if p.onChoice() {
 			p.toggle(false)
 			return p, nil
 		}
 		return p, p.startEditing()
 	}
 	return p, nil
+}
+
+// argsOK reports whether the call's arguments are complete: only then is
+// it worth asking before a destructive call (run says what is missing).
+func (p tryPane) argsOK() bool {
+	_, err := p.args()
+	return err == nil
+}
+
+// onChoice reports whether the cursor is on a row that is chosen rather
+// than typed (a boolean, an enum, the policy).
+func (p tryPane) onChoice() bool {
+	if p.cursor < len(p.fields) {
+		k := p.fields[p.cursor].kind
+		return k == kindBool || k == kindEnum
+	}
+	return p.cursor-len(p.fields) == setPolicy
 }
 
 // run starts the call in the background.
@@ -324,7 +359,7 @@ func (p tryPane) run() (tryPane, tea.Cmd) {
 	}
 	args, err := p.args()
 	if err != nil {
-		return p, notice(noticeError, "arguments: %s", strings.ReplaceAll(err.Error(), "\n", "; "))
+		return p, noticeAbout(topicTryArgs, noticeError, "arguments: %s", strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
 	spec, err := p.callSpec()
 	if err != nil {
@@ -348,6 +383,7 @@ func (p tryPane) run() (tryPane, tea.Cmd) {
 		startCall(ctx, p.deps.Caller, p.deps.Calls, p.callID, spec, p.toolName, args, ch),
 		waitForCallEvents(p.callID, ch),
 		tickCall(p.callID),
+		resolved(topicTryArgs), resolved(topicTryRaw),
 	)
 }
 
@@ -426,6 +462,15 @@ func (p *tryPane) absorb(ev session.Event) {
 // to paste anywhere.
 func (p tryPane) callCommand() string {
 	spec, _ := p.callSpec()
+	if len(p.deps.HiddenEnv) > 0 && len(spec.Env) > 0 {
+		env := make(map[string]string, len(spec.Env))
+		for k, v := range spec.Env {
+			if hv, ok := p.deps.HiddenEnv[k]; !ok || hv != v {
+				env[k] = v
+			}
+		}
+		spec.Env = env
+	}
 	args, _ := p.args()
 	return cmdline.CallLine(p.deps.SelfCommand, spec, p.toolName, args, p.deps.Redactor)
 }
@@ -437,6 +482,12 @@ func (p *tryPane) renderOut() {
 	}
 	st := p.st.Text
 	var b []string
+	r := p.result
+	if r != nil {
+		// A finished call opens on its outcome, then how it got there.
+		b = append(b, p.verdictLines(r)...)
+		b = append(b, "")
+	}
 	b = append(b, p.timeline...)
 	if p.running {
 		line := st.Warning.Render("◌ running ") + st.Muted.Render(fmtDur(p.deps.Now().Sub(p.started)))
@@ -445,16 +496,13 @@ func (p *tryPane) renderOut() {
 		}
 		b = append(b, line)
 	}
-	p.outcomeLine = 0
-	if r := p.result; r != nil {
+	if r != nil {
 		b = append(b, "")
-		// The wrapped line where the verdict starts, so a finished call
-		// opens on its outcome (the attempts are one page up).
-		p.outcomeLine = lipgloss.Height(wrapText(strings.Join(b, "\n"), p.out.Width)) - 1
-		b = append(b, p.outcomeLines(r)...)
+		b = append(b, p.contentLines(r)...)
 	}
 	if p.command != "" {
-		b = append(b, "", st.Heading.Render("As a command")+st.Subtle.Render("  (y copies)"), "$ "+p.command)
+		b = append(b, "", st.Heading.Render("As a command")+st.Subtle.Render("  (y copies)"))
+		b = append(b, commandLines("$ "+p.command, p.out.Width)...)
 	}
 	if len(b) == 0 {
 		b = append(b, st.Muted.Render("r runs the call; the attempts appear here as they happen."))
@@ -474,7 +522,11 @@ func (p tryPane) ShortHelp() []key.Binding {
 	case p.running:
 		return []key.Binding{t.Cancel, l.PageDown}
 	}
-	return []key.Binding{t.Run, l.Up, l.Down, t.Edit, t.Toggle, t.Policy, t.Raw, t.Editor, t.Copy}
+	out := []key.Binding{t.Run, l.Up, l.Down, t.Edit}
+	if p.onChoice() && !p.raw {
+		out = append(out, t.Toggle) // only a choice toggles
+	}
+	return append(out, t.Policy, t.Raw, t.Editor, t.Copy)
 }
 
 func (p tryPane) FullHelp() [][]key.Binding {

@@ -127,7 +127,7 @@ func (p tryPane) formView(f lipgloss.Style, w, h int) string {
 	title := p.st.Pane.Title.Render("Try ") + p.st.Text.Bold.Render(printable(p.tool.Name)) + p.st.Text.Muted.Render(" @ "+p.server)
 	lines := []string{title, p.st.Text.Muted.Render("the LLM calls it ") + fitMiddle(p.tool.LLMName, max(1, iw-17))}
 	if p.raw {
-		lines = append(lines, p.st.Text.Muted.Render("raw JSON arguments (J: back to the form, E: $EDITOR)"))
+		lines = append(lines, p.st.Text.Muted.Render("raw JSON arguments (enter edits, J: back to the form, ctrl+e: $EDITOR)"))
 		if p.formErr != "" {
 			lines[2] = p.st.Text.Warning.Render("the schema cannot be shown as a form: " + p.formErr)
 		}

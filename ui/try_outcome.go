@@ -1,7 +1,11 @@
 package ui
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"crewbench/mcpconn"
 	"crewbench/session"
@@ -13,7 +17,8 @@ import (
 // maxShownResult caps the result text kept for display.
 const maxShownResult = 64 << 10
 
-func (p tryPane) outcomeLines(r *mcpconn.CallResult) []string {
+// verdictLines say how the call ended and what the agent makes of it.
+func (p tryPane) verdictLines(r *mcpconn.CallResult) []string {
 	st := p.st.Text
 	red := p.deps.Redactor
 	var b []string
@@ -26,16 +31,32 @@ func (p tryPane) outcomeLines(r *mcpconn.CallResult) []string {
 	}
 	switch {
 	case r.Failed && r.Raised:
-		b = append(b, st.Danger.Render("the agent sees an exception ("+r.FailureReason+")"))
+		b = append(b, st.Danger.Render("the agent sees an exception"+reasonSuffix(r.FailureReason, "exception")))
 	case r.Failed:
-		b = append(b, st.Danger.Render("the agent sees a tool failure ("+r.FailureReason+")"))
+		b = append(b, st.Danger.Render("the agent sees a tool failure"+reasonSuffix(r.FailureReason, "tool failure")))
 	case r.Outcome != session.OutcomeOK:
 		b = append(b, st.Warning.Render("the agent sees this as an ordinary result (this policy returns errors as text)"))
 	}
 	if r.Error != "" {
 		b = append(b, st.Muted.Render("why: ")+red.RedactString(r.Error))
 	}
-	b = append(b, "", st.Heading.Render("What CrewAI's tool returns to the agent"))
+	return b
+}
+
+// reasonSuffix is " (reason)" unless the reason only repeats what.
+func reasonSuffix(reason, what string) string {
+	if reason == "" || strings.EqualFold(strings.ReplaceAll(reason, "_", " "), what) {
+		return ""
+	}
+	return " (" + reason + ")"
+}
+
+// contentLines are what CrewAI's tool returns to the agent and the
+// content items the server sent.
+func (p tryPane) contentLines(r *mcpconn.CallResult) []string {
+	st := p.st.Text
+	red := p.deps.Redactor
+	b := []string{st.Heading.Render("What CrewAI's tool returns to the agent")}
 	b = append(b, clipText(printable(red.RedactString(r.Text)), maxShownResult))
 	if len(r.Content) > 0 {
 		b = append(b, "", st.Heading.Render(fmt.Sprintf("Content (%s)", pluralize(len(r.Content), "item"))))
@@ -66,6 +87,68 @@ func (p tryPane) outcomeLines(r *mcpconn.CallResult) []string {
 		b = append(b, "", st.Heading.Render("Structured content"), clipText(prettyJSON(r.Structured), maxShownResult))
 	}
 	return b
+}
+
+// destructiveHint says why calling t may change things, from its
+// annotations: destructiveHint true, or readOnlyHint false without a
+// destructiveHint saying otherwise (MCP's default for a tool that writes).
+// "" means nothing says so.
+func destructiveHint(t *mcpconn.Tool) string {
+	if t == nil || len(t.Annotations) == 0 {
+		return ""
+	}
+	var ann struct {
+		Destructive *bool `json:"destructiveHint"`
+		ReadOnly    *bool `json:"readOnlyHint"`
+	}
+	if json.Unmarshal(t.Annotations, &ann) != nil {
+		return ""
+	}
+	switch {
+	case ann.Destructive != nil && *ann.Destructive:
+		return "its annotations say destructiveHint: true"
+	case ann.Destructive == nil && ann.ReadOnly != nil && !*ann.ReadOnly:
+		return "its annotations say readOnlyHint: false"
+	}
+	return ""
+}
+
+// commandLines lays a shell command out in lines of at most w cells,
+// breaking only before a flag outside quotes and ending each broken line
+// with a backslash, so what is shown can be pasted as it is. A single
+// flag longer than w stays whole on its line.
+func commandLines(cmd string, w int) []string {
+	if ansi.StringWidth(cmd) <= w {
+		return []string{cmd}
+	}
+	var parts []string
+	var quote rune
+	start := 0
+	for i, r := range cmd {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			}
+		case r == '\'' || r == '"':
+			quote = r
+		case r == ' ' && strings.HasPrefix(cmd[i:], " --"):
+			parts = append(parts, cmd[start:i])
+			start = i + 1
+		}
+	}
+	parts = append(parts, cmd[start:])
+	var lines []string
+	line := parts[0]
+	for _, part := range parts[1:] {
+		if ansi.StringWidth(line)+1+ansi.StringWidth(part)+2 > w {
+			lines = append(lines, line+" \\")
+			line = "    " + part
+			continue
+		}
+		line += " " + part
+	}
+	return append(lines, line)
 }
 
 func clipText(s string, n int) string {
