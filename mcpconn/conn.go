@@ -134,10 +134,10 @@ func dialOnce(ctx context.Context, spec ServerSpec, o dialOptions) (mcpSession, 
 		if spec.Executable != "" {
 			command = spec.Executable
 		}
-		s.stdio = newStdioTransport(command, spec.Args, env, o.limits.Shutdown, s.stdioHooks())
+		s.stdio = newStdioTransport(command, spec.Args, env, o.limits.Shutdown, o.limits.MaxMessage, s.stdioHooks())
 		inner = s.stdio
 	case TransportHTTP, TransportSSE:
-		s.hc = newHTTPClient(o.limits.Connect)
+		s.hc = newHTTPClient(o.limits.Connect, o.limits.MaxMessage)
 		var err error
 		if spec.Transport == TransportHTTP {
 			opts := []transport.StreamableHTTPCOption{
@@ -172,6 +172,9 @@ func dialOnce(ctx context.Context, spec ServerSpec, o dialOptions) (mcpSession, 
 
 	s.tap = &tap{Interface: inner, spec: spec, faults: o.faults, onFrame: s.emitFrame}
 	s.tap.onClose = func() { _ = inner.Close() }
+	if sse, ok := inner.(*transport.SSE); ok {
+		s.tap.watchStream(sse)
+	}
 	var tr transport.Interface = s.tap
 	if spec.Transport != TransportStdio {
 		tr = httpTap{s.tap}
@@ -235,12 +238,12 @@ func dialOnce(ctx context.Context, spec ServerSpec, o dialOptions) (mcpSession, 
 // the whole request (http.Client.Timeout would cut streamed responses;
 // guide 2.5). Each session gets its own transport so Close can drop its
 // idle connections and their goroutines.
-func newHTTPClient(connect time.Duration) *http.Client {
+func newHTTPClient(connect time.Duration, maxMessage int64) *http.Client {
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	d := &net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}
 	base.DialContext = d.DialContext
 	base.TLSHandshakeTimeout = connect
-	return &http.Client{Transport: statusRecorder{base: base}}
+	return &http.Client{Transport: statusRecorder{base: base, maxMessage: maxMessage}}
 }
 
 // dialFailed classifies a failed connect while the session still knows
@@ -487,6 +490,11 @@ func classify(ctx context.Context, err error, tr, conn *reqTrace) failureInfo {
 		f.Class = session.OutcomeCancelled
 	case errors.As(err, &se):
 		f.Class = session.OutcomeSpawnFailed
+	case tooLargeIn(err, tr, conn) != nil:
+		// Not what CrewAI would see (it has no limit), so both texts say why.
+		f.Class = session.OutcomeProtocol
+		f.Text = tooLargeIn(err, tr, conn).Error()
+		f.Detail = f.Text
 	case errors.Is(err, transport.ErrAuthorizationRequired), errors.Is(err, transport.ErrOAuthAuthorizationRequired):
 		// A 401 on a later request of a session: the status recorded for it
 		// may be missing, and the connection's own (the GET stream's

@@ -31,7 +31,9 @@ type stdioTransport struct {
 	args    []string
 	env     []string
 	grace   time.Duration
-	hooks   stdioHooks
+	// maxMessage bounds one stdout line (one JSON-RPC message).
+	maxMessage int64
+	hooks      stdioHooks
 
 	cmd    *exec.Cmd
 	stdin  *os.File
@@ -41,7 +43,7 @@ type stdioTransport struct {
 	writeMu sync.Mutex
 
 	mu      sync.Mutex
-	pending map[string]chan *transport.JSONRPCResponse
+	pending map[string]chan stdioReply
 
 	notifyMu sync.RWMutex
 	onNotify func(mcp.JSONRPCNotification)
@@ -79,10 +81,17 @@ type stdioHooks struct {
 // dropped (a flood must not turn into one giant event).
 const maxStderrLine = 8 << 10
 
-func newStdioTransport(command string, args, env []string, grace time.Duration, hooks stdioHooks) *stdioTransport {
+// stdioReply is what a pending request gets: its response, or why none
+// can come (a message over the size limit).
+type stdioReply struct {
+	resp *transport.JSONRPCResponse
+	err  error
+}
+
+func newStdioTransport(command string, args, env []string, grace time.Duration, maxMessage int64, hooks stdioHooks) *stdioTransport {
 	return &stdioTransport{
-		command: command, args: args, env: env, grace: grace, hooks: hooks,
-		pending: map[string]chan *transport.JSONRPCResponse{},
+		command: command, args: args, env: env, grace: grace, maxMessage: maxMessage, hooks: hooks,
+		pending: map[string]chan stdioReply{},
 		done:    make(chan struct{}),
 		exited:  make(chan struct{}),
 	}
@@ -168,14 +177,52 @@ func (t *stdioTransport) readStdout() {
 	defer t.readers.Done()
 	defer t.markDone()
 	r := bufio.NewReaderSize(t.stdout, 64<<10)
+	limit := t.maxMessage
+	if limit <= 0 {
+		limit = DefaultMaxMessage
+	}
 	for {
-		line, err := r.ReadBytes('\n')
-		if len(line) > 0 {
+		line, size, err := readLimitedLine(r, limit)
+		if size > limit {
+			t.failPending(&messageTooLargeError{What: "stdout line", Size: size, Exact: err == nil, Limit: limit})
+		} else if len(line) > 0 {
 			t.handleLine(line)
 		}
 		if err != nil {
 			return
 		}
+	}
+}
+
+// readLimitedLine reads one line and its full size; past limit bytes it
+// stops keeping them (and returns no line), so an endless line costs
+// only the reader's buffer.
+func readLimitedLine(r *bufio.Reader, limit int64) ([]byte, int64, error) {
+	var out []byte
+	var size int64
+	for {
+		chunk, err := r.ReadSlice('\n')
+		size += int64(len(chunk))
+		if size <= limit {
+			out = append(out, chunk...)
+		} else {
+			out = nil
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		return out, size, err
+	}
+}
+
+// failPending answers every waiting request with err: an oversized line
+// cannot be matched to its request without reading it whole.
+func (t *stdioTransport) failPending(err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for key, ch := range t.pending {
+		ch <- stdioReply{err: err} // buffered, never blocks
+		delete(t.pending, key)
 	}
 }
 
@@ -232,7 +279,7 @@ func (t *stdioTransport) handleLine(line []byte) {
 		delete(t.pending, key)
 		t.mu.Unlock()
 		if ch != nil {
-			ch <- &resp // buffered, never blocks
+			ch <- stdioReply{resp: &resp} // buffered, never blocks
 		}
 	}
 }
@@ -349,7 +396,7 @@ func (t *stdioTransport) SendRequest(ctx context.Context, req transport.JSONRPCR
 		return nil, fmt.Errorf("marshal request: %w", err)
 	}
 	key := req.ID.String()
-	ch := make(chan *transport.JSONRPCResponse, 1)
+	ch := make(chan stdioReply, 1)
 	t.mu.Lock()
 	t.pending[key] = ch
 	t.mu.Unlock()
@@ -363,12 +410,12 @@ func (t *stdioTransport) SendRequest(ctx context.Context, req transport.JSONRPCR
 		return nil, err
 	}
 	select {
-	case resp := <-ch:
-		return resp, nil
+	case r := <-ch:
+		return r.resp, r.err
 	case <-t.done:
 		select { // a response may have arrived just before EOF
-		case resp := <-ch:
-			return resp, nil
+		case r := <-ch:
+			return r.resp, r.err
 		default:
 		}
 		forget()
