@@ -202,6 +202,7 @@ func dialOnce(ctx context.Context, spec ServerSpec, o dialOptions) (mcpSession, 
 			return nil, s.dialFailed(ctx, "start", err, nil)
 		}
 	case <-ctx.Done():
+		s.expire()
 		s.Close()
 		<-startErr
 		return nil, s.dialFailed(ctx, "start", ctx.Err(), nil)
@@ -447,8 +448,20 @@ type failureInfo struct {
 	Timeout bool
 }
 
+// expire shortens the shutdown of a server that missed a deadline.
+func (s *mcpgoSession) expire() {
+	if s.stdio != nil {
+		s.stdio.expired.Store(true)
+	}
+}
+
 func (s *mcpgoSession) failure(ctx context.Context, err error, tr *reqTrace) failureInfo {
 	f := classify(ctx, err, tr, s.conn)
+	if f.Class == session.OutcomeTimeout || f.Class == session.OutcomeCancelled {
+		// Whoever closes the session next should not wait out the full
+		// grace period on a server that has shown it does not answer.
+		s.expire()
+	}
 	if s.stdio != nil {
 		if n, last := s.stdio.garbageSeen(); n > 0 && (f.Class == session.OutcomeTimeout || f.Class == session.OutcomeTransportClosed) {
 			f.Class = session.OutcomeProtocol

@@ -169,3 +169,23 @@ func TestSSEStreamClosedMidEvent(t *testing.T) {
 		t.Errorf("outcome %q (%s), want transport_closed", r.Outcome, r.Error)
 	}
 }
+
+// A server that misses its connect deadline and ignores stdin closing is
+// not given the full shutdown grace: the call ends within 1 s of the
+// deadline (it took connect + 2 × grace).
+func TestConnectTimeoutEndsNearDeadline(t *testing.T) {
+	spec := fixtureSpec(t, "hang-init", "--ignore-eof")
+	spec.Timeouts.Connect = 500 * time.Millisecond
+	spec.Timeouts.Shutdown = 2 * time.Second
+	em, col := recorder()
+	start := time.Now()
+	r := Call(context.Background(), spec, "anything", nil, Options{Emitter: em})
+	took := time.Since(start)
+	if r.Outcome != session.OutcomeTimeout {
+		t.Errorf("outcome %q: %s", r.Outcome, r.Error)
+	}
+	if took > 1500*time.Millisecond {
+		t.Errorf("took %s for a 500ms connect timeout", took)
+	}
+	assertGone(t, spawnedPids(col))
+}

@@ -58,9 +58,12 @@ type stdioTransport struct {
 	readers  sync.WaitGroup
 
 	closeOnce sync.Once
-	tailMu    sync.Mutex
-	tail      []string // the last few stderr lines, for error messages
-	garbage   atomic.Int64
+	// expired marks a server that missed a deadline: Close does not give
+	// it the full grace period, so the command ends near its deadline.
+	expired atomic.Bool
+	tailMu  sync.Mutex
+	tail    []string // the last few stderr lines, for error messages
+	garbage atomic.Int64
 	// lastGarbage is the first bytes of the latest non-JSON-RPC stdout line.
 	lastGarbage atomic.Value
 }
@@ -473,18 +476,22 @@ func (t *stdioTransport) Close() error {
 		// before the leader's exit reparents them.
 		t.escapees.scan()
 		defer t.escapees.stop()
+		grace := t.grace
+		if t.expired.Load() {
+			grace = min(grace, expiredGrace)
+		}
 		// Not under writeMu: a write blocked on a server that stopped
 		// reading stdin must not block Close; closing unblocks it.
 		_ = t.stdin.Close()
-		if !waitClosed(t.exited, t.grace) {
+		if !waitClosed(t.exited, grace) {
 			terminateGroup(t.cmd)
-			if !waitClosed(t.exited, t.grace) {
+			if !waitClosed(t.exited, grace) {
 				killGroup(t.cmd)
 				waitClosed(t.exited, 2*time.Second)
 			}
 		}
-		reapGroup(t.cmd, t.grace)
-		if left := t.escapees.reap(t.grace); len(left) > 0 && t.hooks.unreaped != nil {
+		reapGroup(t.cmd, grace)
+		if left := t.escapees.reap(grace); len(left) > 0 && t.hooks.unreaped != nil {
 			t.hooks.unreaped(left)
 		}
 		t.markDone()
@@ -498,6 +505,10 @@ func (t *stdioTransport) Close() error {
 	})
 	return nil
 }
+
+// expiredGrace is the grace period, instead of the configured one, for a
+// server that already missed a deadline (it has shown it does not answer).
+const expiredGrace = 250 * time.Millisecond
 
 func waitClosed(ch <-chan struct{}, d time.Duration) bool {
 	timer := time.NewTimer(d)
