@@ -169,7 +169,7 @@ func (t *tap) recordResponse(tr *reqTrace, method string, resp *transport.JSONRP
 	}
 	t.report(frame{Out: false, Method: method, ID: resp.ID.String(), Size: len(body), Body: body})
 	tr.set(func(r *reqTrace) {
-		r.raw = append(json.RawMessage(nil), resp.Result...)
+		r.raw = resp.Result // not copied: nothing writes to it, and it may be the whole message
 		r.rpcErr = resp.Error
 	})
 }

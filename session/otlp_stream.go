@@ -118,7 +118,6 @@ func openBelow(n *Node) bool {
 type OTLPJSONWriter struct {
 	w     *bufio.Writer
 	opts  ExportOptions
-	n     int
 	begun bool
 	err   error
 }
@@ -127,9 +126,6 @@ type OTLPJSONWriter struct {
 func NewOTLPJSONWriter(w io.Writer, opts ExportOptions) *OTLPJSONWriter {
 	return &OTLPJSONWriter{w: bufio.NewWriterSize(w, 64<<10), opts: opts}
 }
-
-// Spans is how many spans were written.
-func (j *OTLPJSONWriter) Spans() int { return j.n }
 
 // Write appends spans to the document.
 func (j *OTLPJSONWriter) Write(spans []*tracepb.Span) error {
@@ -149,7 +145,6 @@ func (j *OTLPJSONWriter) Write(spans []*tracepb.Span) error {
 		if b, j.err = marshalOTLPJSON(sp); j.err == nil {
 			_, j.err = j.w.Write(b)
 		}
-		j.n++
 	}
 	return j.err
 }
