@@ -503,10 +503,13 @@ func classify(ctx context.Context, err error, tr, conn *reqTrace) failureInfo {
 		f.Class = session.OutcomeCancelled
 	case errors.As(err, &se):
 		f.Class = session.OutcomeSpawnFailed
-	case tooLargeIn(err, tr, conn) != nil:
-		// Not what CrewAI would see (it has no limit), so both texts say why.
+	case tooLargeIn(err, tr) != nil:
+		// Not what CrewAI would see (it has no limit), so both texts say
+		// why. Not the connection's trace: an oversized notification on a
+		// listening stream says nothing about this request (a lost legacy
+		// SSE stream fails requests with the size error itself).
 		f.Class = session.OutcomeProtocol
-		f.Text = tooLargeIn(err, tr, conn).Error()
+		f.Text = tooLargeIn(err, tr).Error()
 		f.Detail = f.Text
 	case errors.Is(err, transport.ErrAuthorizationRequired), errors.Is(err, transport.ErrOAuthAuthorizationRequired):
 		// A 401 on a later request of a session: the status recorded for it

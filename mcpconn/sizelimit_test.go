@@ -66,8 +66,8 @@ func TestMessageSizeLimitKeepsWhatFits(t *testing.T) {
 }
 
 // An endless stdout line costs the reader's buffer, not its length: 64 MiB
-// over a 1 MiB limit allocates a few MiB at most (it took over 128 MiB
-// when the line was read whole).
+// over a 1 MiB limit allocates a few MiB (8 here, 24 under -race; reading
+// the line whole took over 128 MiB).
 func TestOversizedLineMemory(t *testing.T) {
 	spec := fixtureSpec(t, "huge", "--size", "64MiB")
 	spec.Timeouts.MaxMessage = 1 << 20
@@ -78,7 +78,7 @@ func TestOversizedLineMemory(t *testing.T) {
 	if r.Outcome != session.OutcomeProtocol {
 		t.Fatalf("outcome %q: %s", r.Outcome, r.Error)
 	}
-	if used > 16<<20 {
+	if used > 32<<20 {
 		t.Errorf("allocated %d MiB for a 64 MiB line over a 1 MiB limit", used>>20)
 	}
 }
