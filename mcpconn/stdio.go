@@ -58,6 +58,8 @@ type stdioTransport struct {
 	readers  sync.WaitGroup
 
 	closeOnce sync.Once
+	startMu   sync.Mutex // orders Start's spawn against Close
+	closing   bool       // Close has begun; guarded by startMu
 	// expired marks a server that missed a deadline: Close does not give
 	// it the full grace period, so the command ends near its deadline.
 	expired atomic.Bool
@@ -110,6 +112,13 @@ func (e *spawnError) Unwrap() error { return e.err }
 // Start spawns the process. The context is not used to bound the child's
 // life: only Close ends it (mcp-go gotcha 3).
 func (t *stdioTransport) Start(context.Context) error {
+	// Close may run while Start does (a connect deadline passing): it
+	// waits for the spawn, or Start sees the close and spawns nothing.
+	t.startMu.Lock()
+	defer t.startMu.Unlock()
+	if t.closing {
+		return transport.ErrTransportClosed
+	}
 	if t.cmd != nil {
 		return nil
 	}
@@ -469,6 +478,9 @@ func (t *stdioTransport) GetSessionId() string { return "" }
 // within about 3×grace + 4 s.
 func (t *stdioTransport) Close() error {
 	t.closeOnce.Do(func() {
+		t.startMu.Lock()
+		t.closing = true
+		t.startMu.Unlock()
 		if t.cmd == nil {
 			return
 		}
