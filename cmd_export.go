@@ -3,7 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -88,7 +90,10 @@ func runExport(cmd *cobra.Command, o *exportOpts, path string) error {
 		}
 		client = &session.OTLPClient{Endpoint: target, Headers: headers, Timeout: o.timeout}
 	}
-	f, err := session.ReadFile(path, session.ReadOptions{Lenient: o.lenient})
+	// Two streaming passes (check and harvest secrets, then spans), so a
+	// session of any size exports in the memory of its open scopes.
+	x, err := session.OpenExport(path, session.ReadOptions{Lenient: o.lenient},
+		session.ExportOptions{IncludeContent: o.content, ServiceName: o.service, ServiceVersion: buildVersion()})
 	if err != nil {
 		var le *session.LineError
 		if errors.As(err, &le) {
@@ -97,58 +102,93 @@ func runExport(cmd *cobra.Command, o *exportOpts, path string) error {
 		return err
 	}
 	stderr := cmd.ErrOrStderr()
-	for _, w := range f.Warnings {
+	for _, w := range x.Warnings {
 		fmt.Fprintf(stderr, "crewbench: warning: %s: %s\n", path, w)
 	}
-	opts := session.ExportOptions{IncludeContent: o.content, ServiceName: o.service, ServiceVersion: f.Header.Version,
-		Project: f.Header.Project, Redactor: session.RedactorFor(f.Events)}
-	if opts.ServiceVersion == "" {
-		opts.ServiceVersion = buildVersion()
+	out, err := openOTLPJSONOut(cmd, o.jsonOut)
+	if err != nil {
+		return err
 	}
-	td := session.BuildTraces(f.Events, opts)
-	spans, traces := countSpans(td)
-	if spans == 0 {
-		return fmt.Errorf("%s has no scopes to export (%d events, none of them a crew, task, LLM call, tool call or MCP call)", path, len(f.Events))
+	var jw *session.OTLPJSONWriter
+	if out != nil {
+		jw = session.NewOTLPJSONWriter(out, x.Opts)
 	}
-	what := fmt.Sprintf("%s (%s)", countNoun(spans, "span", "spans"), countNoun(traces, "trace", "traces"))
-	if o.jsonOut != "" {
-		b, err := session.MarshalOTLPJSON(td)
-		if err != nil {
-			return err
-		}
-		if o.jsonOut == "-" {
-			if _, err := cmd.OutOrStdout().Write(b); err != nil {
-				return fmt.Errorf("writing OTLP JSON: %w", err)
-			}
-		} else {
-			if err := os.WriteFile(o.jsonOut, b, 0o600); err != nil {
+	spans, traces, err := x.Spans(func(batch []*tracepb.Span) error {
+		if jw != nil {
+			if err := jw.Write(batch); err != nil {
 				return fmt.Errorf("write OTLP JSON: %w", err)
 			}
-			fmt.Fprintf(stderr, "wrote %s to %s\n", what, o.jsonOut)
+		}
+		if client != nil {
+			if err := client.Export(cmd.Context(), session.WrapSpans(batch, x.Opts)); err != nil {
+				if errors.Is(err, syscall.ECONNREFUSED) {
+					return fmt.Errorf("%w (is a collector listening there?)", err)
+				}
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil && spans == 0 {
+		err = fmt.Errorf("%s has no scopes to export (%d events, none of them a crew, task, LLM call, tool call or MCP call)", path, x.Events)
+	}
+	if err == nil && jw != nil {
+		err = jw.Close()
+	}
+	if out != nil {
+		if cerr := out.finish(err == nil); err == nil {
+			err = cerr
 		}
 	}
+	if err != nil {
+		return err
+	}
+	what := fmt.Sprintf("%s (%s)", countNoun(spans, "span", "spans"), countNoun(traces, "trace", "traces"))
+	if o.jsonOut != "" && o.jsonOut != "-" {
+		fmt.Fprintf(stderr, "wrote %s to %s\n", what, o.jsonOut)
+	}
 	if client != nil {
-		if err := client.Export(cmd.Context(), td); err != nil {
-			if errors.Is(err, syscall.ECONNREFUSED) {
-				return fmt.Errorf("%w (is a collector listening there?)", err)
-			}
-			return err
-		}
 		fmt.Fprintf(stderr, "sent %s to %s\n", what, session.RedactURL(client.Endpoint))
 	}
 	return nil
 }
 
-// countSpans counts spans and distinct trace ids.
-func countSpans(td *tracepb.TracesData) (spans, traces int) {
-	ids := map[string]bool{}
-	for _, rs := range td.GetResourceSpans() {
-		for _, ss := range rs.GetScopeSpans() {
-			for _, sp := range ss.GetSpans() {
-				spans++
-				ids[string(sp.GetTraceId())] = true
-			}
-		}
+// otlpJSONOut is where --otlp-json goes: stdout, or a temporary file next
+// to OUT that becomes OUT only once the export succeeded.
+type otlpJSONOut struct {
+	io.Writer
+	tmp  *os.File
+	dest string
+}
+
+func openOTLPJSONOut(cmd *cobra.Command, dest string) (*otlpJSONOut, error) {
+	switch dest {
+	case "":
+		return nil, nil
+	case "-":
+		return &otlpJSONOut{Writer: cmd.OutOrStdout()}, nil
 	}
-	return spans, len(ids)
+	tmp, err := os.CreateTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".*")
+	if err != nil {
+		return nil, fmt.Errorf("write OTLP JSON: %w", err)
+	}
+	return &otlpJSONOut{Writer: tmp, tmp: tmp, dest: dest}, nil
+}
+
+// finish puts the file in place when ok, else removes it.
+func (o *otlpJSONOut) finish(ok bool) error {
+	if o.tmp == nil {
+		return nil
+	}
+	err := o.tmp.Close()
+	if ok && err == nil {
+		err = os.Rename(o.tmp.Name(), o.dest)
+	}
+	if !ok || err != nil {
+		_ = os.Remove(o.tmp.Name())
+	}
+	if err != nil {
+		return fmt.Errorf("write OTLP JSON: %w", err)
+	}
+	return nil
 }

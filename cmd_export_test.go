@@ -311,3 +311,17 @@ func TestExportFileNeverHoldsSecrets(t *testing.T) {
 		}
 	}
 }
+
+// countSpans counts spans and distinct trace ids.
+func countSpans(td *tracepb.TracesData) (spans, traces int) {
+	ids := map[string]bool{}
+	for _, rs := range td.GetResourceSpans() {
+		for _, ss := range rs.GetScopeSpans() {
+			for _, sp := range ss.GetSpans() {
+				spans++
+				ids[string(sp.GetTraceId())] = true
+			}
+		}
+	}
+	return spans, len(ids)
+}

@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -65,7 +65,7 @@ Exit codes:
   0    the crew finished and no tool call failed
   1    the run failed (setup error, LLM error, a "raise" tool failure, …)
   3    the crew finished, but tool calls failed (listed at the end)
-  130  interrupted`,
+  130  interrupted (143 on SIGTERM)`,
 		Example: `  crewbench run --demo
   crewbench run ./my_crew --input topic=AI --input year=2026
   crewbench run --demo --llm openai/gpt-4o-mini   # with OPENAI_API_KEY / OPENAI_BASE_URL
@@ -147,9 +147,11 @@ func runRun(cmd *cobra.Command, o *runOpts, args []string) error {
 	}
 	// The printer's summary block already lists tool failures loudly.
 	if runErr != nil {
-		if errors.Is(runErr, context.Canceled) && cmd.Context().Err() != nil {
+		// Whatever the interrupted step reported (often a tool's transport
+		// error), an ended context means the user stopped the run.
+		if cmd.Context().Err() != nil {
 			fmt.Fprintln(stderr, "Run cancelled.")
-			return silentExit{code: runExitInterrupted}
+			return silentExit{code: interruptedExitCode(cmd.Context())}
 		}
 		return exitCode(runExitFailed, fmt.Errorf("the crew failed: %w", runErr))
 	}
@@ -160,6 +162,20 @@ func runRun(cmd *cobra.Command, o *runOpts, args []string) error {
 		return silentExit{code: runExitToolFailure}
 	}
 	return nil
+}
+
+// interruptedExitCode is the shell's 128+signal for the signal that ended
+// ctx (os/signal's cause names it): 143 for SIGTERM, 129 for SIGHUP, else
+// 130, as for Ctrl+C.
+func interruptedExitCode(ctx context.Context) int {
+	if cause := context.Cause(ctx); cause != nil {
+		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP} {
+			if strings.HasPrefix(cause.Error(), sig.String()+" ") {
+				return 128 + int(sig)
+			}
+		}
+	}
+	return runExitInterrupted
 }
 
 // runParseInputs reads --input key=value flags.

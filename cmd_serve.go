@@ -339,6 +339,10 @@ func (pub *crewPublisher) handle(ctx context.Context, args map[string]any, progr
 	verdict := "ok"
 	var res serve.Result
 	switch {
+	case runErr != nil && ctx.Err() != nil:
+		// Stopped (the server shutting down, the client gone), not failed.
+		verdict = "cancelled"
+		res = serveError(red.RedactString("cancelled: " + context.Cause(ctx).Error() + " (the crew stopped at: " + runErr.Error() + ")"))
 	case runErr != nil:
 		verdict = "failed: " + firstLineMarked(runErr.Error())
 		res = serveError(red.RedactString("the crew failed: " + runErr.Error()))
@@ -349,7 +353,11 @@ func (pub *crewPublisher) handle(ctx context.Context, args map[string]any, progr
 			res.Text = append(res.Text, red.RedactString(s))
 		}
 	}
-	res.Structured = pub.structured(out, runErr, recorded, red)
+	st := pub.structured(out, runErr, recorded, red)
+	if verdict == "cancelled" {
+		st["status"] = session.OutcomeCancelled
+	}
+	res.Structured = st
 	line := fmt.Sprintf("%s %s → %s in %s", pub.tool.Name, red.RedactString(marshalText(inputs)), verdict,
 		time.Since(start).Round(time.Millisecond))
 	if recorded != "" {

@@ -145,12 +145,18 @@ func TestServeMissingInput(t *testing.T) {
 
 // Over streamable HTTP: the URL goes to stderr, a client calls the crew,
 // and cancelling the command's context stops it cleanly.
-func TestServeOverHTTP(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+// startServeHTTP runs `serve --demo --http` under ctx and returns its URL,
+// its exit code channel and its stderr so far.
+func startServeHTTP(t *testing.T, ctx context.Context, project ...string) (string, <-chan int, func() string) {
+	t.Helper()
 	pr, pw := io.Pipe()
 	var stderr bytes.Buffer
 	var mu sync.Mutex
+	read := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return stderr.String()
+	}
 	urls := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(pr)
@@ -166,17 +172,28 @@ func TestServeOverHTTP(t *testing.T) {
 	}()
 	done := make(chan int, 1)
 	go func() {
-		done <- execute(ctx, []string{"serve", "--demo", "--http", "127.0.0.1:0", "--no-record", "--token", "t0ken-for-the-test"}, strings.NewReader(""), io.Discard, pw)
+		args := []string{"serve", "--http", "127.0.0.1:0", "--no-record", "--token", "t0ken-for-the-test"}
+		if len(project) == 0 {
+			project = []string{"--demo"}
+		}
+		done <- execute(ctx, append(args, project...), strings.NewReader(""), io.Discard, pw)
 		pw.Close()
 	}()
-	var url string
 	select {
-	case url = <-urls:
+	case url := <-urls:
+		return url, done, read
 	case code := <-done:
-		t.Fatalf("serve exited %d:\n%s", code, stderr.String())
+		t.Fatalf("serve exited %d:\n%s", code, read())
 	case <-time.After(30 * time.Second):
 		t.Fatal("no listening URL")
 	}
+	return "", nil, nil
+}
+
+func TestServeOverHTTP(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	url, done, stderr := startServeHTTP(t, ctx)
 	spec := mcpconn.ServerSpec{Name: "crew", Transport: mcpconn.TransportHTTP, URL: url, Policy: mcpconn.PolicySession,
 		Headers: map[string]string{"Authorization": "Bearer t0ken-for-the-test"}, Timeouts: mcpconn.Timeouts{Call: 2 * time.Minute}}
 	r := mcpconn.Call(ctx, spec, "weekend_weather_brief", map[string]any{"city": "Porto"}, mcpconn.Options{})
@@ -187,17 +204,60 @@ func TestServeOverHTTP(t *testing.T) {
 	select {
 	case code := <-done:
 		if code != 0 {
-			mu.Lock()
-			t.Errorf("serve exited %d:\n%s", code, stderr.String())
-			mu.Unlock()
+			t.Errorf("serve exited %d:\n%s", code, stderr())
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("serve did not stop after its context ended")
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if !strings.Contains(stderr.String(), `weekend_weather_brief {"city":"Porto"} → ok with 1 tool failure(s)`) {
-		t.Errorf("the per-call log line is missing:\n%s", stderr.String())
+	if !strings.Contains(stderr(), `weekend_weather_brief {"city":"Porto"} → ok with 1 tool failure(s)`) {
+		t.Errorf("the per-call log line is missing:\n%s", stderr())
+	}
+}
+
+// A call still running when serve stops (Ctrl+C) gets an isError answer
+// saying cancelled, not an empty HTTP 200.
+func TestServeCancelledCallAnswers(t *testing.T) {
+	// The first task answers at once, the second waits for ever.
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"crew.jsonc": `{"name": "Two Steps", "agents": ["a"], "tasks": [
+			{"name": "quick", "description": "About {city}", "expected_output": "e", "agent": "a"},
+			{"name": "stuck", "description": "More", "expected_output": "e", "agent": "a"}]}`,
+		"agents/a.jsonc": `{"role": "R", "goal": "G", "backstory": "B"}`,
+		"script.yaml": "conversations:\n  - task: quick\n    replies: [\"Final Answer: done\"]\n" +
+			"  - task: stuck\n    replies: [{content: \"Final Answer: late\", delay: 10m}]\n",
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	serveCtx, stopServe := context.WithCancel(context.Background())
+	defer stopServe()
+	url, done, stderr := startServeHTTP(t, serveCtx, dir, "--llm", "scripted:"+filepath.Join(dir, "script.yaml"))
+	spec := mcpconn.ServerSpec{Name: "crew", Transport: mcpconn.TransportHTTP, URL: url, Policy: mcpconn.PolicySession,
+		Headers: map[string]string{"Authorization": "Bearer t0ken-for-the-test"}, Timeouts: mcpconn.Timeouts{Call: 2 * time.Minute}}
+	var once sync.Once
+	// The first progress notification says the crew is running.
+	em := session.NewEmitter(session.SinkFunc(func(ev session.Event) {
+		if ev.Kind == session.MCPNotification {
+			once.Do(stopServe)
+		}
+	}))
+	r := mcpconn.Call(context.Background(), spec, "two_steps", map[string]any{"city": "Porto"}, mcpconn.Options{Emitter: em})
+	if r.Outcome != session.OutcomeIsError || !strings.Contains(r.Text, "cancelled: the server is shutting down") {
+		t.Errorf("call cancelled by serve stopping: outcome %q, text %q, error %q", r.Outcome, r.Text, r.Error)
+	}
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop after its context ended")
+	}
+	if !strings.Contains(stderr(), `two_steps {"city":"Porto"} → cancelled`) {
+		t.Errorf("the per-call log line does not say cancelled:\n%s", stderr())
 	}
 }
 

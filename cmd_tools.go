@@ -15,6 +15,7 @@ import (
 	"crewbench/mcpconn"
 	"crewbench/mcpconn/filter"
 	"crewbench/names"
+	"crewbench/session"
 )
 
 // ---- crewbench tools -------------------------------------------------------------
@@ -113,7 +114,9 @@ func runTools(cmd *cobra.Command, o *toolsOpts, args []string) error {
 			defer wg.Done()
 			d, err := mcpconn.Discover(ctx, s, mcpconn.Options{})
 			reports[i], errs[i] = toolsReport{Discovery: d, Cautions: toolCautions(d)}, err
-			if err != nil && s.Transport == mcpconn.TransportHTTP {
+			// A server that timed out would only time the probe out too,
+			// past the deadline the user set.
+			if err != nil && s.Transport == mcpconn.TransportHTTP && d.Outcome != session.OutcomeTimeout && ctx.Err() == nil {
 				h := mcpconn.ProbeHTTP(ctx, s.URL, s.Headers, healthProbeTimeout)
 				reports[i].Health = &h
 			}

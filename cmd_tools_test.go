@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -169,4 +170,45 @@ func npmBin(t *testing.T, name string) string {
 		t.Skipf("%s not installed (run scripts/test.sh): %v", name, err)
 	}
 	return bin
+}
+
+// A URL that accepts connections and never answers fails tools at its
+// connect deadline, not 5 s later after a health probe that would only
+// hang too.
+func TestToolsHangingURLEndsAtItsDeadline(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		var held []net.Conn
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ".mcp.json"), []byte(`{"mcpServers": {"hang": {"type": "http", "url": "http://`+ln.Addr().String()+`/mcp"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "crewbench.yaml"), []byte("servers:\n  hang:\n    timeouts: {connect: 1s, discovery: 1s, attempts: 1}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	code, stdout, stderr := run(t, "tools", "--project", dir)
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("took %s for a 1 s connect timeout", took)
+	}
+	if code == 0 || !strings.Contains(stdout, "timed out after 1 seconds") {
+		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+	}
 }

@@ -54,6 +54,17 @@ type ToolExecutionFailedError struct {
 	Message  string
 }
 
+// failedOutcome is the outcome of a task or crew that ended with an error:
+// "cancelled" when the caller's context ended (Ctrl+C, SIGTERM, a serve
+// client going away), whatever error the interrupted step then reported,
+// else "failed".
+func failedOutcome(ctx context.Context) string {
+	if ctx.Err() != nil {
+		return session.OutcomeCancelled
+	}
+	return "failed"
+}
+
 func (e *ToolExecutionFailedError) Error() string {
 	if e.Task == "" {
 		return fmt.Sprintf("Tool '%s' failed: %s", e.ToolName, e.Message)
@@ -132,7 +143,7 @@ func Kickoff(ctx context.Context, c *Crew, inputs map[string]any, opts Options) 
 	start := rs.em.Now()
 	out, err := rs.kickoff(ctx, merged)
 	if err != nil {
-		rs.emit(session.Event{Kind: session.CrewKickoffFailed, Span: rs.span, Outcome: "failed", Error: err.Error(),
+		rs.emit(session.Event{Kind: session.CrewKickoffFailed, Span: rs.span, Outcome: failedOutcome(ctx), Error: err.Error(),
 			Duration: rs.em.Now().Sub(start), Data: map[string]any{"crew_name": c.Name, "error": err.Error()}})
 		return out, err
 	}
@@ -382,7 +393,7 @@ func (rs *runState) runTask(ctx context.Context, t *Task, manager *Agent, prior 
 	if err != nil {
 		ev := base
 		ev.Kind, ev.Span, ev.Parent = session.TaskFailed, tr.span, rs.span
-		ev.Outcome, ev.Error, ev.Duration = "failed", err.Error(), rs.em.Now().Sub(start)
+		ev.Outcome, ev.Error, ev.Duration = failedOutcome(ctx), err.Error(), rs.em.Now().Sub(start)
 		ev.Data = map[string]any{"error": err.Error(), "task": taskData(tr), "tool_failures": failures}
 		rs.emit(ev)
 		// A failed task still reports the failures it recorded.

@@ -170,14 +170,14 @@ func dialOnce(ctx context.Context, spec ServerSpec, o dialOptions) (mcpSession, 
 	switch spec.Transport {
 	case TransportStdio:
 		env := EnvList(StdioEnvironment(spec, nil))
-		s.stdio = newStdioTransport(stdioProgram(spec), spec.Args, env, o.limits.Shutdown, s.stdioHooks())
+		s.stdio = newStdioTransport(stdioProgram(spec), spec.Args, env, o.limits.Shutdown, o.limits.MaxMessage, s.stdioHooks())
 		inner = s.stdio
 	case TransportHTTP, TransportSSE:
 		var auth func(http.RoundTripper) http.RoundTripper
 		if o.auth != nil && EffectivePolicy(spec) == PolicySession {
 			auth = func(base http.RoundTripper) http.RoundTripper { return o.auth.Transport(stripFragment(spec.URL), base) }
 		}
-		s.hc = newHTTPClient(o.limits.Connect, auth)
+		s.hc = newHTTPClient(o.limits.Connect, o.limits.MaxMessage, auth)
 		var err error
 		if spec.Transport == TransportHTTP {
 			opts := []transport.StreamableHTTPCOption{
@@ -212,6 +212,9 @@ func dialOnce(ctx context.Context, spec ServerSpec, o dialOptions) (mcpSession, 
 
 	s.tap = &tap{Interface: inner, spec: spec, faults: o.faults, onFrame: s.emitFrame}
 	s.tap.onClose = func() { _ = inner.Close() }
+	if sse, ok := inner.(*transport.SSE); ok {
+		s.tap.watchStream(sse)
+	}
 	var tr transport.Interface = s.tap
 	if spec.Transport != TransportStdio {
 		tr = httpTap{s.tap}
@@ -239,6 +242,7 @@ func dialOnce(ctx context.Context, spec ServerSpec, o dialOptions) (mcpSession, 
 			return nil, s.dialFailed(ctx, "start", err, nil)
 		}
 	case <-ctx.Done():
+		s.expire()
 		s.Close()
 		<-startErr
 		return nil, s.dialFailed(ctx, "start", ctx.Err(), nil)
@@ -279,7 +283,7 @@ func dialOnce(ctx context.Context, spec ServerSpec, o dialOptions) (mcpSession, 
 // idle connections and their goroutines. auth, when set, wraps the
 // transport inside the status recorder, so a 401 it recovers from is not
 // recorded.
-func newHTTPClient(connect time.Duration, auth func(http.RoundTripper) http.RoundTripper) *http.Client {
+func newHTTPClient(connect time.Duration, maxMessage int64, auth func(http.RoundTripper) http.RoundTripper) *http.Client {
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	d := &net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}
 	base.DialContext = d.DialContext
@@ -288,7 +292,7 @@ func newHTTPClient(connect time.Duration, auth func(http.RoundTripper) http.Roun
 	if auth != nil {
 		rt = idleCloser{RoundTripper: auth(base), base: base}
 	}
-	return &http.Client{Transport: statusRecorder{base: rt}}
+	return &http.Client{Transport: statusRecorder{base: rt, maxMessage: maxMessage}}
 }
 
 // idleCloser keeps CloseIdleConnections reaching the base transport
@@ -527,8 +531,20 @@ type failureInfo struct {
 	Timeout bool
 }
 
+// expire shortens the shutdown of a server that missed a deadline.
+func (s *mcpgoSession) expire() {
+	if s.stdio != nil {
+		s.stdio.expired.Store(true)
+	}
+}
+
 func (s *mcpgoSession) failure(ctx context.Context, err error, tr *reqTrace) failureInfo {
 	f := classify(ctx, err, tr, s.conn)
+	if f.Class == session.OutcomeTimeout || f.Class == session.OutcomeCancelled {
+		// Whoever closes the session next should not wait out the full
+		// grace period on a server that has shown it does not answer.
+		s.expire()
+	}
 	if s.stdio != nil {
 		if n, last := s.stdio.garbageSeen(); n > 0 && (f.Class == session.OutcomeTimeout || f.Class == session.OutcomeTransportClosed) {
 			f.Class = session.OutcomeProtocol
@@ -571,6 +587,14 @@ func classify(ctx context.Context, err error, tr, conn *reqTrace) failureInfo {
 	case errors.As(err, &se):
 		f.Class = session.OutcomeSpawnFailed
 		f.Detail = spawnDetail(err)
+	case tooLargeIn(err, tr) != nil:
+		// Not what CrewAI would see (it has no limit), so both texts say
+		// why. Not the connection's trace: an oversized notification on a
+		// listening stream says nothing about this request (a lost legacy
+		// SSE stream fails requests with the size error itself).
+		f.Class = session.OutcomeProtocol
+		f.Text = tooLargeIn(err, tr).Error()
+		f.Detail = f.Text
 	case errors.Is(err, transport.ErrAuthorizationRequired), errors.Is(err, transport.ErrOAuthAuthorizationRequired):
 		// A 401 on a later request of a session: the status recorded for it
 		// may be missing, and the connection's own (the GET stream's

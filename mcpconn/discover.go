@@ -348,7 +348,7 @@ func (d *Discovery) list(ctx context.Context, spec ServerSpec, opts Options, spa
 	for attempt := 1; attempt <= l.Attempts; attempt++ {
 		a := Attempt{N: attempt, Start: time.Now()}
 		actx, acancel := withLimit(ctx, l.Discovery)
-		pages, err = listAll(actx, s)
+		pages, err = listAll(actx, s, l.MaxTools)
 		a.Duration = time.Since(a.Start)
 		if err == nil {
 			acancel()
@@ -408,7 +408,7 @@ func (d *Discovery) listHTTPS(ctx context.Context, spec ServerSpec, opts Options
 			// 5 s), whatever initialize took, all inside the attempt's cap.
 			lctx, lcancel := withLimit(actx, l.Discovery-l.Connect)
 			defer lcancel()
-			pages, err := listAll(lctx, s)
+			pages, err := listAll(lctx, s, l.MaxTools)
 			if err != nil {
 				return nil, ServerInfo{}, s.failure(lctx, err, traceFrom(lctx)), err
 			}
@@ -452,14 +452,24 @@ func (d *Discovery) listHTTPS(ctx context.Context, spec ServerSpec, opts Options
 	return nil, lastErr
 }
 
-func listAll(ctx context.Context, s mcpSession) ([]json.RawMessage, error) {
+// listAll pages through tools/list, stopping once more than maxTools tools
+// have arrived (a server that lists without end must not take the memory).
+func listAll(ctx context.Context, s mcpSession, maxTools int) ([]json.RawMessage, error) {
 	var pages []json.RawMessage
 	seen := map[string]bool{}
 	cursor := ""
+	tools := 0
 	for {
 		page, next, err := s.ListToolsPage(ctx, cursor)
 		if err != nil {
 			return nil, err
+		}
+		var count struct {
+			Tools []struct{} `json:"tools"`
+		}
+		_ = json.Unmarshal(page, &count) // build reports a malformed page
+		if tools += len(count.Tools); maxTools > 0 && tools > maxTools {
+			return nil, &tooManyToolsError{Seen: tools, Limit: maxTools}
 		}
 		pages = append(pages, page)
 		if next == "" {

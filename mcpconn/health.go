@@ -45,7 +45,7 @@ func ProbeHTTP(ctx context.Context, url string, headers map[string]string, timeo
 	r := HealthResult{URL: session.RedactURL(url)}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	hc := newHTTPClient(timeout, nil)
+	hc := newHTTPClient(timeout, DefaultMaxMessage, nil)
 	defer hc.CloseIdleConnections()
 	start := time.Now()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)

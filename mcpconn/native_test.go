@@ -84,7 +84,10 @@ func TestDefaultLimits(t *testing.T) {
 	}
 	for _, c := range cases {
 		got := CallLimits(spec, c.p)
-		got.Probe, got.Shutdown = 0, 0
+		if got.MaxMessage != DefaultMaxMessage || got.MaxTools != DefaultMaxTools {
+			t.Errorf("%s: size limits %d / %d, want the defaults", c.p, got.MaxMessage, got.MaxTools)
+		}
+		got.Probe, got.Shutdown, got.MaxMessage, got.MaxTools = 0, 0, 0, 0
 		if got != c.want {
 			t.Errorf("%s: %+v, want %+v", c.p, got, c.want)
 		}

@@ -44,7 +44,19 @@ type Limits struct {
 	Backoff   time.Duration `json:"backoff"`
 	Probe     time.Duration `json:"probe"`
 	Shutdown  time.Duration `json:"shutdown"`
+	// MaxMessage and MaxTools bound what a server can make crewbench hold.
+	MaxMessage int64 `json:"max_message_bytes"`
+	MaxTools   int   `json:"max_tools"`
 }
+
+// Size limits on what one server sends; ServerSpec.Timeouts overrides them.
+const (
+	// DefaultMaxMessage bounds one incoming message (and so one tool
+	// result): far above any useful LLM context, far below a machine's memory.
+	DefaultMaxMessage = 16 << 20
+	// DefaultMaxTools bounds the tools one server may list.
+	DefaultMaxTools = 10_000
+)
 
 // EffectivePolicy is the spec's policy, or CrewAI's for the ref kind.
 func EffectivePolicy(spec ServerSpec) Policy {
@@ -109,6 +121,14 @@ func override(spec ServerSpec, l Limits) Limits {
 	l.Shutdown = ShutdownGrace
 	if t.Shutdown > 0 {
 		l.Shutdown = t.Shutdown
+	}
+	l.MaxMessage = DefaultMaxMessage
+	if t.MaxMessage > 0 {
+		l.MaxMessage = t.MaxMessage
+	}
+	l.MaxTools = DefaultMaxTools
+	if t.MaxTools > 0 {
+		l.MaxTools = t.MaxTools
 	}
 	return l
 }

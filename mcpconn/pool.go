@@ -163,7 +163,7 @@ func (p *Pool) discoverOn(ctx context.Context, spec ServerSpec, s mcpSession) (*
 	l := DiscoveryLimits(spec)
 	lctx, cancel := withLimit(ctx, l.Discovery)
 	defer cancel()
-	pages, err := listAll(lctx, s)
+	pages, err := listAll(lctx, s, l.MaxTools)
 	if err != nil {
 		f := s.failure(lctx, err, traceFrom(lctx))
 		d.fail(f, f.Text)

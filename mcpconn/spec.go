@@ -142,6 +142,14 @@ type Timeouts struct {
 	// gets this long to exit, then SIGTERM, then as long again before
 	// SIGKILL (CrewAI / MCP SDK: 2 s).
 	Shutdown time.Duration `json:"shutdown,omitempty"`
+	// MaxMessage caps one message from the server (a stdio line, an HTTP
+	// body, an SSE event), and so one tool result, in bytes
+	// (DefaultMaxMessage). Not a CrewAI number: CrewAI reads whatever
+	// arrives and passes a tool result whole to the LLM.
+	MaxMessage int64 `json:"max_message_bytes,omitempty"`
+	// MaxTools caps how many tools one server may list (DefaultMaxTools).
+	// Not a CrewAI number either.
+	MaxTools int `json:"max_tools,omitempty"`
 }
 
 // FaultKind is a kind of injected failure.

@@ -186,7 +186,7 @@ func TestConformanceStdioNewSession(t *testing.T) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("needs /proc")
 	}
-	tr := newStdioTransport("sleep", []string{"5"}, os.Environ(), 200*time.Millisecond, stdioHooks{})
+	tr := newStdioTransport("sleep", []string{"5"}, os.Environ(), 200*time.Millisecond, DefaultMaxMessage, stdioHooks{})
 	if err := tr.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

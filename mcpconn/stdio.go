@@ -31,7 +31,9 @@ type stdioTransport struct {
 	args    []string
 	env     []string
 	grace   time.Duration
-	hooks   stdioHooks
+	// maxMessage bounds one stdout line (one JSON-RPC message).
+	maxMessage int64
+	hooks      stdioHooks
 
 	cmd    *exec.Cmd
 	stdin  *os.File
@@ -41,7 +43,7 @@ type stdioTransport struct {
 	writeMu sync.Mutex
 
 	mu      sync.Mutex
-	pending map[string]chan *transport.JSONRPCResponse
+	pending map[string]chan stdioReply
 
 	notifyMu sync.RWMutex
 	onNotify func(mcp.JSONRPCNotification)
@@ -56,9 +58,14 @@ type stdioTransport struct {
 	readers  sync.WaitGroup
 
 	closeOnce sync.Once
-	tailMu    sync.Mutex
-	tail      []string // the last few stderr lines, for error messages
-	garbage   atomic.Int64
+	startMu   sync.Mutex // orders Start's spawn against Close
+	closing   bool       // Close has begun; guarded by startMu
+	// expired marks a server that missed a deadline: Close does not give
+	// it the full grace period, so the command ends near its deadline.
+	expired atomic.Bool
+	tailMu  sync.Mutex
+	tail    []string // the last few stderr lines, for error messages
+	garbage atomic.Int64
 	// lastGarbage is the first bytes of the latest non-JSON-RPC stdout line.
 	lastGarbage atomic.Value
 }
@@ -79,10 +86,17 @@ type stdioHooks struct {
 // dropped (a flood must not turn into one giant event).
 const maxStderrLine = 8 << 10
 
-func newStdioTransport(command string, args, env []string, grace time.Duration, hooks stdioHooks) *stdioTransport {
+// stdioReply is what a pending request gets: its response, or why none
+// can come (a message over the size limit).
+type stdioReply struct {
+	resp *transport.JSONRPCResponse
+	err  error
+}
+
+func newStdioTransport(command string, args, env []string, grace time.Duration, maxMessage int64, hooks stdioHooks) *stdioTransport {
 	return &stdioTransport{
-		command: command, args: args, env: env, grace: grace, hooks: hooks,
-		pending: map[string]chan *transport.JSONRPCResponse{},
+		command: command, args: args, env: env, grace: grace, maxMessage: maxMessage, hooks: hooks,
+		pending: map[string]chan stdioReply{},
 		done:    make(chan struct{}),
 		exited:  make(chan struct{}),
 	}
@@ -98,6 +112,13 @@ func (e *spawnError) Unwrap() error { return e.err }
 // Start spawns the process. The context is not used to bound the child's
 // life: only Close ends it (mcp-go gotcha 3).
 func (t *stdioTransport) Start(context.Context) error {
+	// Close may run while Start does (a connect deadline passing): it
+	// waits for the spawn, or Start sees the close and spawns nothing.
+	t.startMu.Lock()
+	defer t.startMu.Unlock()
+	if t.closing {
+		return transport.ErrTransportClosed
+	}
 	if t.cmd != nil {
 		return nil
 	}
@@ -168,9 +189,15 @@ func (t *stdioTransport) readStdout() {
 	defer t.readers.Done()
 	defer t.markDone()
 	r := bufio.NewReaderSize(t.stdout, 64<<10)
+	limit := t.maxMessage
+	if limit <= 0 {
+		limit = DefaultMaxMessage
+	}
 	for {
-		line, err := r.ReadBytes('\n')
-		if len(line) > 0 {
+		line, size, err := readLimitedLine(r, limit)
+		if size > limit {
+			t.failPending(&messageTooLargeError{What: "stdout line", Size: size, Exact: err == nil, Limit: limit})
+		} else if len(line) > 0 {
 			t.handleLine(line)
 		}
 		if err != nil {
@@ -179,17 +206,49 @@ func (t *stdioTransport) readStdout() {
 	}
 }
 
+// readLimitedLine reads one line and its full size; past limit bytes it
+// stops keeping them (and returns no line), so an endless line costs
+// only the reader's buffer.
+func readLimitedLine(r *bufio.Reader, limit int64) ([]byte, int64, error) {
+	var out []byte
+	var size int64
+	for {
+		chunk, err := r.ReadSlice('\n')
+		size += int64(len(chunk))
+		if size <= limit {
+			out = append(out, chunk...)
+		} else {
+			out = nil
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		return out, size, err
+	}
+}
+
+// failPending answers every waiting request with err: an oversized line
+// cannot be matched to its request without reading it whole.
+func (t *stdioTransport) failPending(err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for key, ch := range t.pending {
+		ch <- stdioReply{err: err} // buffered, never blocks
+		delete(t.pending, key)
+	}
+}
+
 func (t *stdioTransport) handleLine(line []byte) {
 	line = trimEOL(line)
 	if len(line) == 0 {
 		return
 	}
+	// Only what routes the message: a copy of its result here would cost
+	// another N bytes for an N-byte message.
 	var head struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      *mcp.RequestId  `json:"id"`
-		Method  string          `json:"method"`
-		Result  json.RawMessage `json:"result"`
-		Error   json.RawMessage `json:"error"`
+		JSONRPC string         `json:"jsonrpc"`
+		ID      *mcp.RequestId `json:"id"`
+		Method  string         `json:"method"`
 	}
 	if err := json.Unmarshal(line, &head); err != nil || head.JSONRPC == "" {
 		t.garbage.Add(1)
@@ -232,7 +291,7 @@ func (t *stdioTransport) handleLine(line []byte) {
 		delete(t.pending, key)
 		t.mu.Unlock()
 		if ch != nil {
-			ch <- &resp // buffered, never blocks
+			ch <- stdioReply{resp: &resp} // buffered, never blocks
 		}
 	}
 }
@@ -349,7 +408,7 @@ func (t *stdioTransport) SendRequest(ctx context.Context, req transport.JSONRPCR
 		return nil, fmt.Errorf("marshal request: %w", err)
 	}
 	key := req.ID.String()
-	ch := make(chan *transport.JSONRPCResponse, 1)
+	ch := make(chan stdioReply, 1)
 	t.mu.Lock()
 	t.pending[key] = ch
 	t.mu.Unlock()
@@ -363,12 +422,12 @@ func (t *stdioTransport) SendRequest(ctx context.Context, req transport.JSONRPCR
 		return nil, err
 	}
 	select {
-	case resp := <-ch:
-		return resp, nil
+	case r := <-ch:
+		return r.resp, r.err
 	case <-t.done:
 		select { // a response may have arrived just before EOF
-		case resp := <-ch:
-			return resp, nil
+		case r := <-ch:
+			return r.resp, r.err
 		default:
 		}
 		forget()
@@ -419,6 +478,9 @@ func (t *stdioTransport) GetSessionId() string { return "" }
 // within about 3×grace + 4 s.
 func (t *stdioTransport) Close() error {
 	t.closeOnce.Do(func() {
+		t.startMu.Lock()
+		t.closing = true
+		t.startMu.Unlock()
 		if t.cmd == nil {
 			return
 		}
@@ -426,18 +488,22 @@ func (t *stdioTransport) Close() error {
 		// before the leader's exit reparents them.
 		t.escapees.scan()
 		defer t.escapees.stop()
+		grace := t.grace
+		if t.expired.Load() {
+			grace = min(grace, expiredGrace)
+		}
 		// Not under writeMu: a write blocked on a server that stopped
 		// reading stdin must not block Close; closing unblocks it.
 		_ = t.stdin.Close()
-		if !waitClosed(t.exited, t.grace) {
+		if !waitClosed(t.exited, grace) {
 			terminateGroup(t.cmd)
-			if !waitClosed(t.exited, t.grace) {
+			if !waitClosed(t.exited, grace) {
 				killGroup(t.cmd)
 				waitClosed(t.exited, 2*time.Second)
 			}
 		}
-		reapGroup(t.cmd, t.grace)
-		if left := t.escapees.reap(t.grace); len(left) > 0 && t.hooks.unreaped != nil {
+		reapGroup(t.cmd, grace)
+		if left := t.escapees.reap(grace); len(left) > 0 && t.hooks.unreaped != nil {
 			t.hooks.unreaped(left)
 		}
 		t.markDone()
@@ -451,6 +517,10 @@ func (t *stdioTransport) Close() error {
 	})
 	return nil
 }
+
+// expiredGrace is the grace period, instead of the configured one, for a
+// server that already missed a deadline (it has shown it does not answer).
+const expiredGrace = 250 * time.Millisecond
 
 func waitClosed(ch <-chan struct{}, d time.Duration) bool {
 	timer := time.NewTimer(d)

@@ -3,6 +3,7 @@ package mcpconn
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"sync"
 	"time"
@@ -23,6 +24,9 @@ type reqTrace struct {
 	rpcErr     *mcp.JSONRPCErrorDetails
 	httpStatus int
 	fault      FaultKind
+	// tooLarge is a message over the size limit seen on this request's
+	// response (or on the connection's stream).
+	tooLarge error
 }
 
 type traceKey struct{}
@@ -74,6 +78,57 @@ type tap struct {
 	faults  *FaultState
 	onFrame func(frame)
 	onClose func() // drop fault: tear the connection down
+
+	// lost is closed when a legacy SSE stream ends, with lostErr saying
+	// why: the responses of pending requests would have come on it, and
+	// mcp-go would leave them waiting for their deadline.
+	lost     chan struct{}
+	lostOnce sync.Once
+	lostErr  error
+}
+
+// watchStream makes requests fail at once when the SSE stream ends.
+func (t *tap) watchStream(sse *transport.SSE) {
+	t.lost = make(chan struct{})
+	sse.SetConnectionLostHandler(func(err error) {
+		t.lostOnce.Do(func() {
+			if tooLargeIn(err) == nil {
+				err = fmt.Errorf("the SSE stream ended (%w): %w", err, transport.ErrTransportClosed)
+			}
+			t.lostErr = err
+			close(t.lost)
+		})
+	})
+}
+
+// sendWatched is the inner SendRequest, cut short when the stream is lost.
+func (t *tap) sendWatched(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	if t.lost == nil {
+		return t.Interface.SendRequest(ctx, req)
+	}
+	select {
+	case <-t.lost:
+		return nil, t.lostErr
+	default:
+	}
+	ictx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-t.lost:
+			cancel()
+		case <-ictx.Done():
+		}
+	}()
+	resp, err := t.Interface.SendRequest(ictx, req)
+	if err != nil && ctx.Err() == nil {
+		select {
+		case <-t.lost:
+			return nil, t.lostErr
+		default:
+		}
+	}
+	return resp, err
 }
 
 func (t *tap) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
@@ -99,7 +154,7 @@ func (t *tap) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*t
 		}
 	}
 
-	resp, err := t.Interface.SendRequest(ctx, req)
+	resp, err := t.sendWatched(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +169,7 @@ func (t *tap) recordResponse(tr *reqTrace, method string, resp *transport.JSONRP
 	}
 	t.report(frame{Out: false, Method: method, ID: resp.ID.String(), Size: len(body), Body: body})
 	tr.set(func(r *reqTrace) {
-		r.raw = append(json.RawMessage(nil), resp.Result...)
+		r.raw = resp.Result // not copied: nothing writes to it, and it may be the whole message
 		r.rpcErr = resp.Error
 	})
 }
@@ -242,12 +297,19 @@ func (s *FaultState) take(faults []Fault, tool string) (Fault, bool) {
 // statusRecorder notes the status of failed HTTP responses in the request's
 // reqTrace (or the connection's, for the SSE stream opened by Start), so 401,
 // 403 and 404 are classified by status rather than by mcp-go's message.
-type statusRecorder struct{ base http.RoundTripper }
+// It also bounds every response body by the message size limit.
+type statusRecorder struct {
+	base       http.RoundTripper
+	maxMessage int64
+}
 
 func (s statusRecorder) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := s.base.RoundTrip(r)
 	if resp != nil && resp.StatusCode >= 400 {
 		traceFrom(r.Context()).set(func(t *reqTrace) { t.httpStatus = resp.StatusCode })
+	}
+	if resp != nil {
+		limitBody(resp, s.maxMessage, traceFrom(r.Context()))
 	}
 	return resp, err
 }

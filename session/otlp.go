@@ -70,19 +70,12 @@ const scopeName = "crewbench/session"
 // never ended are exported with the session's last timestamp as their end
 // and crewbench.incomplete = true.
 func BuildTraces(events []Event, opts ExportOptions) *tracepb.TracesData {
-	red := opts.Redactor.self()
-	t := NewTree()
-	for _, ev := range events {
-		t.Add(red.RedactEvent(ev))
-	}
-	b := spanBuilder{opts: opts, tree: t, sessionEnd: t.last}
+	st := NewSpanStream(opts)
 	var spans []*tracepb.Span
-	for _, n := range t.Nodes() {
-		if exported(n) {
-			spans = append(spans, b.span(n))
-		}
+	for _, ev := range events {
+		spans = append(spans, st.Add(ev)...)
 	}
-	return wrapSpans(spans, opts)
+	return wrapSpans(append(spans, st.Close()...), opts)
 }
 
 func wrapSpans(spans []*tracepb.Span, opts ExportOptions) *tracepb.TracesData {
@@ -691,7 +684,11 @@ func MarshalOTLPProto(td *tracepb.TracesData) ([]byte, error) {
 // hex. The output is one line, keys sorted, so it is stable and can be
 // appended to a JSON-lines file the collector's file receiver reads.
 func MarshalOTLPJSON(td *tracepb.TracesData) ([]byte, error) {
-	raw, err := protojson.MarshalOptions{UseEnumNumbers: true}.Marshal(td)
+	return marshalOTLPJSONLine(td)
+}
+
+func marshalOTLPJSONLine(m proto.Message) ([]byte, error) {
+	raw, err := protojson.MarshalOptions{UseEnumNumbers: true}.Marshal(m)
 	if err != nil {
 		return nil, fmt.Errorf("encode OTLP JSON: %w", err)
 	}

@@ -9,9 +9,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 )
 
 // SchemaVersion is the session file schema this crewbench writes. It changes
@@ -55,7 +57,19 @@ type RecorderOptions struct {
 	// Sync makes written data durable. The default is the writer's own
 	// Sync method when it has one (*os.File), else nothing. Tests inject it.
 	Sync func() error
+	// MaxField caps one payload field of an event (a Data entry, the
+	// error) in the file; a longer one is cut and marked (default
+	// DefaultMaxField). The event itself still carries it in full.
+	MaxField int
+	// Retention bounds the directory CreateInDir records into; nil means
+	// RetentionFromEnv.
+	Retention *Retention
 }
+
+// DefaultMaxField is the default cap on one payload field of a recorded
+// event: a 50 MB tool argument, repeated in every later prompt, must not
+// make a gigabyte session file.
+const DefaultMaxField = 1 << 20
 
 // RecorderStats counts what a recorder did.
 type RecorderStats struct {
@@ -81,6 +95,7 @@ type Recorder struct {
 	syncFn    func() error
 	redactor  *Redactor
 	interval  time.Duration
+	maxField  int
 
 	mu     sync.RWMutex // guards closed against concurrent Emit/Close
 	closed bool
@@ -113,7 +128,11 @@ func NewRecorder(w io.Writer, opts RecorderOptions) (*Recorder, error) {
 		redactor: opts.Redactor.self(),
 		interval: opts.SyncInterval,
 		syncFn:   opts.Sync,
+		maxField: opts.MaxField,
 		done:     make(chan struct{}),
+	}
+	if r.maxField <= 0 {
+		r.maxField = DefaultMaxField
 	}
 	if r.interval <= 0 {
 		r.interval = time.Second
@@ -163,7 +182,8 @@ func Create(path string, opts RecorderOptions) (*Recorder, error) {
 }
 
 // CreateInDir starts a recorder on a new, time-sortable file in dir
-// (SessionsDir when dir is ""). Path reports the chosen name.
+// (SessionsDir when dir is ""), first deleting the oldest sessions there
+// beyond opts.Retention. Path reports the chosen name.
 func CreateInDir(dir string, opts RecorderOptions) (*Recorder, error) {
 	if dir == "" {
 		d, err := SessionsDir()
@@ -171,6 +191,17 @@ func CreateInDir(dir string, opts RecorderOptions) (*Recorder, error) {
 			return nil, err
 		}
 		dir = d
+	}
+	keep := opts.Retention
+	if keep == nil {
+		r, err := RetentionFromEnv()
+		if err != nil {
+			return nil, fmt.Errorf("session recorder: %w", err)
+		}
+		keep = &r
+	}
+	if _, err := keep.Prune(dir); err != nil {
+		return nil, err
 	}
 	started := opts.Header.Started
 	if started.IsZero() {
@@ -365,7 +396,16 @@ func (r *Recorder) write(ev Event) {
 	}
 	ev = r.redactor.RedactEvent(ev)
 	r.buf.Reset()
-	if err := r.enc.Encode(ev); err != nil {
+	err := r.enc.Encode(ev)
+	if err == nil && r.buf.Len() > r.maxField {
+		// Only events this large pay for looking at their fields.
+		if capped, ok := capFields(ev, r.maxField); ok {
+			ev = capped
+			r.buf.Reset()
+			err = r.enc.Encode(ev)
+		}
+	}
+	if err != nil {
 		// Data that JSON cannot hold (NaN, a channel, a cycle): keep the
 		// event and say why its payload is missing, rather than lose it.
 		ev.Data = map[string]any{"crewbench_encode_error": err.Error()}
@@ -383,6 +423,66 @@ func (r *Recorder) write(ev Event) {
 		return
 	}
 	r.unflushed++
+}
+
+// capFields cuts every payload field of ev (a Data entry, the error)
+// whose JSON is over max bytes to its first max bytes, marked, and lists
+// the cut fields under "crewbench_truncated". ok is false when nothing was
+// over.
+func capFields(ev Event, max int) (Event, bool) {
+	var cut []string
+	if len(ev.Error) > max {
+		ev.Error = truncateMarked(ev.Error, max)
+		cut = append(cut, "error")
+	}
+	var data map[string]any
+	for k, v := range ev.Data {
+		s, isString := v.(string)
+		if !isString {
+			b, err := json.Marshal(v)
+			if err != nil || len(b) <= max {
+				continue
+			}
+			s = string(b) // a structure becomes the start of its JSON text
+		} else if len(s) <= max {
+			continue
+		}
+		if data == nil {
+			data = make(map[string]any, len(ev.Data)+1)
+			for k2, v2 := range ev.Data {
+				data[k2] = v2
+			}
+		}
+		data[k] = truncateMarked(s, max)
+		cut = append(cut, k)
+	}
+	if len(cut) == 0 {
+		return ev, false
+	}
+	if data == nil {
+		data = make(map[string]any, len(ev.Data)+1)
+		for k, v := range ev.Data {
+			data[k] = v
+		}
+	}
+	sort.Strings(cut)
+	data[KeyTruncated] = cut
+	ev.Data = data
+	return ev, true
+}
+
+// KeyTruncated lists the fields of a recorded event that were cut to the
+// recorder's MaxField.
+const KeyTruncated = "crewbench_truncated"
+
+// truncateMarked keeps the first max bytes of s (on a UTF-8 boundary) and
+// says how much there was.
+func truncateMarked(s string, max int) string {
+	n := max
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + fmt.Sprintf("…[crewbench: truncated, %d bytes in all]", len(s))
 }
 
 // flush hands buffered lines to the writer. Events still in the buffer when

@@ -201,6 +201,8 @@ type Node struct {
 	Usage    Usage
 	ownUsage Usage
 	seq      int64 // ordering key among siblings
+	// spanBuilt says a SpanStream has exported the node.
+	spanBuilt bool
 }
 
 // Orphan reports whether the node hangs on the root only because its
@@ -250,6 +252,8 @@ type Tree struct {
 	Root   *Node
 	bySpan map[string]*Node
 	nodes  []*Node // creation order
+	// noIndex leaves nodes empty: a SpanStream lets finished scopes go.
+	noIndex bool
 
 	events      int
 	first, last time.Time
@@ -328,7 +332,9 @@ func (t *Tree) Add(ev Event) *Node {
 
 func (t *Tree) newNode(span string) *Node {
 	n := &Node{Kind: NodeUnknown, Span: span, Status: StatusRunning}
-	t.nodes = append(t.nodes, n)
+	if !t.noIndex {
+		t.nodes = append(t.nodes, n)
+	}
 	if span != "" {
 		t.bySpan[span] = n
 	}
@@ -560,6 +566,24 @@ func before(a, b *Node) bool {
 		return a.Start.Before(b.Start)
 	}
 	return false
+}
+
+// release lets go of what n holds: its events, and its subtree, which is
+// unhooked from the span index. n itself stays among its parent's
+// children, slim, so what counts children (attempts of an MCP call) still
+// sees it; a late event naming a released span starts a new node.
+func (t *Tree) release(n *Node) {
+	var drop func(m *Node)
+	drop = func(m *Node) {
+		if m.Span != "" && t.bySpan[m.Span] == m {
+			delete(t.bySpan, m.Span)
+		}
+		for _, c := range m.Children {
+			drop(c)
+		}
+		m.Children, m.Events = nil, nil
+	}
+	drop(n)
 }
 
 func (t *Tree) removeChild(p, c *Node) {

@@ -231,13 +231,6 @@ type helpKeys struct {
 	cut bool
 }
 
-// ShortHelp is the footer: the view's bindings, then the ones it always
-// ends with.
-func (h helpKeys) ShortHelp() []key.Binding {
-	head, tail := h.shortParts()
-	return append(head, tail...)
-}
-
 // shortParts splits the footer into the view's bindings (cut first when
 // room runs out) and the tail that always shows: how to stop typing, or
 // help and quit. A key is shown once.

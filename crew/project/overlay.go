@@ -437,7 +437,7 @@ func (op *ovParser) servers(v *Node) {
 			}
 		}
 		if t := n.Get("timeouts"); t != nil && op.object(t, where+".timeouts") {
-			op.keys(t, where+".timeouts", []string{"connect", "discovery", "call", "attempts", "backoff", "probe", "shutdown"})
+			op.keys(t, where+".timeouts", []string{"connect", "discovery", "call", "attempts", "backoff", "probe", "shutdown", "max_message_bytes", "max_tools"})
 			dur := func(k string, dst *time.Duration) {
 				if x := t.Get(k); x != nil {
 					*dst = op.duration(x, where+".timeouts."+k)
@@ -449,13 +449,18 @@ func (op *ovParser) servers(v *Node) {
 			dur("backoff", &so.Timeouts.Backoff)
 			dur("probe", &so.Timeouts.Probe)
 			dur("shutdown", &so.Timeouts.Shutdown)
-			if x := t.Get("attempts"); x != nil {
-				if i, ok := laxInt(x); ok && i >= 1 && x.Kind == KindNumber {
-					so.Timeouts.Attempts = i
-				} else {
-					op.fail(x, where+".timeouts.attempts", "attempts must be a whole number ≥ 1")
+			count := func(k string, set func(int)) {
+				if x := t.Get(k); x != nil {
+					if i, ok := laxInt(x); ok && i >= 1 && x.Kind == KindNumber {
+						set(i)
+					} else {
+						op.fail(x, where+".timeouts."+k, k+" must be a whole number ≥ 1")
+					}
 				}
 			}
+			count("attempts", func(i int) { so.Timeouts.Attempts = i })
+			count("max_message_bytes", func(i int) { so.Timeouts.MaxMessage = int64(i) })
+			count("max_tools", func(i int) { so.Timeouts.MaxTools = i })
 		}
 		if p := n.Get("protocol_version"); p != nil {
 			so.ProtocolVersion, _ = op.str(p, where+".protocol_version")
@@ -818,6 +823,12 @@ func mergeTimeouts(dst *mcpconn.Timeouts, src mcpconn.Timeouts) {
 	}
 	if src.Shutdown != 0 {
 		dst.Shutdown = src.Shutdown
+	}
+	if src.MaxMessage != 0 {
+		dst.MaxMessage = src.MaxMessage
+	}
+	if src.MaxTools != 0 {
+		dst.MaxTools = src.MaxTools
 	}
 }
 

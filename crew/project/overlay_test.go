@@ -42,7 +42,7 @@ func TestOverlayWhatIfs(t *testing.T) {
 	// server what-ifs
 	ws := p.Server("weather").Spec
 	eq(t, "policy", ws.Policy, mcpconn.PolicySession)
-	eq(t, "timeouts", ws.Timeouts, mcpconn.Timeouts{Connect: 5 * time.Second, Call: 1500 * time.Millisecond, Attempts: 1, Backoff: 250 * time.Millisecond})
+	eq(t, "timeouts", ws.Timeouts, mcpconn.Timeouts{Connect: 5 * time.Second, Call: 1500 * time.Millisecond, Attempts: 1, Backoff: 250 * time.Millisecond, MaxMessage: 1 << 20, MaxTools: 50})
 	eq(t, "protocol", ws.ProtocolVersion, "auto")
 	eq(t, "inherit_env", ws.InheritEnv, true)
 	eq(t, "faults", ws.Faults, []mcpconn.Fault{

@@ -1,12 +1,15 @@
 package project
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -35,8 +38,20 @@ func parseYAMLDoc(src []byte, file string) (doc *yamlDoc, err error) {
 		}
 	}()
 	var root yaml.Node
-	if err := yaml.Unmarshal(src, &root); err != nil {
-		return nil, yamlError(err, file)
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	if err := dec.Decode(&root); err != nil && !errors.Is(err, io.EOF) {
+		return nil, yamlError(err, src, file)
+	}
+	// PyYAML's safe_load, which CrewAI reads with, refuses a stream of
+	// several documents; ignoring the rest would drop settings silently.
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case err == nil:
+		line, col := docStart(&next)
+		return nil, &Error{Pos: Pos{File: file, Line: line, Col: col},
+			Msg: "a second YAML document (after ---): a project YAML file holds one document (CrewAI's yaml.safe_load refuses more: \"expected a single document in the stream\")"}
+	case !errors.Is(err, io.EOF):
+		return nil, yamlError(err, src, file)
 	}
 	c := &yamlConv{file: file}
 	n, cerr := c.conv(&root, 0)
@@ -49,18 +64,54 @@ func parseYAMLDoc(src []byte, file string) (doc *yamlDoc, err error) {
 	return &yamlDoc{Root: n, Duplicates: c.dups}, nil
 }
 
-func yamlError(err error, file string) *Error {
+func yamlError(err error, src []byte, file string) *Error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	line := 0
+	pos := Pos{File: file}
 	if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
-		line, _ = strconv.Atoi(m[1])
+		pos.Line, _ = strconv.Atoi(m[1])
 		msg = strings.TrimSpace(strings.Replace(msg, m[0]+":", "", 1))
+	} else {
+		// Encoding errors (bad UTF-8, control characters) come without a
+		// position; find the first offending byte.
+		pos.Line, pos.Col = badCharPos(src)
 	}
 	var te *yaml.TypeError
 	if errors.As(err, &te) && len(te.Errors) > 0 {
 		msg = te.Errors[0]
 	}
-	return &Error{Pos: Pos{File: file, Line: line}, Msg: "invalid YAML: " + msg}
+	return &Error{Pos: pos, Msg: "invalid YAML: " + msg}
+}
+
+// badCharPos is the 1-based line and column of the first byte YAML does
+// not accept in UTF-8 input: invalid UTF-8, or a control character other
+// than tab, line feed and carriage return (0, 0 when there is none, or
+// when the input is UTF-16, which the YAML parser decodes itself).
+func badCharPos(src []byte) (line, col int) {
+	if bytes.HasPrefix(src, []byte{0xff, 0xfe}) || bytes.HasPrefix(src, []byte{0xfe, 0xff}) {
+		return 0, 0
+	}
+	line, col = 1, 1
+	for i := 0; i < len(src); {
+		r, size := utf8.DecodeRune(src[i:])
+		if (r == utf8.RuneError && size <= 1) || (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || r == 0x7f {
+			return line, col
+		}
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+		i += size
+	}
+	return 0, 0
+}
+
+// docStart is where a YAML document node's content starts.
+func docStart(n *yaml.Node) (line, col int) {
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		return n.Content[0].Line, n.Content[0].Column
+	}
+	return n.Line, n.Column
 }
 
 type yamlConv struct {

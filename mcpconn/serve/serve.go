@@ -95,13 +95,36 @@ func handlerOf(name string, h Handler, scr *screen) server.ToolHandlerFunc {
 		if err := scr.validate(name, args); err != nil {
 			return mcp.NewToolResultError("Invalid arguments for tool " + name + ": " + err.Error()), nil
 		}
+		ctx, stop := withServerLife(ctx)
+		defer stop()
 		r := h(ctx, args, progressOf(ctx, req))
+		if ctx.Err() != nil && len(r.Text) == 0 {
+			r = Result{Text: []string{"cancelled: " + context.Cause(ctx).Error()}, IsError: true}
+		}
 		res := &mcp.CallToolResult{IsError: r.IsError, StructuredContent: r.Structured}
 		for _, s := range r.Text {
 			res.Content = append(res.Content, mcp.NewTextContent(s))
 		}
 		return res, nil
 	}
+}
+
+// lifeKey holds the context ServeHTTP was given: requests do not derive
+// from it, so that a call cancelled by it can still send its answer.
+type lifeKey struct{}
+
+// withServerLife is the call's context, also ended when the server's life
+// ends (the request's own context ends only when the client goes away).
+func withServerLife(ctx context.Context) (context.Context, func()) {
+	life, ok := ctx.Value(lifeKey{}).(context.Context)
+	if !ok {
+		return ctx, func() {}
+	}
+	cctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(life, func() {
+		cancel(fmt.Errorf("the server is shutting down (%w)", context.Cause(life)))
+	})
+	return cctx, func() { stop(); cancel(nil) }
 }
 
 // progressOf is the progress reporter of a request with a progressToken,
@@ -221,7 +244,8 @@ type HTTPOptions struct {
 }
 
 // ServeHTTP serves streamable HTTP at http://addr/mcp until ctx ends. Calls
-// run under ctx, so cancelling it cancels the calls still running.
+// run under ctx, so cancelling it cancels the calls still running; their
+// answers (isError, "cancelled: …") are still sent before the server stops.
 func (s *Server) ServeHTTP(ctx context.Context, addr string, o HTTPOptions) error {
 	if !o.AllowRemote && !IsLoopback(addr) {
 		return fmt.Errorf("listen on %s: not a loopback address; serving other machines lets anyone who reaches it (and has the token) run the crew with your LLM key — allow it explicitly", addr)
@@ -235,8 +259,12 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, o HTTPOptions) erro
 		ReadHeaderTimeout: lim.ReadHeaderTimeout,
 		ReadTimeout:       lim.ReadTimeout,
 		IdleTimeout:       lim.IdleTimeout,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
-		ErrorLog:          o.ErrorLog,
+		// Not ctx itself: mcp-go writes no response once the request's
+		// context has ended, and the client would get 200 with no body.
+		BaseContext: func(net.Listener) context.Context {
+			return context.WithValue(context.WithoutCancel(ctx), lifeKey{}, ctx)
+		},
+		ErrorLog: o.ErrorLog,
 	}
 	var opts []server.StreamableHTTPOption
 	opts = append(opts, server.WithStreamableHTTPServer(hs), server.WithSessionIdleTTL(lim.SessionIdle))

@@ -164,3 +164,39 @@ func TestStdioScreen(t *testing.T) {
 		}
 	}
 }
+
+// A call still running when the server stops answers "cancelled" (an
+// isError result), not HTTP 200 with an empty body.
+func TestHTTPCallCancelledByShutdownAnswers(t *testing.T) {
+	started := make(chan struct{})
+	slow := Tool{Name: "greet", Description: "waits", InputSchema: json.RawMessage(`{"type":"object"}`),
+		Handler: func(ctx context.Context, _ map[string]any, _ Progress) Result {
+			close(started)
+			<-ctx.Done()
+			return Result{}
+		}}
+	s, err := New(Info{Name: "t", Version: "1"}, slow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	urls := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- s.ServeHTTP(ctx, "127.0.0.1:0", HTTPOptions{Listening: func(u string) { urls <- u }})
+	}()
+	url := <-urls
+	init := post(t, url, "", "", "", initBody)
+	answer := make(chan rpc, 1)
+	go func() { answer <- post(t, url, "", "", init.session, call(`{}`)) }()
+	<-started
+	cancel()
+	r := <-answer
+	if r.status != http.StatusOK || !strings.Contains(r.body, `"isError":true`) || !strings.Contains(r.body, "cancelled: the server is shutting down") {
+		t.Errorf("cancelled call: %d %q, want an isError result saying cancelled", r.status, r.body)
+	}
+	if err := <-done; err != nil {
+		t.Error(err)
+	}
+}
