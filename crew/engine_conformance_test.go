@@ -265,6 +265,8 @@ replies:
 }
 
 // §6.3: the typical order for a sequential crew, agent log events included.
+// In ReAct each action is logged with its result after tool_usage_finished
+// (the react_fallback golden).
 func TestConformanceSequentialEventOrder(t *testing.T) {
 	var calls atomic.Int64
 	prov := scripted(t, `
@@ -282,7 +284,7 @@ replies:
 	want := []session.Kind{
 		session.CrewKickoffStarted, session.TaskStarted, session.AgentExecutionStarted, KindAgentLogsStarted,
 		session.LLMCallStarted, session.LLMCallCompleted, session.ToolUsageStarted, session.ToolUsageFinished,
-		session.LLMCallStarted, session.LLMCallCompleted,
+		KindAgentLogsExecution, session.LLMCallStarted, session.LLMCallCompleted,
 		KindAgentLogsExecution, session.AgentExecutionCompleted, session.TaskCompleted, session.CrewKickoffCompleted,
 	}
 	got := r.kinds(want...)
@@ -296,7 +298,13 @@ replies:
 				t.Errorf("agent_logs_started %v", ev.Data)
 			}
 		case KindAgentLogsExecution:
-			if ev.Str("agent_role") != "Analyst" || ev.Str("formatted_answer") != "Sunny." {
+			action, _ := ev.Data["formatted_answer"].(map[string]any)
+			switch {
+			case action != nil:
+				if ev.Str("agent_role") != "Analyst" || action["tool"] != "get_forecast" || action["result"] != "Sunny in Oslo" {
+					t.Errorf("agent_logs_execution of the action %v", ev.Data)
+				}
+			case ev.Str("agent_role") != "Analyst" || ev.Str("formatted_answer") != "Sunny.":
 				t.Errorf("agent_logs_execution %v", ev.Data)
 			}
 		}
@@ -559,5 +567,32 @@ replies:
 	}
 	if n := len(r.out.ToolFailures()); n != 2 {
 		t.Errorf("%d failures recorded, want 2", n)
+	}
+}
+
+// CrewAI's envelope of an agent execution (crewai-events-and-hooks.md §2.2):
+// default_env opens the context, and the executor Flow's events wrap the
+// agent logs; on failure flow_failed precedes agent_execution_error.
+func TestConformanceFlowAndEnvEvents(t *testing.T) {
+	prov := scripted(t, `
+replies:
+  - "Final Answer: done"
+`)
+	a := NewAgent("a", "Analyst", "g", "b", prov)
+	r := kickoff(t, oneTaskCrew(a), nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	want := []session.Kind{
+		session.DefaultEnv, session.CrewKickoffStarted, session.TaskStarted, session.AgentExecutionStarted, session.FlowStarted,
+		KindAgentLogsStarted, KindAgentLogsExecution, session.FlowFinished, session.AgentExecutionCompleted,
+	}
+	if got := r.kinds(want...); strings.Join(kindStrings(got), ",") != strings.Join(kindStrings(want), ",") {
+		t.Errorf("order:\n got %v\nwant %v", got, want)
+	}
+	for _, ev := range r.events {
+		if ev.Kind == session.FlowStarted && ev.Str("flow_name") != "AgentExecutor" {
+			t.Errorf("flow_started %v", ev.Data)
+		}
 	}
 }

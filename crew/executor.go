@@ -105,6 +105,7 @@ func (rs *runState) runAgent(ctx context.Context, a *Agent, tr *taskRun, context
 		"messages": ar.wireView(),
 	}
 	rs.emit(ev)
+	ar.flowEvent(session.FlowStarted, nil)
 	ar.agentLogs(KindAgentLogsStarted, map[string]any{"agent_role": p.role, "task_description": tr.text.description, "verbose": false})
 	start := rs.em.Now()
 
@@ -116,12 +117,14 @@ func (rs *runState) runAgent(ctx context.Context, a *Agent, tr *taskRun, context
 		err = timeout // max_execution_time expired: the error is CrewAI's TimeoutError
 	}
 	if err != nil {
+		ar.flowEvent(session.FlowFailed, map[string]any{"error": err.Error()})
 		ev.Kind, ev.Outcome, ev.Error = session.AgentExecutionError, "failed", err.Error()
 		ev.Data = map[string]any{"agent": p.role, "task": taskData(tr), "error": err.Error()}
 		rs.emit(ev)
 		return "", ar, err
 	}
 	ar.agentLogs(KindAgentLogsExecution, map[string]any{"agent_role": p.role, "formatted_answer": out, "verbose": false})
+	ar.flowEvent(session.FlowFinished, map[string]any{"result": out})
 	ev = ar.base
 	ev.Span, ev.Parent, ev.Duration = ar.span, parent, rs.em.Now().Sub(start)
 	ev.Kind, ev.Outcome = session.AgentExecutionCompleted, "ok"
@@ -142,6 +145,21 @@ const (
 func (ar *agentRun) agentLogs(kind session.Kind, data map[string]any) {
 	ev := ar.base
 	ev.Kind, ev.Parent, ev.Data = kind, ar.span, data
+	ar.rs.emit(ev)
+}
+
+// executorFlowName is the Flow CrewAI runs each agent execution as.
+const executorFlowName = "AgentExecutor"
+
+// flowEvent emits one of the flow events that wrap CrewAI's agent
+// execution, a point event under the agent scope.
+func (ar *agentRun) flowEvent(kind session.Kind, data map[string]any) {
+	d := map[string]any{"flow_name": executorFlowName}
+	for k, v := range data {
+		d[k] = v
+	}
+	ev := ar.base
+	ev.Kind, ev.Parent, ev.Data = kind, ar.span, d
 	ar.rs.emit(ev)
 }
 
@@ -346,6 +364,12 @@ func (ar *agentRun) reactStep(ctx context.Context, step string) (string, bool, e
 	if asAnswer {
 		return obs, true, nil
 	}
+	// CrewAI logs each ReAct action with its result (agent_logs_execution
+	// after tool_usage_finished, as the goldens record); native steps log
+	// only the final answer.
+	ar.agentLogs(KindAgentLogsExecution, map[string]any{"agent_role": ar.p.role, "verbose": false, "formatted_answer": map[string]any{
+		"thought": action.Thought, "tool": action.Tool, "tool_input": action.Input, "text": action.Text, "result": obs,
+	}})
 	// The assistant text with its observation is rstripped
 	// (agent_utils.py:449).
 	ar.appendMsg(llm.Message{Role: llm.RoleAssistant, Content: prompt.RStrip(text + "\nObservation: " + obs)},
@@ -493,6 +517,13 @@ func (ar *agentRun) callLLMWith(ctx context.Context, step string, msgs []llm.Mes
 		ev.Kind, ev.Outcome, ev.Error = session.LLMCallFailed, "failed", err.Error()
 		ev.Data = llm.FailedEventData(model, req, err)
 		ar.rs.emit(ev)
+		if reportsFailureTwice(err) {
+			// CrewAI's OpenAI provider emits llm_call_failed for an error
+			// response in its request handler and again in call() (two
+			// events for one call in the goldens); the second has no
+			// scope left to close.
+			ar.rs.emit(ev)
+		}
 		return llm.Response{}, err
 	}
 	if !edited {
@@ -507,6 +538,13 @@ func (ar *agentRun) callLLMWith(ctx context.Context, step string, msgs []llm.Mes
 	}
 	ar.rs.emit(ev)
 	return resp, nil
+}
+
+// reportsFailureTwice reports whether CrewAI would emit llm_call_failed
+// twice for err: an HTTP error response of the OpenAI provider.
+func reportsFailureTwice(err error) bool {
+	var e *llm.Error
+	return errors.As(err, &e) && e.Status != 0 && e.Provider == "openai"
 }
 
 // chunkSink returns the streaming callback, or nil when not streaming.

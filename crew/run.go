@@ -126,6 +126,9 @@ func Kickoff(ctx context.Context, c *Crew, inputs map[string]any, opts Options) 
 	for k, v := range inputs {
 		merged[k] = v
 	}
+	// CrewAI opens every context with default_env, before the kickoff
+	// (crewai-events-and-hooks.md §2.2).
+	rs.emit(session.Event{Kind: session.DefaultEnv, Parent: rs.span})
 	rs.emit(session.Event{Kind: session.CrewKickoffStarted, Span: rs.span, Data: map[string]any{
 		"crew_name": c.Name, "inputs": merged, "process": string(processOf(c)),
 	}})

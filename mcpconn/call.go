@@ -108,7 +108,9 @@ func Call(ctx context.Context, spec ServerSpec, tool string, args map[string]any
 		opts.Faults = &FaultState{}
 	}
 	c := &caller{spec: spec, opts: opts, r: r, span: opts.Emitter.NewSpan(), start: time.Now()}
-	c.emitStart()
+	if p != PolicyNative {
+		c.emitStart()
+	}
 	switch p {
 	case PolicyHTTPSString:
 		c.httpsString(ctx)
@@ -147,6 +149,9 @@ type caller struct {
 	// dialFailure is the last failed connect, classified, before CrewAI's
 	// connect wording was applied to it.
 	dialFailure failureInfo
+	// connParent, when set, is the scope of connection events emitted
+	// before the call's own start (the native policy's connect).
+	connParent string
 }
 
 // ---- native ------------------------------------------------------------------
@@ -155,9 +160,16 @@ type caller struct {
 // spawned for it), connect capped and not retried, then up to Attempts
 // tries of Call each on that session, retrying timeouts and unclassified
 // errors after 1 s, 2 s, …; auth and not-found fail at once (§4.2).
+//
+// CrewAI's MCPClient connects inside the tool call and emits
+// mcp_tool_execution_started only once connected, so the native call's
+// start follows its connection events, which belong to the tool scope.
 func (c *caller) native(ctx context.Context) {
 	l := c.r.Limits
+	c.connParent = c.opts.Parent
 	s, ok := c.connect(ctx, c.spec, l.Connect, false)
+	c.connParent = ""
+	c.emitStart()
 	if !ok {
 		return
 	}
@@ -612,6 +624,9 @@ func (c *caller) emitEnd() {
 
 func (c *caller) emitConn(k session.Kind, span string, e session.Event) {
 	e.Kind, e.Span, e.Parent, e.Server = k, span, c.span, EventServerName(c.spec)
+	if c.connParent != "" {
+		e.Parent = c.connParent
+	}
 	if e.Data == nil {
 		e.Data = map[string]any{}
 	}
