@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -429,13 +430,15 @@ func (ar *agentRun) fallBackToReAct(step string) {
 	ar.rs.warn(step, ar.base, "the provider does not support native tool calling; falling back to CrewAI's ReAct text tool calling")
 }
 
-// forceFinalAnswer is handle_max_iterations_exceeded: an assistant message
-// with the force_final_answer text, then one more call without tools.
+// forceFinalAnswer is handle_max_iterations_exceeded: one more call without
+// tools, with an assistant message carrying the force_final_answer text.
+// CrewAI sends that message on a copy of the history and does not keep it
+// (agent_executor.py:1399-1406).
 func (ar *agentRun) forceFinalAnswer(ctx context.Context) (string, error) {
 	ar.rs.warn(ar.span, ar.base, "Maximum iterations reached. Requesting final answer.")
-	ar.appendMsg(llm.Message{Role: llm.RoleAssistant, Content: prompt.ForceFinalAnswer})
+	msgs := append(slices.Clip(ar.messages), llm.Message{Role: llm.RoleAssistant, Content: prompt.ForceFinalAnswer})
 	step := ar.startStep()
-	resp, err := ar.callLLM(ctx, step, nil)
+	resp, err := ar.callLLMWith(ctx, step, msgs, nil, true)
 	if err == nil && resp.Content == "" {
 		err = prompt.TextError(prompt.EmptyResponse)
 	}

@@ -202,3 +202,40 @@ func TestOutputPydanticModel(t *testing.T) {
 		t.Error("CrewOutput.json must fail for a pydantic output")
 	}
 }
+
+// B4/B5 of crewai-fidelity-gaps.md: in ReAct one run counts twice
+// (CrewStructuredTool.invoke and ToolUsage both increment), so a limit of 3
+// allows 2 runs; the limit reply is a ToolUsage result with its own
+// started/finished events and counts toward used_tools (the third tool
+// result gets the tools reminder).
+func TestReActUsageLimitCountsTwicePerRun(t *testing.T) {
+	var calls atomic.Int64
+	prov := scripted(t, `
+function_calling: false
+replies:
+  - "Action: get_forecast\nAction Input: {\"city\": \"A\"}"
+  - "Action: get_forecast\nAction Input: {\"city\": \"B\"}"
+  - "Action: get_forecast\nAction Input: {\"city\": \"C\"}"
+  - "Final Answer: partial"
+`)
+	tool := weatherTool(&calls)
+	tool.S.MaxUsageCount = 3
+	a := NewAgent("a", "A", "g", "b", prov)
+	a.Tools = []Tool{tool}
+	r := kickoff(t, &Crew{Agents: []*Agent{a}, Tasks: []*Task{{Name: "t", Description: "d", ExpectedOutput: "e", Agent: a}}}, nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if calls.Load() != 2 {
+		t.Errorf("tool ran %d times, want 2 (⌈3/2⌉)", calls.Load())
+	}
+	m := r.requests()[3]
+	got := m[len(m)-2]["content"].(string)
+	limit := "\nObservation: Tool 'get_forecast' has reached its usage limit of 3 times and cannot be used anymore.\n\n"
+	if !strings.Contains(got, limit) {
+		t.Errorf("third observation %q: want the limit text followed by the tools reminder", got)
+	}
+	if n := r.count(session.ToolUsageStarted); n != 3 || r.count(session.ToolUsageFinished) != 3 {
+		t.Errorf("tool_usage_started %d, finished %d: the limit reply has its own tool events", n, r.count(session.ToolUsageFinished))
+	}
+}

@@ -172,9 +172,16 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 	key := cacheKey(name, args)
 	cached, hit := ar.cacheRead(key)
 	if spec.MaxUsageCount > 0 && ar.usageOf(tool) >= spec.MaxUsageCount {
+		// The limit reply is a tool result to ToolUsage: it has its
+		// started/finished events and goes through _format_result, so it
+		// counts toward used_tools and can get the tools reminder
+		// (tool_usage.py:581-595).
 		msg := prompt.Fill(prompt.ToolUsageLimit, "{tool}", name, "{max}", strconv.Itoa(spec.MaxUsageCount))
-		ar.point(session.UsageLimitReached, probe, map[string]any{"message": msg, "max_usage_count": spec.MaxUsageCount})
-		return msg, false, ar.recordFailure(step, name, spec, &ToolFailure{Message: msg, Reason: ReasonUsageLimit}, args)
+		cs := ar.newCall(step, tool, name, act.Tool, args, 1)
+		ar.started(cs)
+		ar.point(session.UsageLimitReached, cs, map[string]any{"message": msg, "max_usage_count": spec.MaxUsageCount})
+		ar.finished(cs, msg, false, nil, nil)
+		return ar.formatResult(msg), false, ar.recordFailure(cs.span, name, spec, &ToolFailure{Message: msg, Reason: ReasonUsageLimit}, args)
 	}
 	if hit {
 		cs := ar.newCall(step, tool, name, act.Tool, args, 1)
@@ -230,7 +237,7 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 		// result_as_answer are skipped.
 		ar.mu.Lock()
 		ar.last = &lastCall{name: name, args: canonicalArgs(cs.args)}
-		ar.usage[tool]++
+		ar.usage[tool] += reactUsesPerRun
 		ar.mu.Unlock()
 		if err := ar.recordFailure(cs.span, name, spec, res.Failure, cs.args); err != nil {
 			return "", false, err
@@ -243,11 +250,17 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 	}
 	ar.mu.Lock()
 	ar.last = &lastCall{name: name, args: canonicalArgs(cs.args)}
-	ar.usage[tool]++
+	ar.usage[tool] += reactUsesPerRun
 	ar.mu.Unlock()
 	obs = ar.formatResult(res.Text)
 	return obs, ar.reactResultAsAnswer(name), nil
 }
+
+// reactUsesPerRun is how much one ReAct run of a tool adds to its usage
+// count: CrewStructuredTool.invoke and ToolUsage both increment the same
+// counter (structured_tool.py:438, tool_usage.py:682), so a ReAct agent
+// gets ⌈max_usage_count/2⌉ runs.
+const reactUsesPerRun = 2
 
 // reactResultAsAnswer is result_as_answer as the ReAct executor reads it:
 // from its name→tool map, which keeps the last tool of a name, although
@@ -329,6 +342,19 @@ func (ar *agentRun) formatResult(s string) string {
 		s += "\n\n" + prompt.ToolsReminder(ar.toolText)
 	}
 	return s
+}
+
+// nativeUsageLimit ends a native call refused by max_usage_count. The
+// caller has emitted tool_usage_started when the check runs after it.
+func (ar *agentRun) nativeUsageLimit(cs *callScope, name string, spec *ToolSpec) nativeResult {
+	msg := prompt.Fill(prompt.ToolUsageLimit, "{tool}", name, "{max}", strconv.Itoa(spec.MaxUsageCount))
+	if cs.start.IsZero() {
+		ar.started(cs)
+	}
+	ar.point(session.UsageLimitReached, cs, map[string]any{"message": msg, "max_usage_count": spec.MaxUsageCount})
+	f := &ToolFailure{Message: msg, Reason: ReasonUsageLimit}
+	ar.finished(cs, msg, false, f, nil)
+	return nativeResult{content: msg, done: true, err: ar.recordFailure(cs.span, name, spec, f, cs.args)}
 }
 
 // nativeResult is one native tool call's outcome.
@@ -420,6 +446,11 @@ func (ar *agentRun) nativeCall(ctx context.Context, step string, call llm.ToolCa
 	cs := ar.newCall(step, tool, name, call.Name, args, 1)
 	cs.spec = spec
 	key := cacheKey(name, args)
+	// The usage limit wins over a cache hit (agent_executor.py:1961-1968,
+	// 1989-1998, 2076).
+	if spec.MaxUsageCount > 0 && ar.usageOf(tool) >= spec.MaxUsageCount {
+		return ar.nativeUsageLimit(cs, name, spec)
+	}
 	if cached, hit := ar.cacheRead(key); hit {
 		ar.started(cs)
 		ar.point(session.CacheHit, cs, map[string]any{"cache_key": key})
@@ -444,11 +475,7 @@ func (ar *agentRun) nativeCall(ctx context.Context, step string, call llm.ToolCa
 		}
 		ar.mu.Unlock()
 		if over {
-			msg := prompt.Fill(prompt.ToolUsageLimit, "{tool}", name, "{max}", strconv.Itoa(spec.MaxUsageCount))
-			ar.point(session.UsageLimitReached, cs, map[string]any{"message": msg, "max_usage_count": spec.MaxUsageCount})
-			f := &ToolFailure{Message: msg, Reason: ReasonUsageLimit}
-			ar.finished(cs, msg, false, f, nil)
-			return nativeResult{content: msg, done: true, err: ar.recordFailure(cs.span, name, spec, f, cs.args)}
+			return ar.nativeUsageLimit(cs, name, spec)
 		}
 	} else {
 		ar.mu.Lock()
