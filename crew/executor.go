@@ -58,7 +58,7 @@ type agentRun struct {
 // lastCall is ToolsHandler.last_used_tool: the last successful ReAct call.
 type lastCall struct {
 	name string
-	args string
+	args *pyjson.Object
 }
 
 // maxParsingAttempts is ToolUsage._max_parsing_attempts (3 without a

@@ -239,3 +239,30 @@ replies:
 		t.Errorf("tool_usage_started %d, finished %d: the limit reply has its own tool events", n, r.count(session.ToolUsageFinished))
 	}
 }
+
+// B19 of crewai-fidelity-gaps.md: the repeated-call guard compares argument
+// dicts with Python's == (tool_usage.py:776-785), where 1 == 1.0 == True.
+func TestReActRepeatedCallGuardUsesPythonEquality(t *testing.T) {
+	var runs atomic.Int64
+	tool := NewFuncTool("lookup", "Looks up.", nil, func(context.Context, *pyjson.Object) ToolResult {
+		runs.Add(1)
+		return ToolResult{Text: "found"}
+	})
+	prov := scripted(t, `
+function_calling: false
+replies:
+  - "Action: lookup\nAction Input: {\"n\": 1, \"q\": \"a\"}"
+  - "Action: lookup\nAction Input: {\"q\": \"a\", \"n\": true}"
+  - "Action: lookup\nAction Input: {\"q\": \"a\", \"n\": 1.0}"
+  - "Final Answer: done"
+`)
+	a := NewAgent("a", "A", "g", "b", prov)
+	a.Tools = []Tool{tool}
+	r := kickoff(t, oneTaskCrew(a), nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if runs.Load() != 1 || r.count(session.GuardTripped) != 2 {
+		t.Errorf("runs %d, guard trips %d: want 1 run and 2 trips", runs.Load(), r.count(session.GuardTripped))
+	}
+}

@@ -156,12 +156,12 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 	}
 	spec := tool.Spec()
 	name := spec.llmName()
-	argsKey := canonicalArgs(args)
 
 	// Repeated-call guard: the last successful call had the same name and
-	// equal arguments (dict equality: key order does not matter).
+	// equal arguments (Python dict ==: key order does not matter and
+	// 1 == 1.0 == True, tool_usage.py:776-785).
 	ar.mu.Lock()
-	repeated := ar.last != nil && ar.last.name == name && ar.last.args == argsKey
+	repeated := ar.last != nil && ar.last.name == name && pyjson.Equal(ar.last.args, args)
 	ar.mu.Unlock()
 	probe := ar.newCall(step, tool, name, act.Tool, args, 0)
 	if repeated {
@@ -236,7 +236,7 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 		// counted and last_used_tool is set; only the cache write and
 		// result_as_answer are skipped.
 		ar.mu.Lock()
-		ar.last = &lastCall{name: name, args: canonicalArgs(cs.args)}
+		ar.last = &lastCall{name: name, args: cs.args.Clone()}
 		ar.usage[tool] += reactUsesPerRun
 		ar.mu.Unlock()
 		if err := ar.recordFailure(cs.span, name, spec, res.Failure, cs.args); err != nil {
@@ -249,7 +249,7 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 		ar.cacheWrite(cacheKey(name, cs.args), res.Text)
 	}
 	ar.mu.Lock()
-	ar.last = &lastCall{name: name, args: canonicalArgs(cs.args)}
+	ar.last = &lastCall{name: name, args: cs.args.Clone()}
 	ar.usage[tool] += reactUsesPerRun
 	ar.mu.Unlock()
 	obs = ar.formatResult(res.Text)
@@ -272,12 +272,6 @@ func (ar *agentRun) reactResultAsAnswer(name string) bool {
 		}
 	}
 	return false
-}
-
-// canonicalArgs renders arguments with keys sorted at every level, so two
-// dicts Python finds equal compare equal.
-func canonicalArgs(o *pyjson.Object) string {
-	return pyjson.Dumps(pyjson.FromGo(pyjson.ToGo(o)))
 }
 
 // pointEvent emits a selection/validation error event under the step.
