@@ -266,3 +266,30 @@ replies:
 		t.Errorf("runs %d, guard trips %d: want 1 run and 2 trips", runs.Load(), r.count(session.GuardTripped))
 	}
 }
+
+// B9 of crewai-fidelity-gaps.md: a ReAct result_as_answer result stays in
+// agent.tools_results and replaces the result of the agent's later tasks.
+func TestReActResultAsAnswerStaysForLaterTasks(t *testing.T) {
+	var calls atomic.Int64
+	tool := weatherTool(&calls)
+	tool.S.ResultAsAnswer = true
+	prov := scripted(t, `
+function_calling: false
+replies:
+  - "Action: get_forecast\nAction Input: {\"city\": \"Oslo\"}"
+  - "Final Answer: my own second answer"
+`)
+	a := NewAgent("a", "A", "g", "b", prov)
+	a.Tools = []Tool{tool}
+	c := &Crew{Agents: []*Agent{a}, Tasks: []*Task{
+		{Name: "one", Description: "d1", ExpectedOutput: "e", Agent: a},
+		{Name: "two", Description: "d2", ExpectedOutput: "e", Agent: a},
+	}}
+	r := kickoff(t, c, nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if got := r.out.TasksOutput[1].Raw; got != r.out.TasksOutput[0].Raw || !strings.HasPrefix(got, "Sunny in Oslo") {
+		t.Errorf("second task %q, first %q: want the first task's tool result in both", got, r.out.TasksOutput[0].Raw)
+	}
+}

@@ -84,6 +84,12 @@ type Agent struct {
 	// timesExecuted is CrewAI's _times_executed: the max_retry_limit budget,
 	// shared by every task the agent runs and never reset.
 	timesExecuted int
+	// toolsAnswer is the last result_as_answer result in CrewAI's
+	// agent.tools_results, which only ReAct calls fill and nothing resets
+	// (base_agent.py:351): it replaces the result of every later task the
+	// agent runs (agent/utils.py:231-244), a CrewAI bug crewbench keeps.
+	toolsAnswer    string
+	hasToolsAnswer bool
 }
 
 // NewAgent returns an agent with CrewAI's defaults.

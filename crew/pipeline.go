@@ -190,7 +190,7 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 		ar.finished(cs, cached, true, nil, nil)
 		// result_as_answer applies to any call that did not fail
 		// (crewai-semantics.md §5.1 step 13); a cached result is one.
-		return ar.formatResult(cached), ar.reactResultAsAnswer(name), nil
+		return ar.reactAnswer(ar.formatResult(cached), name)
 	}
 
 	cs := ar.newCall(step, tool, name, act.Tool, args, 1)
@@ -252,8 +252,7 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 	ar.last = &lastCall{name: name, args: cs.args.Clone()}
 	ar.usage[tool] += reactUsesPerRun
 	ar.mu.Unlock()
-	obs = ar.formatResult(res.Text)
-	return obs, ar.reactResultAsAnswer(name), nil
+	return ar.reactAnswer(ar.formatResult(res.Text), name)
 }
 
 // reactUsesPerRun is how much one ReAct run of a tool adds to its usage
@@ -261,6 +260,18 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 // counter (structured_tool.py:438, tool_usage.py:682), so a ReAct agent
 // gets ⌈max_usage_count/2⌉ runs.
 const reactUsesPerRun = 2
+
+// reactAnswer returns a ReAct observation and whether it is the answer,
+// keeping a result_as_answer result in the agent's tools_results.
+func (ar *agentRun) reactAnswer(obs, name string) (string, bool, error) {
+	asAnswer := ar.reactResultAsAnswer(name)
+	if asAnswer {
+		ar.rs.mu.Lock()
+		ar.agent.toolsAnswer, ar.agent.hasToolsAnswer = obs, true
+		ar.rs.mu.Unlock()
+	}
+	return obs, asAnswer, nil
+}
 
 // reactResultAsAnswer is result_as_answer as the ReAct executor reads it:
 // from its name→tool map, which keeps the last tool of a name, although

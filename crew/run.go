@@ -590,6 +590,11 @@ func (rs *runState) executeTask(ctx context.Context, a *Agent, tr *taskRun, cont
 	for {
 		out, ar, err := rs.executeOnce(ctx, a, tr, contextText, tools, parent)
 		if err == nil {
+			rs.mu.Lock()
+			if a.hasToolsAnswer {
+				out = a.toolsAnswer
+			}
+			rs.mu.Unlock()
 			return out, ar, nil
 		}
 		var tf *ToolExecutionFailedError
