@@ -266,7 +266,7 @@ func (b *builder) tool(ref project.ToolRef, owner string) Tool {
 func (b *builder) task(pt *project.Task, done map[*project.Task]*Task) (*Task, error) {
 	t := &Task{
 		Name: pt.Name, Description: pt.Description, ExpectedOutput: pt.ExpectedOutput,
-		OutputFile: pt.OutputFile, ToolFailurePolicy: FailurePolicy(pt.ToolFailurePolicy), Markdown: pt.Markdown,
+		OutputFile: pt.OutputFile, NoCreateDirectory: !pt.CreateDirectory, ToolFailurePolicy: FailurePolicy(pt.ToolFailurePolicy), Markdown: pt.Markdown,
 	}
 	if pt.Agent != "" {
 		a, err := b.agent(pt.Agent)

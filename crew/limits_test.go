@@ -293,3 +293,28 @@ replies:
 		t.Errorf("second task %q, first %q: want the first task's tool result in both", got, r.out.TasksOutput[0].Raw)
 	}
 }
+
+// B18 of crewai-fidelity-gaps.md: output_file honours create_directory, a
+// write failure fails the task with "Failed to save output file: …", and a
+// leading "/" is kept when the authored path has a {var}.
+func TestOutputFileAsCrewAIWritesIt(t *testing.T) {
+	run := func(task *Task, inputs map[string]any) (result, string) {
+		dir := t.TempDir()
+		a := NewAgent("a", "A", "g", "b", scripted(t, "replies:\n  - \"Final Answer: text\"\n"))
+		task.Description, task.ExpectedOutput, task.Agent = "d", "e", a
+		return kickoff(t, &Crew{Agents: []*Agent{a}, Tasks: []*Task{task}}, inputs, Options{OutputDir: dir}), dir
+	}
+	r, dir := run(&Task{OutputFile: "/out/a.md"}, nil)
+	if b, err := os.ReadFile(filepath.Join(dir, "out", "a.md")); r.err != nil || string(b) != "text" {
+		t.Errorf("stripped leading /: err %v, file %q (%v)", r.err, b, err)
+	}
+	r, _ = run(&Task{OutputFile: "missing/a.md", NoCreateDirectory: true}, nil)
+	if r.err == nil || !strings.HasPrefix(r.err.Error(), "Failed to save output file: ") || r.count(session.TaskFailed) != 1 {
+		t.Errorf("create_directory false: err %v, task_failed %d", r.err, r.count(session.TaskFailed))
+	}
+	abs := filepath.Join(t.TempDir(), "abs")
+	r, _ = run(&Task{OutputFile: filepath.ToSlash(abs) + "/{name}.md"}, map[string]any{"name": "x"})
+	if b, err := os.ReadFile(filepath.Join(abs, "x.md")); r.err != nil || string(b) != "text" {
+		t.Errorf("leading / with a {var}: err %v, file %q (%v)", r.err, b, err)
+	}
+}

@@ -130,7 +130,10 @@ type Task struct {
 	ContextMode ContextMode
 	Context     []*Task
 	// OutputFile is written after the task (relative to Options.OutputDir).
-	OutputFile        string
+	OutputFile string
+	// NoCreateDirectory is create_directory: false (CrewAI's default, true,
+	// creates output_file's parent directories).
+	NoCreateDirectory bool
 	ToolFailurePolicy FailurePolicy
 	Markdown          bool
 	// OutputJSON is the output_json (or inline output_pydantic) schema; nil

@@ -401,7 +401,13 @@ func (rs *runState) runTask(ctx context.Context, t *Task, manager *Agent, prior 
 		rs.structuredOutput(to, t, m, ar, answer, tr.span, base)
 	}
 	if err := rs.writeOutputFile(tr, to); err != nil {
-		rs.warn(tr.span, base, err.Error())
+		// CrewAI raises, so the task fails (task.py:502-545).
+		ev := base
+		ev.Kind, ev.Span, ev.Parent = session.TaskFailed, tr.span, rs.span
+		ev.Outcome, ev.Error, ev.Duration = "failed", err.Error(), rs.em.Now().Sub(start)
+		ev.Data = map[string]any{"error": err.Error(), "task": taskData(tr), "tool_failures": failures}
+		rs.emit(ev)
+		return to, err
 	}
 	ev = base
 	ev.Kind, ev.Span, ev.Parent = session.TaskCompleted, tr.span, rs.span
@@ -465,8 +471,11 @@ func jsonDictFrom(answer string) (*pyjson.Object, bool) {
 	return o, err == nil
 }
 
-// writeOutputFile writes output_file like CrewAI: json_dict as indented JSON
-// with non-ASCII kept, else raw; parent directories created.
+// writeOutputFile writes output_file like CrewAI (task.py:502-545,
+// 1295-1297): json_dict as indented JSON with non-ASCII kept, else raw;
+// parent directories created unless create_directory is false; a leading
+// "/" stripped unless the authored path has a {var} (then the path is
+// absolute). A failure is CrewAI's "Failed to save output file: …".
 func (rs *runState) writeOutputFile(tr *taskRun, to *TaskOutput) error {
 	name := tr.text.outputFile
 	if name == "" || rs.opts.OutputDir == "" {
@@ -475,17 +484,21 @@ func (rs *runState) writeOutputFile(tr *taskRun, to *TaskOutput) error {
 	if strings.Contains(name, "..") {
 		return fmt.Errorf("output_file %q: Path traversal attempts are not allowed in output_file paths", name)
 	}
-	name = strings.TrimPrefix(name, "/")
-	path := filepath.Join(rs.opts.OutputDir, filepath.FromSlash(name))
+	path := filepath.Join(rs.opts.OutputDir, filepath.FromSlash(strings.TrimPrefix(name, "/")))
+	if strings.HasPrefix(name, "/") && tr.task != nil && prompt.HasPlaceholder(tr.task.OutputFile) {
+		path = filepath.FromSlash(name)
+	}
 	content := to.Raw
 	if to.JSONDict != nil {
 		content = pyjson.DumpsStyle(to.JSONDict, pyjson.Style{Indent: 2, KeepNonASCII: true})
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("writing output_file: %w", err)
+	if tr.task == nil || !tr.task.NoCreateDirectory {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return &prefixError{prefix: "Failed to save output file: ", err: err}
+		}
 	}
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		return fmt.Errorf("writing output_file: %w", err)
+		return &prefixError{prefix: "Failed to save output file: ", err: err}
 	}
 	return nil
 }
