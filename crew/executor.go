@@ -487,8 +487,12 @@ func (ar *agentRun) callLLMWith(ctx context.Context, step string, msgs []llm.Mes
 		// (response_model, agent_executor.py:1425-1437).
 		req.ResponseFormat = ar.responseFormat
 	}
-	if err := ar.rs.rpmWait(ctx, a, ar.base, step); err != nil {
-		return llm.Response{}, err
+	// The RPM controller is consulted before the agent's own reasoning
+	// calls only, not before side calls (summarising, converting).
+	if history {
+		if err := ar.rs.rpmWait(ctx, a, ar.base, step); err != nil {
+			return llm.Response{}, err
+		}
 	}
 	model := a.LLM.Model()
 	d, err := ar.rs.pause(ctx, &Pause{

@@ -81,33 +81,54 @@ replies:
 	}
 }
 
+// The RPM controller's window is a 60 s timer from its creation, and at the
+// limit it sleeps a fixed 60 s, then counts the request as the first of
+// the new minute (crewai-fidelity-gaps.md B11).
 func TestRPMLimiter(t *testing.T) {
 	now := time.Unix(0, 0)
 	clock := func() time.Time { return now }
 	l := newRPMLimiter(2, clock)
+	var slept []time.Duration
+	l.sleep = func(_ context.Context, d time.Duration) error {
+		slept = append(slept, d)
+		now = now.Add(d)
+		return nil
+	}
 	ctx := context.Background()
 	waits := 0
+	notify := func() { waits++ }
+	now = now.Add(50 * time.Second) // the window started at creation, not at the first request
 	for i := 0; i < 2; i++ {
-		if err := l.wait(ctx, func() { waits++ }); err != nil {
+		if err := l.wait(ctx, notify); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if waits != 0 {
 		t.Fatal("waited under the limit")
 	}
-	// The third request in the same minute waits for the window to end;
-	// move the clock and let the timer fire.
-	done := make(chan error, 1)
-	cctx, cancel := context.WithCancel(ctx)
-	go func() { done <- l.wait(cctx, func() { waits++ }) }()
-	time.Sleep(50 * time.Millisecond)
-	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) || waits != 1 {
-		t.Fatalf("err %v waits %d", err, waits)
+	now = now.Add(9 * time.Second) // 59 s after creation: same window
+	if err := l.wait(ctx, notify); err != nil || waits != 1 || len(slept) != 1 || slept[0] != time.Minute {
+		t.Fatalf("at the limit: err %v waits %d slept %v (want a fixed 60 s)", err, waits, slept)
+	}
+	// 119 s: the request after the sleep counted as the first of its window.
+	if err := l.wait(ctx, notify); err != nil || waits != 1 {
+		t.Fatalf("second of the new window: err %v waits %d", err, waits)
+	}
+	if err := l.wait(ctx, notify); err != nil || waits != 2 {
+		t.Fatalf("third of the new window: err %v waits %d", err, waits)
 	}
 	now = now.Add(61 * time.Second)
-	if err := l.wait(ctx, func() { waits++ }); err != nil || waits != 1 {
-		t.Fatalf("after the window: err %v waits %d", err, waits)
+	if err := l.wait(ctx, notify); err != nil || waits != 2 {
+		t.Fatalf("after the reset: err %v waits %d", err, waits)
+	}
+	l.sleep = sleepContext
+	for l.count < l.max {
+		l.count++
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := l.wait(cctx, notify); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled wait: %v", err)
 	}
 }
 
