@@ -849,47 +849,60 @@ func policyArguments(p Policy, args map[string]any) map[string]any {
 	return CleanArguments(args)
 }
 
-// CleanArguments is MCPClient's argument cleaning (§4.2): keys whose value
-// is null are dropped, recursively; nested objects and arrays that end up
-// empty are dropped; null array items are dropped; a key named exactly
-// "sources" holding an array has each string item s rewritten to
-// {"type": s}. The input is not modified.
+// CleanArguments is MCPClient's argument cleaning (§4.2,
+// crewai-fidelity-gaps.md B14, mcp/client.py:545-592): keys whose value is
+// null are dropped; nested objects are cleaned and dropped when they end
+// up empty; in an array, null items are dropped and object items cleaned
+// (and dropped when empty), but arrays inside arrays are kept as they are;
+// an array that ends up empty is dropped. A key named exactly "sources"
+// holding an array has each string item s rewritten to {"type": s} and
+// every other item kept untouched, nulls included. The input is not
+// modified. (CrewAI also keeps the key order; a Go map cannot.)
 func CleanArguments(args map[string]any) map[string]any {
 	out := map[string]any{}
 	for k, v := range args {
 		if v == nil {
 			continue
 		}
-		cv, keep := cleanValue(v)
-		if !keep {
-			continue
-		}
-		if k == "sources" {
-			if list, ok := cv.([]any); ok {
-				for i, item := range list {
-					if s, ok := item.(string); ok {
-						list[i] = map[string]any{"type": s}
-					}
+		if list, ok := v.([]any); ok && k == "sources" {
+			if len(list) == 0 {
+				continue
+			}
+			fixed := make([]any, len(list))
+			for i, item := range list {
+				if s, ok := item.(string); ok {
+					fixed[i] = map[string]any{"type": s}
+				} else {
+					fixed[i] = item
 				}
 			}
+			out[k] = fixed
+			continue
 		}
-		out[k] = cv
+		if cv, keep := cleanValue(v); keep {
+			out[k] = cv
+		}
 	}
 	return out
 }
 
+// cleanValue cleans a value under an object key.
 func cleanValue(v any) (any, bool) {
 	switch x := v.(type) {
-	case nil:
-		return nil, false
 	case map[string]any:
 		m := CleanArguments(x)
 		return m, len(m) > 0
 	case []any:
 		list := make([]any, 0, len(x))
 		for _, item := range x {
-			if cv, keep := cleanValue(item); keep {
-				list = append(list, cv)
+			switch it := item.(type) {
+			case nil:
+			case map[string]any:
+				if m := CleanArguments(it); len(m) > 0 {
+					list = append(list, m)
+				}
+			default:
+				list = append(list, item)
 			}
 		}
 		return list, len(list) > 0
