@@ -243,14 +243,14 @@ func (b *builder) tool(ref project.ToolRef, owner string) Tool {
 	}
 	switch {
 	case st != nil && st.Result != nil:
-		return NewStandIn(NewToolSpec(name, desc, nil), ToolResult{Text: *st.Result})
+		return NewStandIn(standInSpec(name, desc, st), ToolResult{Text: *st.Result})
 	case st != nil && st.Server != "":
 		srv := b.p.Server(st.Server)
 		if srv == nil {
 			b.note("%s: tool %s routes to unknown server %s", owner, ref.Ref, st.Server)
 			break
 		}
-		spec := NewToolSpec(name, desc, nil)
+		spec := standInSpec(name, desc, st)
 		spec.Kind, spec.Server, spec.OriginalName = KindMCP, srv.Name, st.Tool
 		if sn, err := mcpconn.CrewAIServerName(srv.Spec); err == nil {
 			spec.ServerName = sn
@@ -261,6 +261,14 @@ func (b *builder) tool(ref project.ToolRef, owner string) Tool {
 	return NewFuncTool(name, desc, nil, func(context.Context, *pyjson.Object) ToolResult {
 		return ToolResult{Err: fmt.Errorf("crewbench cannot run the Python tool %s: give it a stand-in in crewbench.yaml", ref.Ref)}
 	})
+}
+
+// standInSpec is the spec of a stand-in with the Python tool's attributes
+// the overlay declares (or crewbench read from the tool's class).
+func standInSpec(name, desc string, st *project.StandIn) *ToolSpec {
+	spec := NewToolSpec(name, desc, st.ArgsSchema)
+	spec.ResultAsAnswer, spec.MaxUsageCount, spec.NeverCache = st.ResultAsAnswer, st.MaxUsageCount, st.NeverCache
+	return spec
 }
 
 func (b *builder) task(pt *project.Task, done map[*project.Task]*Task) (*Task, error) {

@@ -2,6 +2,7 @@ package crew
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"crewbench/crew/project"
 	"crewbench/crew/pyjson"
 	"crewbench/session"
 )
@@ -337,5 +339,43 @@ func TestOutputFileAsCrewAIWritesIt(t *testing.T) {
 	r, _ = run(&Task{OutputFile: filepath.ToSlash(abs) + "/{name}.md"}, map[string]any{"name": "x"})
 	if b, err := os.ReadFile(filepath.Join(abs, "x.md")); r.err != nil || string(b) != "text" {
 		t.Errorf("leading / with a {var}: err %v, file %q (%v)", r.err, b, err)
+	}
+}
+
+// A stand-in carries the Python tool's attributes from the overlay: its
+// args_schema is what the LLM is shown, and result_as_answer,
+// max_usage_count and cache_function act as on the Python tool.
+func TestStandInCarriesPythonToolAttributes(t *testing.T) {
+	schema, _ := pyjson.LoadsObject(`{"properties": {"query": {"title": "Query", "type": "string"}}, "required": ["query"], "title": "SearchInput", "type": "object"}`)
+	text := "found it"
+	b := &builder{}
+	tool := b.tool(project.ToolRef{Kind: project.ToolPython, Ref: "SerperDevTool", Class: "SerperDevTool",
+		StandIn: &project.StandIn{Result: &text, ArgsSchema: schema, ResultAsAnswer: true, MaxUsageCount: 2, NeverCache: true}}, "agent a")
+	s := tool.Spec()
+	if s.Schema != schema || !s.ResultAsAnswer || s.MaxUsageCount != 2 || !s.NeverCache || s.Kind != KindStandIn {
+		t.Fatalf("spec %+v", s)
+	}
+	prov := scripted(t, `
+replies:
+  - tool_calls: [{name: serper_dev_tool, arguments: {query: heat pumps}}]
+`)
+	a := NewAgent("a", "A", "g", "b", prov)
+	a.Tools = []Tool{tool}
+	r := kickoff(t, oneTaskCrew(a), nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r.out.Raw != "found it" {
+		t.Errorf("result_as_answer: answer %q", r.out.Raw)
+	}
+	var params string
+	for _, ev := range r.events {
+		if ev.Kind == session.LLMCallStarted {
+			b, _ := json.Marshal(ev.Data["tools"])
+			params = string(b)
+		}
+	}
+	if !strings.Contains(params, `\"query\"`) && !strings.Contains(params, `"query"`) {
+		t.Errorf("the args_schema is not what the LLM is offered: %s", params)
 	}
 }

@@ -302,12 +302,22 @@ type ToolRef struct {
 
 // StandIn replaces a Python-only tool in crewbench: a canned result, or a
 // call routed to a tool of one of the project's MCP servers.
+//
+// The rest are the attributes a CrewAI Python tool can carry, so a crew that
+// relies on them runs as CrewAI runs it: ArgsSchema (the args_schema model's
+// JSON schema, as model_json_schema() gives it), ResultAsAnswer,
+// MaxUsageCount (0: unlimited) and NeverCache (a cache_function that
+// always returns False).
 type StandIn struct {
-	Result      *string
-	Server      string // project server name
-	Tool        string // remote tool name on that server
-	Description string
-	Pos         Pos
+	Result         *string
+	Server         string // project server name
+	Tool           string // remote tool name on that server
+	Description    string
+	ArgsSchema     *pyjson.Object
+	ResultAsAnswer bool
+	MaxUsageCount  int
+	NeverCache     bool
+	Pos            Pos
 }
 
 // MCPRef is one entry of an agent's mcps (or an adapter's tools).
