@@ -323,7 +323,8 @@ func (b *builder) task(pt *project.Task, done map[*project.Task]*Task) (*Task, e
 		}
 	}
 	if pt.AsyncExecution {
-		b.note("task %s: async_execution runs synchronously in crewbench", pt.Name)
+		t.AsyncExecution = true
+		b.note("task %s: async_execution: crewbench runs the task in list order with CrewAI's context (the last synchronous output); CrewAI runs it concurrently with the async tasks next to it", pt.Name)
 	}
 	if pt.HumanInput {
 		b.note("task %s: human_input is not asked for", pt.Name)
@@ -331,7 +332,12 @@ func (b *builder) task(pt *project.Task, done map[*project.Task]*Task) (*Task, e
 	if len(pt.Guardrails) > 0 {
 		b.note("task %s: guardrails are not run", pt.Name)
 	}
-	if pt.Type != "" && pt.Type != "Task" && pt.Type != "task" {
+	switch {
+	case pt.Type == "conditional":
+		// A ConditionalTask's condition is a Python callable; there is no
+		// declarative form to evaluate.
+		b.note("task %s: ConditionalTask: its condition %s is Python, so crewbench always runs the task (CrewAI skips it with raw \"\" when the condition is false)", pt.Name, pt.Condition)
+	case pt.Type != "" && pt.Type != "Task" && pt.Type != "task":
 		b.note("task %s: %s tasks run as plain tasks", pt.Name, pt.Type)
 	}
 	return t, nil

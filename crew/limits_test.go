@@ -379,3 +379,33 @@ replies:
 		t.Errorf("the args_schema is not what the LLM is offered: %s", params)
 	}
 }
+
+// async_execution: an async task without context gets only the last
+// synchronous output; a later sync task gets every output so far.
+func TestAsyncTaskContextIsLastSyncOutput(t *testing.T) {
+	prov := scripted(t, `
+replies:
+  - "one"
+  - "two"
+  - "three"
+  - "four"
+`)
+	a := NewAgent("a", "A", "g", "b", prov)
+	mk := func(name string, async bool) *Task {
+		return &Task{Name: name, Description: name, ExpectedOutput: "e", Agent: a, AsyncExecution: async}
+	}
+	r := kickoff(t, &Crew{Agents: []*Agent{a}, Tasks: []*Task{mk("s1", false), mk("s2", false), mk("a1", true), mk("s3", false)}}, nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	user := func(i int) string {
+		m := r.requests()[i]
+		return m[len(m)-1]["content"].(string)
+	}
+	if got := user(2); !strings.HasSuffix(got, "This is the context you're working with:\ntwo\n\nProvide your complete response:") {
+		t.Errorf("async task context: %q", got)
+	}
+	if got := user(3); !strings.HasSuffix(got, "This is the context you're working with:\none\n\n----------\n\ntwo\n\n----------\n\nthree\n\nProvide your complete response:") {
+		t.Errorf("sync task after it: %q", got)
+	}
+}

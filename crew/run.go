@@ -190,13 +190,24 @@ func (rs *runState) kickoff(ctx context.Context, inputs map[string]any) (*CrewOu
 	}
 	out := &CrewOutput{}
 	outputs := map[*Task]*TaskOutput{}
-	var all []*TaskOutput
+	var all, lastSync []*TaskOutput
 	for _, t := range c.Tasks {
-		to, err := rs.runTask(ctx, t, manager, all, outputs)
+		prior := all
+		if t.AsyncExecution {
+			// An async task's default context is the last synchronous
+			// output only (Crew._execute_tasks). crewbench runs async tasks
+			// in list order; CrewAI joins them before the next sync task,
+			// so each one sees what it would see in CrewAI.
+			prior = lastSync
+		}
+		to, err := rs.runTask(ctx, t, manager, prior, outputs)
 		if to != nil {
 			all = append(all, to)
 			outputs[t] = to
 			out.TasksOutput = append(out.TasksOutput, to)
+			if !t.AsyncExecution {
+				lastSync = []*TaskOutput{to}
+			}
 		}
 		if err != nil {
 			out.TokenUsage = rs.usageSnapshot()
