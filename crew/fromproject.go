@@ -238,19 +238,41 @@ func (b *builder) tool(ref project.ToolRef, owner string) Tool {
 	}
 	st := ref.StandIn
 	desc := "Python tool " + ref.Ref + " (stand-in)"
-	if st != nil && st.Description != "" {
-		desc = st.Description
+	// What the tool's class says literally is what CrewAI shows the LLM;
+	// the overlay's stand-in overrides it.
+	attrs := project.StandIn{}
+	if pc := ref.PyClass; pc != nil {
+		if pc.Name != "" {
+			name = pc.Name
+		}
+		if pc.Description != "" {
+			desc = pc.Description
+		}
+		attrs = project.StandIn{ArgsSchema: pc.ArgsSchema, ResultAsAnswer: pc.ResultAsAnswer, MaxUsageCount: pc.MaxUsageCount}
+	}
+	if st != nil {
+		if st.Description != "" {
+			desc = st.Description
+		}
+		if st.ArgsSchema != nil {
+			attrs.ArgsSchema = st.ArgsSchema
+		}
+		if st.MaxUsageCount > 0 {
+			attrs.MaxUsageCount = st.MaxUsageCount
+		}
+		attrs.ResultAsAnswer = attrs.ResultAsAnswer || st.ResultAsAnswer
+		attrs.NeverCache = st.NeverCache
 	}
 	switch {
 	case st != nil && st.Result != nil:
-		return NewStandIn(standInSpec(name, desc, st), ToolResult{Text: *st.Result})
+		return NewStandIn(standInSpec(name, desc, &attrs), ToolResult{Text: *st.Result})
 	case st != nil && st.Server != "":
 		srv := b.p.Server(st.Server)
 		if srv == nil {
 			b.note("%s: tool %s routes to unknown server %s", owner, ref.Ref, st.Server)
 			break
 		}
-		spec := standInSpec(name, desc, st)
+		spec := standInSpec(name, desc, &attrs)
 		spec.Kind, spec.Server, spec.OriginalName = KindMCP, srv.Name, st.Tool
 		if sn, err := mcpconn.CrewAIServerName(srv.Spec); err == nil {
 			spec.ServerName = sn
@@ -258,13 +280,13 @@ func (b *builder) tool(ref project.ToolRef, owner string) Tool {
 		return &mcpTool{spec: spec, server: srv.Spec, callName: st.Tool, m: &MCP{}, faults: &mcpconn.FaultState{}}
 	}
 	b.note("%s: tool %s is Python code crewbench cannot run; add a stand-in under tools: in crewbench.yaml (calls fail until then)", owner, ref.Ref)
-	return NewFuncTool(name, desc, nil, func(context.Context, *pyjson.Object) ToolResult {
+	return &FuncTool{S: standInSpec(name, desc, &attrs), Fn: func(context.Context, *pyjson.Object) ToolResult {
 		return ToolResult{Err: fmt.Errorf("crewbench cannot run the Python tool %s: give it a stand-in in crewbench.yaml", ref.Ref)}
-	})
+	}}
 }
 
 // standInSpec is the spec of a stand-in with the Python tool's attributes
-// the overlay declares (or crewbench read from the tool's class).
+// (from its class, or declared in the overlay).
 func standInSpec(name, desc string, st *project.StandIn) *ToolSpec {
 	spec := NewToolSpec(name, desc, st.ArgsSchema)
 	spec.ResultAsAnswer, spec.MaxUsageCount, spec.NeverCache = st.ResultAsAnswer, st.MaxUsageCount, st.NeverCache

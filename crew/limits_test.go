@@ -409,3 +409,30 @@ replies:
 		t.Errorf("sync task after it: %q", got)
 	}
 }
+
+// A classic project's tool class gives the tool its name, description and
+// args_schema, so the LLM sees what CrewAI shows it.
+func TestToolClassFeedsTheSpec(t *testing.T) {
+	p, err := project.Open("project/testdata/classic/toolclass", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _, err := FromProject(p, ProjectOptions{LLM: "scripted:inline.yaml", Script: []byte("replies: [done]\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lookup *ToolSpec
+	for _, a := range c.Agents {
+		for _, tl := range a.Tools {
+			if tl.Spec().Name == "Lookup Things" {
+				lookup = tl.Spec()
+			}
+		}
+	}
+	if lookup == nil || lookup.llmName() != "lookup_things" || lookup.Description != "Looks things up." || !lookup.ResultAsAnswer || lookup.MaxUsageCount != 2 {
+		t.Fatalf("lookup spec %+v", lookup)
+	}
+	if s, _ := lookup.Schema.Get("title"); s != "LookupInput" {
+		t.Errorf("schema %s", pyjson.Dumps(lookup.Schema))
+	}
+}

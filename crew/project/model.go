@@ -298,6 +298,21 @@ type ToolRef struct {
 	Args    map[string]any
 	Pos     Pos
 	StandIn *StandIn
+	// PyClass is what the tool's class (a BaseTool subclass the project
+	// defines) says literally; nil when crewbench could not read it.
+	PyClass *ToolClass
+}
+
+// ToolClass holds the literal attributes of a project's BaseTool subclass.
+type ToolClass struct {
+	Name, Description string
+	ResultAsAnswer    bool
+	MaxUsageCount     int
+	// ArgsSchema is the args_schema model as Pydantic's model_json_schema()
+	// renders it; nil when the class has none or it uses a type crewbench
+	// does not render.
+	ArgsSchema *pyjson.Object
+	Pos        Pos
 }
 
 // StandIn replaces a Python-only tool in crewbench: a canned result, or a
