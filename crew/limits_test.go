@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"crewbench/crew/project"
+	"crewbench/crew/prompt"
 	"crewbench/crew/pyjson"
 	"crewbench/session"
 )
@@ -434,5 +435,33 @@ func TestToolClassFeedsTheSpec(t *testing.T) {
 	}
 	if s, _ := lookup.Schema.Get("title"); s != "LookupInput" {
 		t.Errorf("schema %s", pyjson.Dumps(lookup.Schema))
+	}
+}
+
+// B10 of crewai-fidelity-gaps.md: the force_final_answer message is sent on
+// a copy of the history and not kept, so the task's messages end with the
+// forced answer, not with the request for it.
+func TestForcedFinalAnswerIsNotKept(t *testing.T) {
+	var calls atomic.Int64
+	prov := scripted(t, "function_calling: false\nreplies:\n  - \"Action: get_forecast\\nAction Input: {\\\"city\\\": \\\"A\\\"}\"\n  - \"Final Answer: forced\"\n")
+	a := NewAgent("a", "A", "g", "b", prov)
+	a.MaxIter = 1
+	a.Tools = []Tool{weatherTool(&calls)}
+	r := kickoff(t, oneTaskCrew(a), nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	reqs := r.requests()
+	if last := reqs[len(reqs)-1]; last[len(last)-1]["content"] != prompt.ForceFinalAnswer {
+		t.Fatalf("the forced request does not end with the force_final_answer text: %v", last[len(last)-1])
+	}
+	msgs := r.out.TasksOutput[0].Messages
+	for _, m := range msgs {
+		if m.Content == prompt.ForceFinalAnswer {
+			t.Errorf("the force_final_answer message was kept in the history: %+v", msgs)
+		}
+	}
+	if len(msgs) == 0 || msgs[len(msgs)-1].Content != "Final Answer: forced" {
+		t.Errorf("history does not end with the forced answer: %+v", msgs)
 	}
 }
