@@ -60,3 +60,13 @@ func TestKindIsCrewAI(t *testing.T) {
 		t.Error("IsCrewAI: CrewAI kinds are those without the crewbench_ prefix")
 	}
 }
+
+// An Emitter built without NewEmitter still tracks scopes.
+func TestEmitterWithoutScopeMap(t *testing.T) {
+	var c Collector
+	e := &Emitter{sink: &c, now: time.Now, newID: NewID}
+	start := e.Emit(Event{Kind: TaskStarted, Span: "t"})
+	if end := e.Emit(Event{Kind: TaskCompleted, Span: "t"}); end.StartedEventID != start.ID {
+		t.Errorf("started_event_id %q, want %q", end.StartedEventID, start.ID)
+	}
+}

@@ -131,6 +131,9 @@ func (e *Emitter) stampEnvelope(ev *Event) {
 	}
 	switch {
 	case ev.Kind.IsStart() && ev.Span != "":
+		if e.scopes == nil {
+			e.scopes = map[string]scopeStart{}
+		}
 		s := scopeStart{id: ev.ID, crewAI: e.scopes[ev.Parent].crewAI}
 		if crewAI {
 			s.crewAI = ev.ID
