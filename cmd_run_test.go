@@ -66,7 +66,8 @@ func TestRunDemoJSONAndRecord(t *testing.T) {
 		}
 		kinds = append(kinds, ev.Type)
 	}
-	if len(kinds) < 10 || kinds[0] != string(session.CrewKickoffStarted) || kinds[len(kinds)-1] != string(session.CrewKickoffCompleted) {
+	// CrewAI opens the context with default_env, then the kickoff.
+	if len(kinds) < 10 || kinds[0] != string(session.DefaultEnv) || kinds[1] != string(session.CrewKickoffStarted) || kinds[len(kinds)-1] != string(session.CrewKickoffCompleted) {
 		t.Errorf("events: %v", kinds)
 	}
 	f, err := session.ReadFile(rec, session.ReadOptions{})

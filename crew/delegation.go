@@ -97,10 +97,11 @@ func (t *delegationTool) Run(ctx context.Context, args *pyjson.Object, rc RunCon
 	if coworker == "" {
 		coworker = get("co_worker")
 	}
-	// A value like "[A, B]" names its first element.
+	// A value like "[A, B]" names its first element, quotes kept (only
+	// the role normalisation's double-quote removal applies;
+	// base_agent_tools.py:40-44).
 	if strings.HasPrefix(coworker, "[") && strings.HasSuffix(coworker, "]") {
-		inner := strings.TrimSpace(coworker[1 : len(coworker)-1])
-		coworker = strings.Trim(strings.TrimSpace(strings.Split(inner, ",")[0]), `'"`)
+		coworker = strings.Split(coworker[1:len(coworker)-1], ",")[0]
 	}
 	want := normalizeRole(coworker)
 	var match *Agent
@@ -131,7 +132,9 @@ func (t *delegationTool) Run(ctx context.Context, args *pyjson.Object, rc RunCon
 		return ToolResult{Err: err}
 	}
 	if err != nil {
-		return ToolResult{Text: "Error executing task with agent '" + t.rs.personaOf(match).role + "'. Error: " + err.Error()}
+		// CrewAI names the agent by its normalised (casefolded) role
+		// (base_agent_tools.py:122-124).
+		return ToolResult{Text: "Error executing task with agent '" + normalizeRole(t.rs.personaOf(match).role) + "'. Error: " + err.Error()}
 	}
 	return ToolResult{Text: out}
 }

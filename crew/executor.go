@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -57,7 +58,7 @@ type agentRun struct {
 // lastCall is ToolsHandler.last_used_tool: the last successful ReAct call.
 type lastCall struct {
 	name string
-	args string
+	args *pyjson.Object
 }
 
 // maxParsingAttempts is ToolUsage._max_parsing_attempts (3 without a
@@ -105,6 +106,7 @@ func (rs *runState) runAgent(ctx context.Context, a *Agent, tr *taskRun, context
 		"messages": ar.wireView(),
 	}
 	rs.emit(ev)
+	ar.flowEvent(session.FlowStarted, nil)
 	ar.agentLogs(KindAgentLogsStarted, map[string]any{"agent_role": p.role, "task_description": tr.text.description, "verbose": false})
 	start := rs.em.Now()
 
@@ -116,12 +118,14 @@ func (rs *runState) runAgent(ctx context.Context, a *Agent, tr *taskRun, context
 		err = timeout // max_execution_time expired: the error is CrewAI's TimeoutError
 	}
 	if err != nil {
+		ar.flowEvent(session.FlowFailed, map[string]any{"error": err.Error()})
 		ev.Kind, ev.Outcome, ev.Error = session.AgentExecutionError, "failed", err.Error()
 		ev.Data = map[string]any{"agent": p.role, "task": taskData(tr), "error": err.Error()}
 		rs.emit(ev)
 		return "", ar, err
 	}
 	ar.agentLogs(KindAgentLogsExecution, map[string]any{"agent_role": p.role, "formatted_answer": out, "verbose": false})
+	ar.flowEvent(session.FlowFinished, map[string]any{"result": out})
 	ev = ar.base
 	ev.Span, ev.Parent, ev.Duration = ar.span, parent, rs.em.Now().Sub(start)
 	ev.Kind, ev.Outcome = session.AgentExecutionCompleted, "ok"
@@ -142,6 +146,21 @@ const (
 func (ar *agentRun) agentLogs(kind session.Kind, data map[string]any) {
 	ev := ar.base
 	ev.Kind, ev.Parent, ev.Data = kind, ar.span, data
+	ar.rs.emit(ev)
+}
+
+// executorFlowName is the Flow CrewAI runs each agent execution as.
+const executorFlowName = "AgentExecutor"
+
+// flowEvent emits one of the flow events that wrap CrewAI's agent
+// execution, a point event under the agent scope.
+func (ar *agentRun) flowEvent(kind session.Kind, data map[string]any) {
+	d := map[string]any{"flow_name": executorFlowName}
+	for k, v := range data {
+		d[k] = v
+	}
+	ev := ar.base
+	ev.Kind, ev.Parent, ev.Data = kind, ar.span, d
 	ar.rs.emit(ev)
 }
 
@@ -346,6 +365,12 @@ func (ar *agentRun) reactStep(ctx context.Context, step string) (string, bool, e
 	if asAnswer {
 		return obs, true, nil
 	}
+	// CrewAI logs each ReAct action with its result (agent_logs_execution
+	// after tool_usage_finished, as the goldens record); native steps log
+	// only the final answer.
+	ar.agentLogs(KindAgentLogsExecution, map[string]any{"agent_role": ar.p.role, "verbose": false, "formatted_answer": map[string]any{
+		"thought": action.Thought, "tool": action.Tool, "tool_input": action.Input, "text": action.Text, "result": obs,
+	}})
 	// The assistant text with its observation is rstripped
 	// (agent_utils.py:449).
 	ar.appendMsg(llm.Message{Role: llm.RoleAssistant, Content: prompt.RStrip(text + "\nObservation: " + obs)},
@@ -405,13 +430,15 @@ func (ar *agentRun) fallBackToReAct(step string) {
 	ar.rs.warn(step, ar.base, "the provider does not support native tool calling; falling back to CrewAI's ReAct text tool calling")
 }
 
-// forceFinalAnswer is handle_max_iterations_exceeded: an assistant message
-// with the force_final_answer text, then one more call without tools.
+// forceFinalAnswer is handle_max_iterations_exceeded: one more call without
+// tools, with an assistant message carrying the force_final_answer text.
+// CrewAI sends that message on a copy of the history and does not keep it
+// (agent_executor.py:1399-1406).
 func (ar *agentRun) forceFinalAnswer(ctx context.Context) (string, error) {
 	ar.rs.warn(ar.span, ar.base, "Maximum iterations reached. Requesting final answer.")
-	ar.appendMsg(llm.Message{Role: llm.RoleAssistant, Content: prompt.ForceFinalAnswer})
+	msgs := append(slices.Clip(ar.messages), llm.Message{Role: llm.RoleAssistant, Content: prompt.ForceFinalAnswer})
 	step := ar.startStep()
-	resp, err := ar.callLLM(ctx, step, nil)
+	resp, err := ar.callLLMWith(ctx, step, msgs, nil, true)
 	if err == nil && resp.Content == "" {
 		err = prompt.TextError(prompt.EmptyResponse)
 	}
@@ -460,8 +487,12 @@ func (ar *agentRun) callLLMWith(ctx context.Context, step string, msgs []llm.Mes
 		// (response_model, agent_executor.py:1425-1437).
 		req.ResponseFormat = ar.responseFormat
 	}
-	if err := ar.rs.rpmWait(ctx, a, ar.base, step); err != nil {
-		return llm.Response{}, err
+	// The RPM controller is consulted before the agent's own reasoning
+	// calls only, not before side calls (summarising, converting).
+	if history {
+		if err := ar.rs.rpmWait(ctx, a, ar.base, step); err != nil {
+			return llm.Response{}, err
+		}
 	}
 	model := a.LLM.Model()
 	d, err := ar.rs.pause(ctx, &Pause{
@@ -493,6 +524,13 @@ func (ar *agentRun) callLLMWith(ctx context.Context, step string, msgs []llm.Mes
 		ev.Kind, ev.Outcome, ev.Error = session.LLMCallFailed, "failed", err.Error()
 		ev.Data = llm.FailedEventData(model, req, err)
 		ar.rs.emit(ev)
+		if reportsFailureTwice(err) {
+			// CrewAI's OpenAI provider emits llm_call_failed for an error
+			// response in its request handler and again in call() (two
+			// events for one call in the goldens); the second has no
+			// scope left to close.
+			ar.rs.emit(ev)
+		}
 		return llm.Response{}, err
 	}
 	if !edited {
@@ -507,6 +545,13 @@ func (ar *agentRun) callLLMWith(ctx context.Context, step string, msgs []llm.Mes
 	}
 	ar.rs.emit(ev)
 	return resp, nil
+}
+
+// reportsFailureTwice reports whether CrewAI would emit llm_call_failed
+// twice for err: an HTTP error response of the OpenAI provider.
+func reportsFailureTwice(err error) bool {
+	var e *llm.Error
+	return errors.As(err, &e) && e.Status != 0 && e.Provider == "openai"
 }
 
 // chunkSink returns the streaming callback, or nil when not streaming.

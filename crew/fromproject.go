@@ -238,19 +238,41 @@ func (b *builder) tool(ref project.ToolRef, owner string) Tool {
 	}
 	st := ref.StandIn
 	desc := "Python tool " + ref.Ref + " (stand-in)"
-	if st != nil && st.Description != "" {
-		desc = st.Description
+	// What the tool's class says literally is what CrewAI shows the LLM;
+	// the overlay's stand-in overrides it.
+	attrs := project.StandIn{}
+	if pc := ref.PyClass; pc != nil {
+		if pc.Name != "" {
+			name = pc.Name
+		}
+		if pc.Description != "" {
+			desc = pc.Description
+		}
+		attrs = project.StandIn{ArgsSchema: pc.ArgsSchema, ResultAsAnswer: pc.ResultAsAnswer, MaxUsageCount: pc.MaxUsageCount}
+	}
+	if st != nil {
+		if st.Description != "" {
+			desc = st.Description
+		}
+		if st.ArgsSchema != nil {
+			attrs.ArgsSchema = st.ArgsSchema
+		}
+		if st.MaxUsageCount > 0 {
+			attrs.MaxUsageCount = st.MaxUsageCount
+		}
+		attrs.ResultAsAnswer = attrs.ResultAsAnswer || st.ResultAsAnswer
+		attrs.NeverCache = st.NeverCache
 	}
 	switch {
 	case st != nil && st.Result != nil:
-		return NewStandIn(NewToolSpec(name, desc, nil), ToolResult{Text: *st.Result})
+		return NewStandIn(standInSpec(name, desc, &attrs), ToolResult{Text: *st.Result})
 	case st != nil && st.Server != "":
 		srv := b.p.Server(st.Server)
 		if srv == nil {
 			b.note("%s: tool %s routes to unknown server %s", owner, ref.Ref, st.Server)
 			break
 		}
-		spec := NewToolSpec(name, desc, nil)
+		spec := standInSpec(name, desc, &attrs)
 		spec.Kind, spec.Server, spec.OriginalName = KindMCP, srv.Name, st.Tool
 		if sn, err := mcpconn.CrewAIServerName(srv.Spec); err == nil {
 			spec.ServerName = sn
@@ -258,15 +280,23 @@ func (b *builder) tool(ref project.ToolRef, owner string) Tool {
 		return &mcpTool{spec: spec, server: srv.Spec, callName: st.Tool, m: &MCP{}, faults: &mcpconn.FaultState{}}
 	}
 	b.note("%s: tool %s is Python code crewbench cannot run; add a stand-in under tools: in crewbench.yaml (calls fail until then)", owner, ref.Ref)
-	return NewFuncTool(name, desc, nil, func(context.Context, *pyjson.Object) ToolResult {
+	return &FuncTool{S: standInSpec(name, desc, &attrs), Fn: func(context.Context, *pyjson.Object) ToolResult {
 		return ToolResult{Err: fmt.Errorf("crewbench cannot run the Python tool %s: give it a stand-in in crewbench.yaml", ref.Ref)}
-	})
+	}}
+}
+
+// standInSpec is the spec of a stand-in with the Python tool's attributes
+// (from its class, or declared in the overlay).
+func standInSpec(name, desc string, st *project.StandIn) *ToolSpec {
+	spec := NewToolSpec(name, desc, st.ArgsSchema)
+	spec.ResultAsAnswer, spec.MaxUsageCount, spec.NeverCache = st.ResultAsAnswer, st.MaxUsageCount, st.NeverCache
+	return spec
 }
 
 func (b *builder) task(pt *project.Task, done map[*project.Task]*Task) (*Task, error) {
 	t := &Task{
 		Name: pt.Name, Description: pt.Description, ExpectedOutput: pt.ExpectedOutput,
-		OutputFile: pt.OutputFile, ToolFailurePolicy: FailurePolicy(pt.ToolFailurePolicy), Markdown: pt.Markdown,
+		OutputFile: pt.OutputFile, NoCreateDirectory: !pt.CreateDirectory, ToolFailurePolicy: FailurePolicy(pt.ToolFailurePolicy), Markdown: pt.Markdown,
 	}
 	if pt.Agent != "" {
 		a, err := b.agent(pt.Agent)
@@ -315,7 +345,8 @@ func (b *builder) task(pt *project.Task, done map[*project.Task]*Task) (*Task, e
 		}
 	}
 	if pt.AsyncExecution {
-		b.note("task %s: async_execution runs synchronously in crewbench", pt.Name)
+		t.AsyncExecution = true
+		b.note("task %s: async_execution: crewbench runs the task in list order with CrewAI's context (the last synchronous output); CrewAI runs it concurrently with the async tasks next to it", pt.Name)
 	}
 	if pt.HumanInput {
 		b.note("task %s: human_input is not asked for", pt.Name)
@@ -323,7 +354,12 @@ func (b *builder) task(pt *project.Task, done map[*project.Task]*Task) (*Task, e
 	if len(pt.Guardrails) > 0 {
 		b.note("task %s: guardrails are not run", pt.Name)
 	}
-	if pt.Type != "" && pt.Type != "Task" && pt.Type != "task" {
+	switch {
+	case pt.Type == "conditional":
+		// A ConditionalTask's condition is a Python callable; there is no
+		// declarative form to evaluate.
+		b.note("task %s: ConditionalTask: its condition %s is Python, so crewbench always runs the task (CrewAI skips it with raw \"\" when the condition is false)", pt.Name, pt.Condition)
+	case pt.Type != "" && pt.Type != "Task" && pt.Type != "task":
 		b.note("task %s: %s tasks run as plain tasks", pt.Name, pt.Type)
 	}
 	return t, nil

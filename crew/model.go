@@ -84,6 +84,12 @@ type Agent struct {
 	// timesExecuted is CrewAI's _times_executed: the max_retry_limit budget,
 	// shared by every task the agent runs and never reset.
 	timesExecuted int
+	// toolsAnswer is the last result_as_answer result in CrewAI's
+	// agent.tools_results, which only ReAct calls fill and nothing resets
+	// (base_agent.py:351): it replaces the result of every later task the
+	// agent runs (agent/utils.py:231-244), a CrewAI bug crewbench keeps.
+	toolsAnswer    string
+	hasToolsAnswer bool
 }
 
 // NewAgent returns an agent with CrewAI's defaults.
@@ -124,7 +130,13 @@ type Task struct {
 	ContextMode ContextMode
 	Context     []*Task
 	// OutputFile is written after the task (relative to Options.OutputDir).
-	OutputFile        string
+	OutputFile string
+	// AsyncExecution is async_execution: the task's default context is the
+	// last synchronous output, not every earlier one.
+	AsyncExecution bool
+	// NoCreateDirectory is create_directory: false (CrewAI's default, true,
+	// creates output_file's parent directories).
+	NoCreateDirectory bool
 	ToolFailurePolicy FailurePolicy
 	Markdown          bool
 	// OutputJSON is the output_json (or inline output_pydantic) schema; nil

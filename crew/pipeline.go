@@ -156,12 +156,12 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 	}
 	spec := tool.Spec()
 	name := spec.llmName()
-	argsKey := canonicalArgs(args)
 
 	// Repeated-call guard: the last successful call had the same name and
-	// equal arguments (dict equality: key order does not matter).
+	// equal arguments (Python dict ==: key order does not matter and
+	// 1 == 1.0 == True, tool_usage.py:776-785).
 	ar.mu.Lock()
-	repeated := ar.last != nil && ar.last.name == name && ar.last.args == argsKey
+	repeated := ar.last != nil && ar.last.name == name && pyjson.Equal(ar.last.args, args)
 	ar.mu.Unlock()
 	probe := ar.newCall(step, tool, name, act.Tool, args, 0)
 	if repeated {
@@ -172,9 +172,16 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 	key := cacheKey(name, args)
 	cached, hit := ar.cacheRead(key)
 	if spec.MaxUsageCount > 0 && ar.usageOf(tool) >= spec.MaxUsageCount {
+		// The limit reply is a tool result to ToolUsage: it has its
+		// started/finished events and goes through _format_result, so it
+		// counts toward used_tools and can get the tools reminder
+		// (tool_usage.py:581-595).
 		msg := prompt.Fill(prompt.ToolUsageLimit, "{tool}", name, "{max}", strconv.Itoa(spec.MaxUsageCount))
-		ar.point(session.UsageLimitReached, probe, map[string]any{"message": msg, "max_usage_count": spec.MaxUsageCount})
-		return msg, false, ar.recordFailure(step, name, spec, &ToolFailure{Message: msg, Reason: ReasonUsageLimit}, args)
+		cs := ar.newCall(step, tool, name, act.Tool, args, 1)
+		ar.started(cs)
+		ar.point(session.UsageLimitReached, cs, map[string]any{"message": msg, "max_usage_count": spec.MaxUsageCount})
+		ar.finished(cs, msg, false, nil, nil)
+		return ar.formatResult(msg), false, ar.recordFailure(cs.span, name, spec, &ToolFailure{Message: msg, Reason: ReasonUsageLimit}, args)
 	}
 	if hit {
 		cs := ar.newCall(step, tool, name, act.Tool, args, 1)
@@ -183,7 +190,7 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 		ar.finished(cs, cached, true, nil, nil)
 		// result_as_answer applies to any call that did not fail
 		// (crewai-semantics.md §5.1 step 13); a cached result is one.
-		return ar.formatResult(cached), ar.reactResultAsAnswer(name), nil
+		return ar.reactAnswer(ar.formatResult(cached), name)
 	}
 
 	cs := ar.newCall(step, tool, name, act.Tool, args, 1)
@@ -229,8 +236,8 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 		// counted and last_used_tool is set; only the cache write and
 		// result_as_answer are skipped.
 		ar.mu.Lock()
-		ar.last = &lastCall{name: name, args: canonicalArgs(cs.args)}
-		ar.usage[tool]++
+		ar.last = &lastCall{name: name, args: cs.args.Clone()}
+		ar.usage[tool] += reactUsesPerRun
 		ar.mu.Unlock()
 		if err := ar.recordFailure(cs.span, name, spec, res.Failure, cs.args); err != nil {
 			return "", false, err
@@ -242,11 +249,28 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 		ar.cacheWrite(cacheKey(name, cs.args), res.Text)
 	}
 	ar.mu.Lock()
-	ar.last = &lastCall{name: name, args: canonicalArgs(cs.args)}
-	ar.usage[tool]++
+	ar.last = &lastCall{name: name, args: cs.args.Clone()}
+	ar.usage[tool] += reactUsesPerRun
 	ar.mu.Unlock()
-	obs = ar.formatResult(res.Text)
-	return obs, ar.reactResultAsAnswer(name), nil
+	return ar.reactAnswer(ar.formatResult(res.Text), name)
+}
+
+// reactUsesPerRun is how much one ReAct run of a tool adds to its usage
+// count: CrewStructuredTool.invoke and ToolUsage both increment the same
+// counter (structured_tool.py:438, tool_usage.py:682), so a ReAct agent
+// gets ⌈max_usage_count/2⌉ runs.
+const reactUsesPerRun = 2
+
+// reactAnswer returns a ReAct observation and whether it is the answer,
+// keeping a result_as_answer result in the agent's tools_results.
+func (ar *agentRun) reactAnswer(obs, name string) (string, bool, error) {
+	asAnswer := ar.reactResultAsAnswer(name)
+	if asAnswer {
+		ar.rs.mu.Lock()
+		ar.agent.toolsAnswer, ar.agent.hasToolsAnswer = obs, true
+		ar.rs.mu.Unlock()
+	}
+	return obs, asAnswer, nil
 }
 
 // reactResultAsAnswer is result_as_answer as the ReAct executor reads it:
@@ -259,12 +283,6 @@ func (ar *agentRun) reactResultAsAnswer(name string) bool {
 		}
 	}
 	return false
-}
-
-// canonicalArgs renders arguments with keys sorted at every level, so two
-// dicts Python finds equal compare equal.
-func canonicalArgs(o *pyjson.Object) string {
-	return pyjson.Dumps(pyjson.FromGo(pyjson.ToGo(o)))
 }
 
 // pointEvent emits a selection/validation error event under the step.
@@ -329,6 +347,19 @@ func (ar *agentRun) formatResult(s string) string {
 		s += "\n\n" + prompt.ToolsReminder(ar.toolText)
 	}
 	return s
+}
+
+// nativeUsageLimit ends a native call refused by max_usage_count. The
+// caller has emitted tool_usage_started when the check runs after it.
+func (ar *agentRun) nativeUsageLimit(cs *callScope, name string, spec *ToolSpec) nativeResult {
+	msg := prompt.Fill(prompt.ToolUsageLimit, "{tool}", name, "{max}", strconv.Itoa(spec.MaxUsageCount))
+	if cs.start.IsZero() {
+		ar.started(cs)
+	}
+	ar.point(session.UsageLimitReached, cs, map[string]any{"message": msg, "max_usage_count": spec.MaxUsageCount})
+	f := &ToolFailure{Message: msg, Reason: ReasonUsageLimit}
+	ar.finished(cs, msg, false, f, nil)
+	return nativeResult{content: msg, done: true, err: ar.recordFailure(cs.span, name, spec, f, cs.args)}
 }
 
 // nativeResult is one native tool call's outcome.
@@ -420,6 +451,11 @@ func (ar *agentRun) nativeCall(ctx context.Context, step string, call llm.ToolCa
 	cs := ar.newCall(step, tool, name, call.Name, args, 1)
 	cs.spec = spec
 	key := cacheKey(name, args)
+	// The usage limit wins over a cache hit (agent_executor.py:1961-1968,
+	// 1989-1998, 2076).
+	if spec.MaxUsageCount > 0 && ar.usageOf(tool) >= spec.MaxUsageCount {
+		return ar.nativeUsageLimit(cs, name, spec)
+	}
 	if cached, hit := ar.cacheRead(key); hit {
 		ar.started(cs)
 		ar.point(session.CacheHit, cs, map[string]any{"cache_key": key})
@@ -444,11 +480,7 @@ func (ar *agentRun) nativeCall(ctx context.Context, step string, call llm.ToolCa
 		}
 		ar.mu.Unlock()
 		if over {
-			msg := prompt.Fill(prompt.ToolUsageLimit, "{tool}", name, "{max}", strconv.Itoa(spec.MaxUsageCount))
-			ar.point(session.UsageLimitReached, cs, map[string]any{"message": msg, "max_usage_count": spec.MaxUsageCount})
-			f := &ToolFailure{Message: msg, Reason: ReasonUsageLimit}
-			ar.finished(cs, msg, false, f, nil)
-			return nativeResult{content: msg, done: true, err: ar.recordFailure(cs.span, name, spec, f, cs.args)}
+			return ar.nativeUsageLimit(cs, name, spec)
 		}
 	} else {
 		ar.mu.Lock()

@@ -188,3 +188,38 @@ loop:
 		t.Errorf("pause events %d/%d", r.count(session.StepPaused), r.count(session.StepResumed))
 	}
 }
+
+// B12 of crewai-fidelity-gaps.md: a "[A, B]" coworker names its first
+// element with its quotes kept (so "['Weather Analyst', …]" matches
+// nobody), and a failed delegation names the agent by its casefolded role.
+func TestDelegationEdgeCases(t *testing.T) {
+	manager := scripted(t, `
+replies:
+  - tool_calls:
+      - name: delegate_work_to_coworker
+        arguments: {task: "Forecast", context: "c", coworker: "['Weather Analyst', 'Other']"}
+  - tool_calls:
+      - name: delegate_work_to_coworker
+        arguments: {task: "Forecast", context: "c", coworker: "[Weather Analyst, Other]"}
+  - "done"
+`)
+	worker := scripted(t, `
+replies:
+  - error: {kind: bad_request, message: "model exploded"}
+  - error: {kind: bad_request, message: "model exploded"}
+  - error: {kind: bad_request, message: "model exploded"}
+`)
+	analyst := NewAgent("analyst", "Weather Analyst", "Know", "Reads forecasts.", worker)
+	c := &Crew{Process: Hierarchical, ManagerLLM: manager, Agents: []*Agent{analyst},
+		Tasks: []*Task{{Name: "plan", Description: "Plan the trip.", ExpectedOutput: "A plan.", Agent: analyst}}}
+	r := kickoff(t, c, nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if got := r.lastContent(t, 1); !strings.Contains(got, "coworker mentioned not found") {
+		t.Errorf("quoted first element: %q", got)
+	}
+	if got := r.lastContent(t, len(r.requests())-1); !strings.HasPrefix(got, "Error executing task with agent 'weather analyst'. Error: ") {
+		t.Errorf("failed delegation: %q", got)
+	}
+}

@@ -8,50 +8,65 @@ import (
 	"crewbench/session"
 )
 
-// rpmLimiter is CrewAI's RPMController: at most max requests per one-minute
-// window; at the limit the caller waits for the window to end (CrewAI logs
-// "Max RPM reached, waiting for next minute to start." and sleeps until its
-// 60 s reset timer fires).
+// rpmLimiter is CrewAI's RPMController (utilities/rpm_controller.py:46-57,
+// 73-75): at most max requests between two firings of a 60 s reset timer
+// that starts when the controller is created; at the limit CrewAI logs
+// "Max RPM reached, waiting for next minute to start.", sleeps a fixed
+// 60 s whatever is left of the window, and counts the request as the first
+// of the new minute.
 type rpmLimiter struct {
 	max   int
 	now   func() time.Time
+	sleep func(context.Context, time.Duration) error
 	mu    sync.Mutex
-	start time.Time
-	count int
+	// created starts the reset timer; period is the number of resets the
+	// count has seen.
+	created time.Time
+	period  int64
+	count   int
 }
 
 func newRPMLimiter(max int, now func() time.Time) *rpmLimiter {
-	return &rpmLimiter{max: max, now: now}
+	return &rpmLimiter{max: max, now: now, sleep: sleepContext, created: now()}
 }
 
-// wait blocks until a request may be made; notify is called once when it
-// has to wait.
+// sync applies the reset timer's firings up to now. Called with l.mu held.
+func (l *rpmLimiter) sync() {
+	if p := int64(l.now().Sub(l.created) / time.Minute); p != l.period {
+		l.period, l.count = p, 0
+	}
+}
+
+// wait blocks until a request may be made; notify is called when it has
+// to wait.
 func (l *rpmLimiter) wait(ctx context.Context, notify func()) error {
-	notified := false
-	for {
-		l.mu.Lock()
-		now := l.now()
-		if l.start.IsZero() || now.Sub(l.start) >= time.Minute {
-			l.start, l.count = now, 0
-		}
-		if l.count < l.max {
-			l.count++
-			l.mu.Unlock()
-			return nil
-		}
-		d := l.start.Add(time.Minute).Sub(now)
+	l.mu.Lock()
+	l.sync()
+	if l.count < l.max {
+		l.count++
 		l.mu.Unlock()
-		if !notified {
-			notify()
-			notified = true
-		}
-		t := time.NewTimer(d)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
-		}
+		return nil
+	}
+	l.mu.Unlock()
+	notify()
+	if err := l.sleep(ctx, time.Minute); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	l.sync()
+	l.count = 1
+	l.mu.Unlock()
+	return nil
+}
+
+func sleepContext(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
 }
 

@@ -137,6 +137,9 @@ func Kickoff(ctx context.Context, c *Crew, inputs map[string]any, opts Options) 
 	for k, v := range inputs {
 		merged[k] = v
 	}
+	// CrewAI opens every context with default_env, before the kickoff
+	// (crewai-events-and-hooks.md §2.2).
+	rs.emit(session.Event{Kind: session.DefaultEnv, Parent: rs.span})
 	rs.emit(session.Event{Kind: session.CrewKickoffStarted, Span: rs.span, Data: map[string]any{
 		"crew_name": c.Name, "inputs": merged, "process": string(processOf(c)),
 	}})
@@ -198,13 +201,24 @@ func (rs *runState) kickoff(ctx context.Context, inputs map[string]any) (*CrewOu
 	}
 	out := &CrewOutput{}
 	outputs := map[*Task]*TaskOutput{}
-	var all []*TaskOutput
+	var all, lastSync []*TaskOutput
 	for _, t := range c.Tasks {
-		to, err := rs.runTask(ctx, t, manager, all, outputs)
+		prior := all
+		if t.AsyncExecution {
+			// An async task's default context is the last synchronous
+			// output only (Crew._execute_tasks). crewbench runs async tasks
+			// in list order; CrewAI joins them before the next sync task,
+			// so each one sees what it would see in CrewAI.
+			prior = lastSync
+		}
+		to, err := rs.runTask(ctx, t, manager, prior, outputs)
 		if to != nil {
 			all = append(all, to)
 			outputs[t] = to
 			out.TasksOutput = append(out.TasksOutput, to)
+			if !t.AsyncExecution {
+				lastSync = []*TaskOutput{to}
+			}
 		}
 		if err != nil {
 			out.TokenUsage = rs.usageSnapshot()
@@ -409,7 +423,13 @@ func (rs *runState) runTask(ctx context.Context, t *Task, manager *Agent, prior 
 		rs.structuredOutput(to, t, m, ar, answer, tr.span, base)
 	}
 	if err := rs.writeOutputFile(tr, to); err != nil {
-		rs.warn(tr.span, base, err.Error())
+		// CrewAI raises, so the task fails (task.py:502-545).
+		ev := base
+		ev.Kind, ev.Span, ev.Parent = session.TaskFailed, tr.span, rs.span
+		ev.Outcome, ev.Error, ev.Duration = "failed", err.Error(), rs.em.Now().Sub(start)
+		ev.Data = map[string]any{"error": err.Error(), "task": taskData(tr), "tool_failures": failures}
+		rs.emit(ev)
+		return to, err
 	}
 	ev = base
 	ev.Kind, ev.Span, ev.Parent = session.TaskCompleted, tr.span, rs.span
@@ -473,8 +493,11 @@ func jsonDictFrom(answer string) (*pyjson.Object, bool) {
 	return o, err == nil
 }
 
-// writeOutputFile writes output_file like CrewAI: json_dict as indented JSON
-// with non-ASCII kept, else raw; parent directories created.
+// writeOutputFile writes output_file like CrewAI (task.py:502-545,
+// 1295-1297): json_dict as indented JSON with non-ASCII kept, else raw;
+// parent directories created unless create_directory is false; a leading
+// "/" stripped unless the authored path has a {var} (then the path is
+// absolute). A failure is CrewAI's "Failed to save output file: …".
 func (rs *runState) writeOutputFile(tr *taskRun, to *TaskOutput) error {
 	name := tr.text.outputFile
 	if name == "" || rs.opts.OutputDir == "" {
@@ -483,17 +506,21 @@ func (rs *runState) writeOutputFile(tr *taskRun, to *TaskOutput) error {
 	if strings.Contains(name, "..") {
 		return fmt.Errorf("output_file %q: Path traversal attempts are not allowed in output_file paths", name)
 	}
-	name = strings.TrimPrefix(name, "/")
-	path := filepath.Join(rs.opts.OutputDir, filepath.FromSlash(name))
+	path := filepath.Join(rs.opts.OutputDir, filepath.FromSlash(strings.TrimPrefix(name, "/")))
+	if strings.HasPrefix(name, "/") && tr.task != nil && prompt.HasPlaceholder(tr.task.OutputFile) {
+		path = filepath.FromSlash(name)
+	}
 	content := to.Raw
 	if to.JSONDict != nil {
 		content = pyjson.DumpsStyle(to.JSONDict, pyjson.Style{Indent: 2, KeepNonASCII: true})
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("writing output_file: %w", err)
+	if tr.task == nil || !tr.task.NoCreateDirectory {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return &prefixError{prefix: "Failed to save output file: ", err: err}
+		}
 	}
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		return fmt.Errorf("writing output_file: %w", err)
+		return &prefixError{prefix: "Failed to save output file: ", err: err}
 	}
 	return nil
 }
@@ -598,6 +625,11 @@ func (rs *runState) executeTask(ctx context.Context, a *Agent, tr *taskRun, cont
 	for {
 		out, ar, err := rs.executeOnce(ctx, a, tr, contextText, tools, parent)
 		if err == nil {
+			rs.mu.Lock()
+			if a.hasToolsAnswer {
+				out = a.toolsAnswer
+			}
+			rs.mu.Unlock()
 			return out, ar, nil
 		}
 		var tf *ToolExecutionFailedError

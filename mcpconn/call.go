@@ -108,7 +108,9 @@ func Call(ctx context.Context, spec ServerSpec, tool string, args map[string]any
 		opts.Faults = &FaultState{}
 	}
 	c := &caller{spec: spec, opts: opts, r: r, span: opts.Emitter.NewSpan(), start: time.Now()}
-	c.emitStart()
+	if p != PolicyNative {
+		c.emitStart()
+	}
 	switch p {
 	case PolicyHTTPSString:
 		c.httpsString(ctx)
@@ -147,6 +149,9 @@ type caller struct {
 	// dialFailure is the last failed connect, classified, before CrewAI's
 	// connect wording was applied to it.
 	dialFailure failureInfo
+	// connParent, when set, is the scope of connection events emitted
+	// before the call's own start (the native policy's connect).
+	connParent string
 }
 
 // ---- native ------------------------------------------------------------------
@@ -155,9 +160,16 @@ type caller struct {
 // spawned for it), connect capped and not retried, then up to Attempts
 // tries of Call each on that session, retrying timeouts and unclassified
 // errors after 1 s, 2 s, …; auth and not-found fail at once (§4.2).
+//
+// CrewAI's MCPClient connects inside the tool call and emits
+// mcp_tool_execution_started only once connected, so the native call's
+// start follows its connection events, which belong to the tool scope.
 func (c *caller) native(ctx context.Context) {
 	l := c.r.Limits
+	c.connParent = c.opts.Parent
 	s, ok := c.connect(ctx, c.spec, l.Connect, false)
+	c.connParent = ""
+	c.emitStart()
 	if !ok {
 		return
 	}
@@ -612,6 +624,9 @@ func (c *caller) emitEnd() {
 
 func (c *caller) emitConn(k session.Kind, span string, e session.Event) {
 	e.Kind, e.Span, e.Parent, e.Server = k, span, c.span, EventServerName(c.spec)
+	if c.connParent != "" {
+		e.Parent = c.connParent
+	}
 	if e.Data == nil {
 		e.Data = map[string]any{}
 	}
@@ -834,47 +849,60 @@ func policyArguments(p Policy, args map[string]any) map[string]any {
 	return CleanArguments(args)
 }
 
-// CleanArguments is MCPClient's argument cleaning (§4.2): keys whose value
-// is null are dropped, recursively; nested objects and arrays that end up
-// empty are dropped; null array items are dropped; a key named exactly
-// "sources" holding an array has each string item s rewritten to
-// {"type": s}. The input is not modified.
+// CleanArguments is MCPClient's argument cleaning (§4.2,
+// crewai-fidelity-gaps.md B14, mcp/client.py:545-592): keys whose value is
+// null are dropped; nested objects are cleaned and dropped when they end
+// up empty; in an array, null items are dropped and object items cleaned
+// (and dropped when empty), but arrays inside arrays are kept as they are;
+// an array that ends up empty is dropped. A key named exactly "sources"
+// holding an array has each string item s rewritten to {"type": s} and
+// every other item kept untouched, nulls included. The input is not
+// modified. (CrewAI also keeps the key order; a Go map cannot.)
 func CleanArguments(args map[string]any) map[string]any {
 	out := map[string]any{}
 	for k, v := range args {
 		if v == nil {
 			continue
 		}
-		cv, keep := cleanValue(v)
-		if !keep {
-			continue
-		}
-		if k == "sources" {
-			if list, ok := cv.([]any); ok {
-				for i, item := range list {
-					if s, ok := item.(string); ok {
-						list[i] = map[string]any{"type": s}
-					}
+		if list, ok := v.([]any); ok && k == "sources" {
+			if len(list) == 0 {
+				continue
+			}
+			fixed := make([]any, len(list))
+			for i, item := range list {
+				if s, ok := item.(string); ok {
+					fixed[i] = map[string]any{"type": s}
+				} else {
+					fixed[i] = item
 				}
 			}
+			out[k] = fixed
+			continue
 		}
-		out[k] = cv
+		if cv, keep := cleanValue(v); keep {
+			out[k] = cv
+		}
 	}
 	return out
 }
 
+// cleanValue cleans a value under an object key.
 func cleanValue(v any) (any, bool) {
 	switch x := v.(type) {
-	case nil:
-		return nil, false
 	case map[string]any:
 		m := CleanArguments(x)
 		return m, len(m) > 0
 	case []any:
 		list := make([]any, 0, len(x))
 		for _, item := range x {
-			if cv, keep := cleanValue(item); keep {
-				list = append(list, cv)
+			switch it := item.(type) {
+			case nil:
+			case map[string]any:
+				if m := CleanArguments(it); len(m) > 0 {
+					list = append(list, m)
+				}
+			default:
+				list = append(list, item)
 			}
 		}
 		return list, len(list) > 0

@@ -160,11 +160,12 @@ func EventServerName(spec ServerSpec) string {
 	if spec.Transport == TransportStdio {
 		return spec.Command + " " + strings.Join(spec.Args, " ")
 	}
-	u, err := names.PyURLParse(spec.URL)
-	if err != nil {
-		return ""
+	// CrewAI falls back to the URL when it has no hostname
+	// (mcp/client.py:55-56); crewbench redacts its secrets.
+	if u, err := names.PyURLParse(spec.URL); err == nil && u.Hostname() != "" {
+		return u.Hostname()
 	}
-	return u.Hostname()
+	return session.RedactURL(spec.URL)
 }
 
 // Handle is crewbench's name for the server: spec.Name, or a readable

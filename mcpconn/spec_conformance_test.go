@@ -159,6 +159,10 @@ func TestConformanceServerNames(t *testing.T) {
 			t.Errorf("EventServerName(%+v) = %q; want %q", c.spec, got, c.even)
 		}
 	}
+	// No hostname: CrewAI's server_name is the URL (gaps B15).
+	if got := EventServerName(ServerSpec{Transport: TransportHTTP, URL: "http:///mcp"}); got != "http:///mcp" {
+		t.Errorf("EventServerName without a hostname = %q, want the URL", got)
+	}
 }
 
 // §6: the SDK's default lists, the "()" skip, and env overriding.

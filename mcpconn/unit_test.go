@@ -25,7 +25,12 @@ func TestCleanArguments(t *testing.T) {
 		{`{"l":[{"x":null},3]}`, `{"l":[3]}`},
 		{`{"e":{},"f":[],"g":""}`, `{"g":""}`},
 		{`{"sources":["web","news"]}`, `{"sources":[{"type":"web"},{"type":"news"}]}`},
-		{`{"sources":[{"type":"web"},"news",null]}`, `{"sources":[{"type":"web"},{"type":"news"}]}`},
+		// Under "sources" only strings are rewritten: nulls are kept and
+		// objects not cleaned (crewai-fidelity-gaps.md B14).
+		{`{"sources":[{"type":"web"},"news",null]}`, `{"sources":[{"type":"web"},{"type":"news"},null]}`},
+		{`{"sources":[{"type":"web","x":null}]}`, `{"sources":[{"type":"web","x":null}]}`},
+		// Arrays inside arrays are not cleaned.
+		{`{"l":[[null,1],null]}`, `{"l":[[null,1]]}`},
 		{`{"inner":{"sources":["x"]}}`, `{"inner":{"sources":[{"type":"x"}]}}`},
 		{`{"Sources":["x"]}`, `{"Sources":["x"]}`},
 		{`{"zero":0,"false":false}`, `{"false":false,"zero":0}`},
@@ -54,32 +59,40 @@ func FuzzCleanArguments(f *testing.F) {
 			return
 		}
 		out := CleanArguments(in)
-		// Idempotent except for the sources rewrite, and free of nulls.
+		// Idempotent, and no null is left where the cleaning looks: object
+		// values and the items of arrays held by keys other than "sources".
 		b, _ := json.Marshal(out)
-		if strings.Contains(string(b), "null") && !strings.Contains(s, `"null"`) {
-			var again any
-			_ = json.Unmarshal(b, &again)
-			if hasNull(again) {
-				t.Fatalf("null survived: %s", b)
-			}
+		again, _ := json.Marshal(CleanArguments(out))
+		if string(again) != string(b) {
+			t.Fatalf("not idempotent: %s then %s", b, again)
+		}
+		if hasCleanableNull(out) {
+			t.Fatalf("null survived: %s", b)
 		}
 	})
 }
 
-func hasNull(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return true
-	case map[string]any:
-		for _, e := range x {
-			if hasNull(e) {
+// hasCleanableNull reports a null that CleanArguments should have dropped.
+func hasCleanableNull(m map[string]any) bool {
+	for k, v := range m {
+		switch x := v.(type) {
+		case nil:
+			return true
+		case map[string]any:
+			if hasCleanableNull(x) {
 				return true
 			}
-		}
-	case []any:
-		for _, e := range x {
-			if hasNull(e) {
-				return true
+		case []any:
+			if k == "sources" {
+				continue
+			}
+			for _, item := range x {
+				if item == nil {
+					return true
+				}
+				if im, ok := item.(map[string]any); ok && hasCleanableNull(im) {
+					return true
+				}
 			}
 		}
 	}

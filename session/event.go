@@ -13,6 +13,7 @@ package session
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -59,7 +60,38 @@ const (
 	MCPToolExecutionFailed    Kind = "mcp_tool_execution_failed"
 
 	MCPConfigFetchFailed Kind = "mcp_config_fetch_failed"
+
+	// DefaultEnv opens every CrewAI context, before crew_kickoff_started.
+	DefaultEnv Kind = "default_env"
+	// Flow* wrap each agent execution: CrewAI's executor is a Flow named
+	// "AgentExecutor" (crewai-events-and-hooks.md §2.2). crewbench records
+	// them as point events under the agent scope.
+	FlowStarted  Kind = "flow_started"
+	FlowFinished Kind = "flow_finished"
+	FlowFailed   Kind = "flow_failed"
 )
+
+// IsCrewAI reports whether the kind is one of CrewAI's event types rather
+// than one of crewbench's own (which carry the "crewbench_" prefix).
+func (k Kind) IsCrewAI() bool {
+	return k != "" && !strings.HasPrefix(string(k), "crewbench_")
+}
+
+// SourceType is the source_type CrewAI gives events of this kind: "crew"
+// for crew events, "task" for task events, "agent" for agent-execution and
+// tool-usage events, "" (null) for the rest.
+func (k Kind) SourceType() string {
+	switch k {
+	case CrewKickoffStarted, CrewKickoffCompleted, CrewKickoffFailed:
+		return "crew"
+	case TaskStarted, TaskCompleted, TaskFailed:
+		return "task"
+	case AgentExecutionStarted, AgentExecutionCompleted, AgentExecutionError,
+		ToolUsageStarted, ToolUsageFinished, ToolUsageError, ToolValidateInputError, ToolSelectionError:
+		return "agent"
+	}
+	return ""
+}
 
 // crewbench's own kinds, for what CrewAI does not emit. They carry the
 // "crewbench_" prefix so they can never collide with a future CrewAI type.
@@ -138,6 +170,24 @@ type Event struct {
 	Time time.Time `json:"time"`
 	Kind Kind      `json:"type"`
 	ID   string    `json:"event_id,omitempty"`
+
+	// CrewAI's event envelope (crewai-events-and-hooks.md §2.1), stamped by
+	// the Emitter from Span/Parent so a trace consumer written for CrewAI's
+	// events can follow crewbench's. Timestamp is Time in UTC (CrewAI's
+	// JSON ends in "Z"); ParentEventID is the event_id of the enclosing
+	// scope's start (for CrewAI-typed events the nearest CrewAI-typed
+	// scope, skipping crewbench's own steps and attempts); PreviousEventID
+	// is the last CrewAI-typed event emitted before this one;
+	// StartedEventID, on a scope-ending event, is the matching start;
+	// EmissionSequence counts CrewAI-typed events from the kickoff (1 for
+	// default_env and for crew_kickoff_started, as in CrewAI); SourceType is
+	// "crew", "task" or "agent" where CrewAI sets one.
+	Timestamp        time.Time `json:"timestamp,omitzero"`
+	SourceType       string    `json:"source_type,omitempty"`
+	ParentEventID    string    `json:"parent_event_id,omitempty"`
+	PreviousEventID  string    `json:"previous_event_id,omitempty"`
+	StartedEventID   string    `json:"started_event_id,omitempty"`
+	EmissionSequence int64     `json:"emission_sequence,omitempty"`
 
 	Span   string `json:"span,omitempty"`
 	Parent string `json:"parent,omitempty"`

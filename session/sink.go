@@ -36,19 +36,39 @@ func (f Fanout) Emit(ev Event) {
 	}
 }
 
-// Emitter stamps events with a sequence number, time and id before handing
-// them to its sink. Engine packages hold an *Emitter; a nil *Emitter drops
-// everything, so callers never need a nil check.
+// Emitter stamps events with a sequence number, time, id and CrewAI's
+// envelope (Event.ParentEventID and the rest) before handing them to its
+// sink. Engine packages hold an *Emitter; a nil *Emitter drops everything,
+// so callers never need a nil check.
 type Emitter struct {
 	sink  Sink
 	now   func() time.Time
-	seq   atomic.Int64
 	newID func() string
+
+	// mu orders stamping, so Seq, PreviousEventID and EmissionSequence
+	// tell the same story when several goroutines emit at once.
+	mu  sync.Mutex
+	seq atomic.Int64
+	// scopes maps each open scope's Span to its start event.
+	scopes map[string]scopeStart
+	// lastCrewAI is the event_id of the last CrewAI-typed event.
+	lastCrewAI string
+	// emission counts CrewAI-typed events since the last kickoff.
+	emission int64
+}
+
+// scopeStart is what later events of a scope need from its start event.
+type scopeStart struct {
+	id string
+	// crewAI is the event_id of the nearest CrewAI-typed start at or above
+	// this scope: a CrewAI event's parent_event_id never names one of
+	// crewbench's own scopes (steps, attempts).
+	crewAI string
 }
 
 // NewEmitter returns an emitter writing to sink with the wall clock.
 func NewEmitter(sink Sink) *Emitter {
-	return &Emitter{sink: sink, now: time.Now, newID: NewID}
+	return &Emitter{sink: sink, now: time.Now, newID: NewID, scopes: map[string]scopeStart{}}
 }
 
 // WithClock replaces the clock and the id generator, for deterministic tests.
@@ -68,6 +88,7 @@ func (e *Emitter) Emit(ev Event) Event {
 	if e == nil || e.sink == nil {
 		return ev
 	}
+	e.mu.Lock()
 	ev.Seq = e.seq.Add(1)
 	if ev.Time.IsZero() {
 		ev.Time = e.now()
@@ -75,8 +96,68 @@ func (e *Emitter) Emit(ev Event) Event {
 	if ev.ID == "" {
 		ev.ID = e.newID()
 	}
+	e.stampEnvelope(&ev)
+	e.mu.Unlock()
 	e.sink.Emit(ev)
 	return ev
+}
+
+// stampEnvelope fills CrewAI's envelope fields the event does not carry yet
+// (a bridged CrewAI event keeps its own) and tracks scopes. Start and end
+// events belong to their Parent scope; a point event to its Span, else its
+// Parent. Called with e.mu held.
+func (e *Emitter) stampEnvelope(ev *Event) {
+	if ev.Timestamp.IsZero() {
+		ev.Timestamp = ev.Time.UTC()
+	}
+	crewAI := ev.Kind.IsCrewAI()
+	if ev.SourceType == "" {
+		ev.SourceType = ev.Kind.SourceType()
+	}
+	scope := ev.Parent
+	if !ev.Kind.IsStart() && !ev.Kind.IsEnd() && ev.Span != "" {
+		scope = ev.Span
+	}
+	if ev.ParentEventID == "" && scope != "" {
+		if s, ok := e.scopes[scope]; ok {
+			ev.ParentEventID = s.id
+			if crewAI {
+				ev.ParentEventID = s.crewAI
+			}
+		}
+	}
+	if ev.PreviousEventID == "" {
+		ev.PreviousEventID = e.lastCrewAI
+	}
+	switch {
+	case ev.Kind.IsStart() && ev.Span != "":
+		if e.scopes == nil {
+			e.scopes = map[string]scopeStart{}
+		}
+		s := scopeStart{id: ev.ID, crewAI: e.scopes[ev.Parent].crewAI}
+		if crewAI {
+			s.crewAI = ev.ID
+		}
+		e.scopes[ev.Span] = s
+	case ev.Kind.IsEnd() && ev.Span != "":
+		if s, ok := e.scopes[ev.Span]; ok {
+			if ev.StartedEventID == "" {
+				ev.StartedEventID = s.id
+			}
+			delete(e.scopes, ev.Span)
+		}
+	}
+	if !crewAI {
+		return
+	}
+	if ev.Kind == DefaultEnv || ev.Kind == CrewKickoffStarted {
+		e.emission = 0
+	}
+	e.emission++
+	if ev.EmissionSequence == 0 {
+		ev.EmissionSequence = e.emission
+	}
+	e.lastCrewAI = ev.ID
 }
 
 // Now returns the emitter's clock reading (the wall clock for a nil emitter).

@@ -191,7 +191,7 @@ func (l *loader) loadClassicSource(lay classicLayout, src []byte) {
 		}
 	}
 	cx := &classicCtx{l: l, ev: ev, cls: cls, agentsYAML: agentsYAML, tasksYAML: tasksYAML, toolMethods: toolMethods,
-		llmMethods: llmMethods, adapterServers: adapterServers, crewPy: crewPyShown}
+		llmMethods: llmMethods, adapterServers: adapterServers, crewPy: crewPyShown, pkgDir: lay.pkgDir}
 	if len(agentMethods) > 0 {
 		for _, f := range agentMethods {
 			cx.agentFromMethod(f, false)
@@ -304,6 +304,7 @@ type classicCtx struct {
 	llmMethods     map[string]*pyFunc
 	adapterServers []*Server
 	crewPy         string
+	pkgDir         string
 	building       map[string]bool
 }
 
@@ -704,6 +705,7 @@ func (cx *classicCtx) toolsFromExpr(x *pyread.Expr, scope *pyScope, agent string
 					ref.Args[kw.Name] = n.Plain()
 				}
 			}
+			ref.PyClass = cx.toolClass(ref)
 			tools = append(tools, ref)
 			return
 		}

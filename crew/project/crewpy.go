@@ -50,6 +50,22 @@ type pyClass struct {
 	indent     int
 	attrs      *pyScope // class-level assignments (and self.x = … in methods)
 	methods    []*pyFunc
+	// fields are the class-level annotated names in source order
+	// (Pydantic fields: `name: type` or `name: type = value`).
+	fields []pyField
+	// doc is the class docstring, "" when there is none.
+	doc string
+	// bodySeen is set once the body has a statement (a docstring must be
+	// the first).
+	bodySeen bool
+}
+
+// pyField is one annotated class attribute.
+type pyField struct {
+	name  string
+	annot string       // the annotation's source text, e.g. "Optional[int]"
+	value *pyread.Expr // nil without "= value"
+	pos   Pos
 }
 
 func (c *pyClass) method(name string) *pyFunc {
@@ -233,6 +249,9 @@ func (m *pyModule) simpleStatement(line []pyread.Token, scope *pyScope, cls *pyC
 	}
 	p := &pyread.Parser{Src: m.src, Toks: line, DepthLeft: 200}
 	first := line[0]
+	if cls != nil && fn == nil {
+		m.classBodyStatement(line, cls)
+	}
 	switch {
 	case first.Kind == pyread.TokName && first.Text == "from":
 		m.importFrom(line)
@@ -294,6 +313,36 @@ func (m *pyModule) simpleStatement(line []pyread.Token, scope *pyScope, cls *pyC
 		return
 	}
 	m.scanCalls(line, scope, fn)
+}
+
+// classBodyStatement records a class body's docstring and its annotated
+// fields, in source order.
+func (m *pyModule) classBodyStatement(line []pyread.Token, cls *pyClass) {
+	first := !cls.bodySeen
+	cls.bodySeen = true
+	end := len(line)
+	for end > 0 && (line[end-1].Kind == pyread.TokNewline || line[end-1].Kind == pyread.TokEOF) {
+		end--
+	}
+	if first && end == 1 && line[0].Kind == pyread.TokString && !line[0].FString {
+		cls.doc = line[0].Val
+		return
+	}
+	if end < 3 || line[0].Kind != pyread.TokName || line[1].Kind != pyread.TokOp || line[1].Text != ":" {
+		return
+	}
+	f := pyField{name: line[0].Text, pos: line[0].Pos}
+	annotEnd := end
+	if eqs := depth0Equals(line[:end]); len(eqs) > 0 {
+		annotEnd = eqs[0]
+		p := &pyread.Parser{Src: m.src, Toks: line, DepthLeft: 200, At: eqs[0] + 1}
+		f.value = p.Expr()
+	}
+	if annotEnd <= 2 {
+		return
+	}
+	f.annot = strings.TrimSpace(m.src[line[2].Off:line[annotEnd-1].End])
+	cls.fields = append(cls.fields, f)
 }
 
 // splitTargets splits "a = b =" target token runs at depth-0 "=".

@@ -298,16 +298,41 @@ type ToolRef struct {
 	Args    map[string]any
 	Pos     Pos
 	StandIn *StandIn
+	// PyClass is what the tool's class (a BaseTool subclass the project
+	// defines) says literally; nil when crewbench could not read it.
+	PyClass *ToolClass
+}
+
+// ToolClass holds the literal attributes of a project's BaseTool subclass.
+type ToolClass struct {
+	Name, Description string
+	ResultAsAnswer    bool
+	MaxUsageCount     int
+	// ArgsSchema is the args_schema model as Pydantic's model_json_schema()
+	// renders it; nil when the class has none or it uses a type crewbench
+	// does not render.
+	ArgsSchema *pyjson.Object
+	Pos        Pos
 }
 
 // StandIn replaces a Python-only tool in crewbench: a canned result, or a
 // call routed to a tool of one of the project's MCP servers.
+//
+// The rest are the attributes a CrewAI Python tool can carry, so a crew that
+// relies on them runs as CrewAI runs it: ArgsSchema (the args_schema model's
+// JSON schema, as model_json_schema() gives it), ResultAsAnswer,
+// MaxUsageCount (0: unlimited) and NeverCache (a cache_function that
+// always returns False).
 type StandIn struct {
-	Result      *string
-	Server      string // project server name
-	Tool        string // remote tool name on that server
-	Description string
-	Pos         Pos
+	Result         *string
+	Server         string // project server name
+	Tool           string // remote tool name on that server
+	Description    string
+	ArgsSchema     *pyjson.Object
+	ResultAsAnswer bool
+	MaxUsageCount  int
+	NeverCache     bool
+	Pos            Pos
 }
 
 // MCPRef is one entry of an agent's mcps (or an adapter's tools).

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"crewbench/crew/pyjson"
 	"crewbench/mcpconn"
 	"crewbench/names/suggest"
 )
@@ -310,7 +311,7 @@ func (op *ovParser) tools(v *Node) {
 		if !op.object(f.Value, where) {
 			continue
 		}
-		op.keys(f.Value, where, []string{"result", "mcp", "description"})
+		op.keys(f.Value, where, []string{"result", "mcp", "description", "args_schema", "result_as_answer", "max_usage_count", "cache_function"})
 		st := &StandIn{Pos: f.KeyPos}
 		if r := f.Value.Get("result"); r != nil {
 			var text string
@@ -339,11 +340,48 @@ func (op *ovParser) tools(v *Node) {
 		if d := f.Value.Get("description"); d != nil {
 			st.Description, _ = op.str(d, where+".description")
 		}
+		op.toolAttributes(f.Value, where, st)
 		if (st.Result == nil) == (st.Server == "" && st.Tool == "") {
 			op.fail(f.Value, where, "a tool stand-in needs exactly one of result: (a canned answer) or mcp: {server, tool}")
 		}
 		op.ov.Tools[f.Key] = st
 		op.ov.toolPos[f.Key] = f.KeyPos
+	}
+}
+
+// toolAttributes reads the Python-tool attributes a stand-in may declare.
+func (op *ovParser) toolAttributes(v *Node, where string, st *StandIn) {
+	if n := v.Get("args_schema"); n != nil && op.object(n, where+".args_schema") {
+		st.ArgsSchema, _ = n.Ordered().(*pyjson.Object)
+		if t, ok := st.ArgsSchema.Get("type"); !ok || t != "object" {
+			op.fail(n, where+".args_schema", `args_schema must be the model's JSON schema: an object with "type": "object" and "properties"`)
+		}
+	}
+	if n := v.Get("result_as_answer"); n != nil {
+		if n.Kind == KindBool {
+			st.ResultAsAnswer = n.Bool
+		} else {
+			op.fail(n, where+".result_as_answer", "result_as_answer must be true or false")
+		}
+	}
+	if n := v.Get("max_usage_count"); n != nil {
+		if i, ok := laxInt(n); ok && i >= 1 && n.Kind == KindNumber {
+			st.MaxUsageCount = i
+		} else {
+			// CrewAI's own validation text.
+			op.fail(n, where+".max_usage_count", "max_usage_count must be a positive integer")
+		}
+	}
+	if n := v.Get("cache_function"); n != nil {
+		s, _ := op.str(n, where+".cache_function")
+		switch s {
+		case "always":
+		case "never":
+			st.NeverCache = true
+		default:
+			e := op.fail(n, where+".cache_function", fmt.Sprintf("unknown cache_function %q", s))
+			e.Hint = "expected always (CrewAI's default: every result is cached) or never (a cache_function returning False)"
+		}
 	}
 }
 

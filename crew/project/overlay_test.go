@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"crewbench/crew/pyjson"
 	"crewbench/mcpconn"
 )
 
@@ -30,6 +31,9 @@ func TestOverlayWhatIfs(t *testing.T) {
 	if st == nil || st.Result == nil || *st.Result != "1. Sales rose 12% (https://example.com/a)" {
 		t.Errorf("serper_dev stand-in: %+v", st)
 	}
+	// the Python tool's attributes, declared on the stand-in
+	eq(t, "stand-in attributes", [3]any{st.ResultAsAnswer, st.MaxUsageCount, st.NeverCache}, [3]any{true, 2, true})
+	eq(t, "stand-in args_schema", pyjson.Dumps(st.ArgsSchema), `{"properties": {"query": {"title": "Query", "type": "string"}}, "required": ["query"], "title": "SearchInput", "type": "object"}`)
 	cc := r.Tools[0].StandIn
 	eq(t, "custom tool routed to MCP", [3]string{cc.Server, cc.Tool, cc.Description}, [3]string{"fx", "convert", "Convert currencies"})
 

@@ -11,6 +11,10 @@ import (
 // braces ({"a": 1}) do not match; there is no {{ escape ({{x}} → {value}).
 var placeholder = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_\-]*)}`)
 
+// HasPlaceholder reports whether text has a {name} placeholder (an
+// output_file that has one keeps its leading "/").
+func HasPlaceholder(text string) bool { return placeholder.MatchString(text) }
+
 // MissingVariableError is the KeyError interpolate_only raises.
 type MissingVariableError struct{ Name string }
 

@@ -1,0 +1,29 @@
+package project
+
+import (
+	"testing"
+
+	"crewbench/crew/pyjson"
+)
+
+// A classic project's own BaseTool subclasses are read literally: name,
+// description, result_as_answer, max_usage_count, and the args_schema model
+// rendered as Pydantic's model_json_schema().
+func TestClassicToolClassAttributes(t *testing.T) {
+	p := open(t, "testdata/classic/toolclass")
+	r := p.Agent("researcher")
+	if r == nil || len(r.Tools) != 2 {
+		t.Fatalf("researcher tools: %+v", r)
+	}
+	custom, lookup := r.Tools[0].PyClass, r.Tools[1].PyClass
+	if custom == nil || lookup == nil {
+		t.Fatalf("classes not read: %+v %+v", r.Tools[0], r.Tools[1])
+	}
+	eq(t, "name", custom.Name, "Name of my tool")
+	eq(t, "description", custom.Description, "Clear description for what this tool is useful for, your agent will need this information to use it.")
+	eq(t, "custom schema", pyjson.Dumps(custom.ArgsSchema),
+		`{"description": "Input schema for MyCustomTool.", "properties": {"argument": {"description": "Description of the argument.", "title": "Argument", "type": "string"}}, "required": ["argument"], "title": "MyCustomToolInput", "type": "object"}`)
+	eq(t, "attributes", [3]any{lookup.Name, lookup.ResultAsAnswer, lookup.MaxUsageCount}, [3]any{"Lookup Things", true, 2})
+	eq(t, "lookup schema", pyjson.Dumps(lookup.ArgsSchema),
+		`{"description": "What to look up.\n\n  Indented detail.", "properties": {"search_query": {"description": "The query.", "title": "Search Query", "type": "string"}, "max_results": {"default": 3, "title": "Max Results", "type": "integer"}, "region": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": null, "description": "A region code.", "title": "Region"}, "tags": {"default": [], "description": "Tags.", "items": {"type": "string"}, "title": "Tags", "type": "array"}}, "required": ["search_query"], "title": "LookupInput", "type": "object"}`)
+}
