@@ -186,6 +186,11 @@ func looksRandom(v string) bool {
 	if len(v) < 20 {
 		return false
 	}
+	// A path ("/tmp/crewbench-demo-29926-2951167849") mixes letters and
+	// digits too; a token rarely starts with "/" or holds two of them.
+	if strings.HasPrefix(v, "/") || strings.Count(v, "/") >= 2 {
+		return false
+	}
 	var counts [256]int
 	lower, upper, digits := 0, 0, 0
 	for i := 0; i < len(v); i++ {

@@ -291,6 +291,8 @@ func TestSecretShapesAndNames(t *testing.T) {
 		{"3f786850e387550fdab836ed7e6dc881de23001b", true},
 		{"production_environment_2", false},
 		{"/usr/local/bin:/usr/bin:/bin", false},
+		{"/tmp/crewbench-demo-29926-2951167849", false},
+		{"tmp/crewbench-demo-29926-2951167849/project", false},
 		{"Paris", false},
 		{"00000000000000000000000", false},
 		{"hello world this is text 12345", false},
