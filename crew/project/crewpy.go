@@ -114,10 +114,6 @@ const maxPyTokens = 2_000_000
 func parsePyModule(src, file string) *pyModule {
 	m := &pyModule{file: file, src: src, imports: map[string]string{}}
 	m.scope = newScope(nil, nil)
-	toks := pyread.Tokenize(src, file)
-	if len(toks) > maxPyTokens {
-		toks = append(toks[:maxPyTokens:maxPyTokens], pyread.Token{Kind: pyread.TokEOF})
-	}
 	var stack []pyBlock
 	var pending []string // decorators waiting for their def/class
 	current := func() (*pyClass, *pyFunc, *pyScope) {
@@ -127,32 +123,25 @@ func parsePyModule(src, file string) *pyModule {
 		b := stack[len(stack)-1]
 		return b.class, b.fn, b.scope
 	}
-	// split into logical lines
-	for i := 0; i < len(toks); {
-		if toks[i].Kind == pyread.TokEOF {
-			break
+	seen := 0
+	pyread.Lines(src, file, func(lineToks []pyread.Token) bool {
+		more := true
+		if seen+len(lineToks) > maxPyTokens {
+			// the line that crosses the bound is read up to it
+			lineToks = append(lineToks[:maxPyTokens-seen:maxPyTokens-seen], pyread.Token{Kind: pyread.TokEOF})
+			more = false
 		}
-		j := i
-		for j < len(toks) && toks[j].Kind != pyread.TokNewline && toks[j].Kind != pyread.TokEOF {
-			j++
+		seen += len(lineToks)
+		if len(lineToks) < 2 { // a terminator alone
+			return more
 		}
-		line := toks[i:j]
-		// include the NEWLINE/EOF so the parser sees a terminator
-		end := j
-		if end < len(toks) {
-			end++
-		}
-		lineToks := toks[i:end]
-		i = end
-		if len(line) == 0 {
-			continue
-		}
-		indent := line[0].Indent
+		indent := lineToks[0].Indent
 		for len(stack) > 0 && indent <= stack[len(stack)-1].indent {
 			stack = stack[:len(stack)-1]
 		}
 		m.statement(lineToks, indent, &stack, &pending, current)
-	}
+		return more
+	})
 	return m
 }
 

@@ -51,16 +51,53 @@ func ParseJSONC(src []byte, file string) (*Node, error) {
 	return n, nil
 }
 
-// stripJSONC removes comments and trailing commas. orig[i] is the index in
-// text of stripped[i]; orig has one extra entry for the end of input.
-func stripJSONC(text []rune) (out []rune, orig []int, badComment int, err error) {
+// offsetMap maps an index in the stripped text to one in the original:
+// stripped index k is original k+delta[j] for the last j with at[j] <= k.
+// Only the places where text was removed need an entry, so the map is as
+// small as the number of comments and trailing commas, not the file.
+type offsetMap struct {
+	at, delta []int
+	end       int // the original index of the end of input
+}
+
+func (m *offsetMap) set(k, orig int) {
+	d := orig - k
+	if n := len(m.delta); n > 0 && m.delta[n-1] == d {
+		return
+	}
+	m.at, m.delta = append(m.at, k), append(m.delta, d)
+}
+
+func (m *offsetMap) orig(k int) int {
+	lo, hi := 0, len(m.at)-1
+	if hi < 0 || k < m.at[0] {
+		return k
+	}
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if m.at[mid] <= k {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return k + m.delta[lo]
+}
+
+// stripJSONC removes comments and trailing commas; orig maps indices in
+// the result (its length included, for the end of input) to text.
+func stripJSONC(text []rune) (out []rune, orig *offsetMap, badComment int, err error) {
 	out = make([]rune, 0, len(text))
-	orig = make([]int, 0, len(text)+1)
+	m := &offsetMap{end: len(text)}
+	keep := func(c rune, i int) {
+		m.set(len(out), i)
+		out = append(out, c)
+	}
 	inString, escape := false, false
 	for i := 0; i < len(text); {
 		c := text[i]
 		if inString {
-			out, orig = append(out, c), append(orig, i)
+			keep(c, i)
 			switch {
 			case escape:
 				escape = false
@@ -74,7 +111,7 @@ func stripJSONC(text []rune) (out []rune, orig []int, badComment int, err error)
 		}
 		if c == '"' {
 			inString = true
-			out, orig = append(out, c), append(orig, i)
+			keep(c, i)
 			i++
 			continue
 		}
@@ -97,7 +134,7 @@ func stripJSONC(text []rune) (out []rune, orig []int, badComment int, err error)
 			// character never closes the comment.
 			for i < len(text)-1 {
 				if text[i] == '\n' {
-					out, orig = append(out, '\n'), append(orig, i)
+					keep('\n', i)
 				}
 				if text[i] == '*' && text[i+1] == '/' {
 					i += 2
@@ -111,20 +148,23 @@ func stripJSONC(text []rune) (out []rune, orig []int, badComment int, err error)
 			}
 			continue
 		}
-		out, orig = append(out, c), append(orig, i)
+		keep(c, i)
 		i++
 	}
-	orig = append(orig, len(text))
-	return stripTrailingCommas(out, orig)
+	out, m = stripTrailingCommas(out, m)
+	return out, m, 0, nil
 }
 
-func stripTrailingCommas(text []rune, orig []int) ([]rune, []int, int, error) {
-	out := make([]rune, 0, len(text))
-	om := make([]int, 0, len(orig))
+// stripTrailingCommas drops, in place, every "," followed only by
+// whitespace and "}" or "]" outside strings, and returns the map composed
+// with the removals.
+func stripTrailingCommas(text []rune, orig *offsetMap) ([]rune, *offsetMap) {
+	m := &offsetMap{end: orig.end}
+	w := 0
 	inString, escape := false, false
-	for i, c := range text {
+	for i := 0; i < len(text); i++ {
+		c := text[i]
 		if inString {
-			out, om = append(out, c), append(om, orig[i])
 			switch {
 			case escape:
 				escape = false
@@ -133,9 +173,7 @@ func stripTrailingCommas(text []rune, orig []int) ([]rune, []int, int, error) {
 			case c == '"':
 				inString = false
 			}
-			continue
-		}
-		if c == '"' {
+		} else if c == '"' {
 			inString = true
 		} else if c == ',' {
 			j := i + 1
@@ -146,10 +184,13 @@ func stripTrailingCommas(text []rune, orig []int) ([]rune, []int, int, error) {
 				continue
 			}
 		}
-		out, om = append(out, c), append(om, orig[i])
+		// w <= i, so the lookahead above reads only characters not yet
+		// overwritten.
+		m.set(w, orig.orig(i))
+		text[w] = c
+		w++
 	}
-	om = append(om, orig[len(orig)-1])
-	return out, om, 0, nil
+	return text[:w], m
 }
 
 // pyIsSpace is Python's str.isspace for one character.
@@ -165,8 +206,8 @@ func pyIsSpace(r rune) bool {
 // nodeBuilder turns what pyjson.Decode reads from the stripped text into
 // Nodes whose positions refer to the original file.
 type nodeBuilder struct {
-	s     []rune // stripped text
-	orig  []int  // stripped index → original index (len(s)+1 entries)
+	s     []rune     // stripped text
+	orig  *offsetMap // stripped index → original index
 	file  string
 	lines lineIndex // of the original text
 }
@@ -213,10 +254,11 @@ func (nb *nodeBuilder) errorAt(e *pyjson.SyntaxError) *Error {
 }
 
 func (nb *nodeBuilder) pos(i int) Pos {
-	if i > len(nb.s) {
-		i = len(nb.s)
+	o := nb.orig.end
+	if i < len(nb.s) {
+		o = nb.orig.orig(i)
 	}
-	line, col := nb.lines.lineCol(nb.orig[i])
+	line, col := nb.lines.lineCol(o)
 	return Pos{File: nb.file, Line: line, Col: col}
 }
 

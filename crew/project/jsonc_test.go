@@ -157,8 +157,13 @@ func TestStripJSONCKeepsLineNumbers(t *testing.T) {
 	if string(out) != "a\n\nb \nd" {
 		t.Errorf("stripped %q", string(out))
 	}
-	if len(orig) != len(out)+1 || orig[len(out)] != len(src) {
-		t.Errorf("offset map %v", orig)
+	if orig.end != len(src) {
+		t.Errorf("end of input maps to %d, want %d", orig.end, len(src))
+	}
+	for k, want := range []int{0, 5, 7, 12, 13, 18, 19} { // a \n \n b ' ' \n d
+		if got := orig.orig(k); got != want {
+			t.Errorf("stripped %d maps to %d, want %d", k, got, want)
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"crewbench/mcpconn"
@@ -19,6 +20,10 @@ type serverRegistry struct {
 	list  []*Server
 	byKey map[string]*Server
 	taken map[string]bool
+	// nextSuffix is, per base name, the first "_N" worth trying: every
+	// lower one is taken, so 20,000 servers of one package do not probe
+	// 20,000² names.
+	nextSuffix map[string]int
 }
 
 // pendingValue is a server field whose value is not literal (crew.py) or
@@ -37,7 +42,7 @@ type pendingValue struct {
 func (l *loader) addServer(s *Server, agent string, explicit bool, pending []pendingValue) *Server {
 	r := &l.reg
 	if r.byKey == nil {
-		r.byKey, r.taken = map[string]*Server{}, map[string]bool{}
+		r.byKey, r.taken, r.nextSuffix = map[string]*Server{}, map[string]bool{}, map[string]int{}
 	}
 	key := specKey(s.Spec)
 	for _, p := range pending {
@@ -96,10 +101,11 @@ func (r *serverRegistry) unique(name string) string {
 		r.taken[name] = true
 		return name
 	}
-	for i := 2; ; i++ {
-		n := fmt.Sprintf("%s_%d", name, i)
+	for i := max(2, r.nextSuffix[name]); ; i++ {
+		n := name + "_" + strconv.Itoa(i)
 		if !r.taken[n] {
 			r.taken[n] = true
+			r.nextSuffix[name] = i + 1
 			return n
 		}
 	}

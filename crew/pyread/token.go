@@ -59,6 +59,11 @@ type lexer struct {
 	toks  []Token
 	bol   bool  // at the beginning of a logical line
 	hash  []int // byte offsets of the comments' "#"
+	// onLine, when set, gets each logical line's tokens (NEWLINE
+	// included) as soon as it ends, and toks is reused for the next
+	// line; false stops the lexer.
+	onLine func([]Token) bool
+	stop   bool
 }
 
 // Tokenize splits src into tokens; file goes into their positions. A
@@ -68,6 +73,15 @@ func Tokenize(src, file string) []Token {
 	lx := &lexer{src: src, file: file, line: 1, bol: true}
 	lx.run()
 	return lx.toks
+}
+
+// Lines tokenizes src one logical line at a time: fn gets each line's
+// tokens ending with its NEWLINE, in a buffer reused for the next line (so
+// a reader holds one line's tokens, not the whole file's, in memory), and
+// returns false to stop.
+func Lines(src, file string, fn func(line []Token) bool) {
+	lx := &lexer{src: src, file: file, line: 1, bol: true, onLine: fn}
+	lx.run()
 }
 
 // CodeLines is src split into lines ("\n"), each without its comment. The
@@ -119,10 +133,14 @@ func (lx *lexer) emit(t Token) {
 		lx.bol = false
 	}
 	lx.toks = append(lx.toks, t)
+	if t.Kind == TokNewline && lx.onLine != nil {
+		lx.stop = !lx.onLine(lx.toks)
+		lx.toks = lx.toks[:0]
+	}
 }
 
 func (lx *lexer) run() {
-	for lx.i < len(lx.src) {
+	for lx.i < len(lx.src) && !lx.stop {
 		c := lx.src[lx.i]
 		switch {
 		case c == '\n':
@@ -149,6 +167,9 @@ func (lx *lexer) run() {
 		default:
 			lx.op()
 		}
+	}
+	if lx.stop {
+		return
 	}
 	if !lx.bol {
 		lx.emit(Token{Kind: TokNewline, Pos: lx.pos(), Off: lx.i, End: lx.i})
