@@ -1,0 +1,5 @@
+//go:build !race
+
+package project
+
+const raceDetector = false
