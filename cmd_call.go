@@ -96,7 +96,7 @@ func runCall(cmd *cobra.Command, o *callOpts, args []string) error {
 		}
 		spec, tool = s, args[0]
 	case len(args) == 2:
-		specs, err := resolveNamed(ctx, &o.target.project, args[:1])
+		specs, err := resolveNamed(ctx, &o.target.project, args[:1], cmd.ErrOrStderr())
 		if err != nil {
 			return exitCode(exitUsage, err)
 		}
