@@ -371,6 +371,10 @@ func openCrewProject(args []string, useDemo bool, crewName, overlay string) (*pr
 	p, err := project.Open(path, overlay)
 	if err != nil {
 		cleanup()
+		if errors.Is(err, project.ErrNoProject) && len(args) == 0 && !useDemo {
+			// The first thing a new user types, in an empty directory.
+			return nil, nil, nil, fmt.Errorf("open project: %w\n(give the project's PATH, or --demo to run the embedded demo crew)", err)
+		}
 		return nil, nil, nil, fmt.Errorf("open project: %w", err)
 	}
 	return p, mcp, cleanup, nil
