@@ -21,3 +21,23 @@ func TestRunInAnEmptyDirectoryMentionsDemo(t *testing.T) {
 		t.Errorf("exit %d:\n%s", code, errs)
 	}
 }
+
+func TestArgCountErrorsGiveTheUsageLine(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"names", "tool"}, "usage: crewbench names tool NAME..."},
+		{[]string{"auth", "login"}, "usage: crewbench auth login URL"},
+		{[]string{"export"}, "usage: crewbench export FILE"},
+	} {
+		code, _, errs := run(t, tc.args...)
+		if code != exitUsage || !strings.Contains(errs, "arg(s)") || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d:\n%s", tc.args, code, errs)
+		}
+	}
+	// The commands whose usage mistakes have their own exit code keep it.
+	if code, _, errs := run(t, "diff", "a"); code != diffExitError || !strings.Contains(errs, "usage: crewbench diff A B") {
+		t.Errorf("diff a: exit %d:\n%s", code, errs)
+	}
+}

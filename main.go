@@ -121,7 +121,27 @@ traces you can step through.`,
 		newFixtureCmd(),
 		newAuthCmd(),
 	)
+	for _, c := range root.Commands() {
+		addUsageToArgErrors(c)
+	}
 	return root
+}
+
+// addUsageToArgErrors makes a wrong argument count ("requires at least 1
+// arg(s), only received 0") name the command's usage, since cobra says only
+// the count and SilenceUsage hides the rest.
+func addUsageToArgErrors(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := check(cmd, args); err != nil {
+				return fmt.Errorf("%w\nusage: %s (%s --help explains it)", err, cmd.UseLine(), cmd.CommandPath())
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		addUsageToArgErrors(sub)
+	}
 }
 
 // unknownCommand says name is no command of root, with the closest ones.
