@@ -41,3 +41,18 @@ func TestArgCountErrorsGiveTheUsageLine(t *testing.T) {
 		t.Errorf("diff a: exit %d:\n%s", code, errs)
 	}
 }
+
+// -v has one meaning: --verbose. At the root it is not --version.
+func TestShortVIsVerboseOnly(t *testing.T) {
+	code, out, errs := run(t, "-v")
+	if code != exitUsage || strings.Contains(out, "crewbench ") || !strings.Contains(errs, "-v is --verbose on run, replay and watch; --version prints the version") {
+		t.Errorf("crewbench -v: exit %d\n%s\n%s", code, out, errs)
+	}
+	if code, out, _ := run(t, "--version"); code != 0 || !strings.HasPrefix(out, "crewbench ") {
+		t.Errorf("--version: exit %d %q", code, out)
+	}
+	_, help, _ := run(t, "--help")
+	if !strings.Contains(help, "--version") || !strings.Contains(help, "-v is --verbose") || strings.Contains(help, "-v, --version") {
+		t.Errorf("root help:\n%s", help)
+	}
+}

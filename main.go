@@ -101,6 +101,9 @@ traces you can step through.`,
 		if args := cmd.Flags().Args(); cmd == root && len(args) > 0 {
 			return unknownCommand(root, args[0])
 		}
+		if cmd == root && strings.Contains(err.Error(), "'v' in -v") {
+			return exitCode(exitUsage, fmt.Errorf("%w: -v is --verbose on run, replay and watch; --version prints the version", err))
+		}
 		return err
 	})
 	addWorkbenchRootFlags(root)
