@@ -56,3 +56,20 @@ func TestShortVIsVerboseOnly(t *testing.T) {
 		t.Errorf("root help:\n%s", help)
 	}
 }
+
+func TestCallMistypedToolIsNotFoundWithDidYouMean(t *testing.T) {
+	code, out, errs := run(t, "call", "--no-record", "--json", "--stdio", fixtureCommandLine(t, "files"), "read_text_fil")
+	if code != exitUsage {
+		t.Errorf("exit %d, want %d", code, exitUsage)
+	}
+	if !strings.Contains(out, `"outcome": "not_found"`) {
+		t.Errorf("--json outcome is not not_found:\n%s", out)
+	}
+	if !strings.Contains(errs, `the server has no tool "read_text_fil"; did you mean "read_text_file"?`) {
+		t.Errorf("stderr lacks the did-you-mean:\n%s", errs)
+	}
+	// A tool that exists and fails keeps its own outcome and exit code.
+	if code, out, errs := run(t, "call", "--no-record", "--stdio", fixtureCommandLine(t, "errors"), "returns_is_error"); code != exitToolError || strings.Contains(errs, "has no tool") {
+		t.Errorf("returns_is_error: exit %d\n%s\n%s", code, out, errs)
+	}
+}
