@@ -73,3 +73,61 @@ func TestCallMistypedToolIsNotFoundWithDidYouMean(t *testing.T) {
 		t.Errorf("returns_is_error: exit %d\n%s\n%s", code, out, errs)
 	}
 }
+
+func TestLintSuggestsTheToolFilterKeyword(t *testing.T) {
+	for name, files := range map[string]map[string]string{
+		"crew.py": {
+			"src/p/config/agents.yaml": "a:\n  role: r\n  goal: g\n  backstory: b\n",
+			"src/p/config/tasks.yaml":  "t:\n  description: d\n  expected_output: e\n  agent: a\n",
+			"src/p/crew.py": `from crewai import Agent, Crew, Task
+from crewai.project import CrewBase, agent, crew, task
+from crewai.mcp import MCPServerStdio
+from crewai.mcp.filters import create_static_tool_filter
+
+@CrewBase
+class P:
+    @agent
+    def a(self) -> Agent:
+        return Agent(config=self.agents_config["a"], mcps=[MCPServerStdio(
+            command="npx",
+            args=["-y", "@modelcontextprotocol/server-filesystem", "./data"],
+            tool_filtr=create_static_tool_filter(allowed_tool_names=["read_text_file"]),
+        )])
+
+    @task
+    def t(self) -> Task:
+        return Task(config=self.tasks_config["t"])
+
+    @crew
+    def crew(self) -> Crew:
+        return Crew(agents=self.agents, tasks=self.tasks)
+`,
+		},
+		"agent file": {
+			"crew.jsonc":     `{"agents": ["a"], "tasks": [{"description": "d", "expected_output": "e", "agent": "a"}]}`,
+			"agents/a.jsonc": `{"role": "r", "goal": "g", "backstory": "b", "mcps": [{"command": "npx", "tool_filtr": {"type": "static"}}]}`,
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, files)
+			_, out, errs := run(t, "lint", dir)
+			if !strings.Contains(out, `tool_filtr`) || !strings.Contains(out, `did you mean "tool_filter"?`) || !strings.Contains(out, `fix: rename it to "tool_filter"`) {
+				t.Errorf("lint gives no did-you-mean for tool_filtr:\n%s\n%s", out, errs)
+			}
+		})
+	}
+}
+
+// A loader error's "did you mean" is its fix, said once.
+func TestLintSaysDidYouMeanOnce(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		".mcp.json":      `{"mcpServers": {"weather": {"command": "npx"}}}`,
+		"crewbench.yaml": "servers:\n  weather:\n    timeots: {connect: 5s}\n",
+	})
+	_, out, _ := run(t, "lint", dir)
+	if n := strings.Count(out, `did you mean "timeouts"?`); n != 1 {
+		t.Errorf("did you mean said %d times:\n%s", n, out)
+	}
+}
