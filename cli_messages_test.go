@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 // Tests of the CLI's messages: no doubled prefixes, a way forward in each.
@@ -130,4 +132,48 @@ func TestLintSaysDidYouMeanOnce(t *testing.T) {
 	if n := strings.Count(out, `did you mean "timeouts"?`); n != 1 {
 		t.Errorf("did you mean said %d times:\n%s", n, out)
 	}
+}
+
+// Every command's flag descriptions start in one column (pflag pads by
+// bytes, so a non-ASCII flag value name such as "…" shifts its row).
+func TestHelpFlagColumnsAlign(t *testing.T) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		usages := c.LocalFlags().FlagUsages()
+		col := -1
+		for _, line := range strings.Split(strings.TrimRight(usages, "\n"), "\n") {
+			if !strings.HasPrefix(strings.TrimLeft(line, " "), "-") {
+				continue // a wrapped description
+			}
+			// the description starts after the flag and its padding
+			i := runeIndexOfGap([]rune(line))
+			if col == -1 {
+				col = i
+			} else if i != col {
+				t.Errorf("%s --help: description at column %d, not %d:\n%s", c.CommandPath(), i, col, line)
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRootCmd(replayViewer{}))
+}
+
+// runeIndexOfGap is the rune column after the first run of two or more
+// spaces that follows the flag's name.
+func runeIndexOfGap(rs []rune) int {
+	i := 0
+	for i < len(rs) && rs[i] == ' ' {
+		i++
+	}
+	for ; i+1 < len(rs); i++ {
+		if rs[i] == ' ' && rs[i+1] == ' ' {
+			for i < len(rs) && rs[i] == ' ' {
+				i++
+			}
+			return i
+		}
+	}
+	return -1
 }
