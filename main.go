@@ -137,7 +137,7 @@ func addUsageToArgErrors(c *cobra.Command) {
 	if check := c.Args; check != nil {
 		c.Args = func(cmd *cobra.Command, args []string) error {
 			if err := check(cmd, args); err != nil {
-				return fmt.Errorf("%w\nusage: %s (%s --help explains it)", err, cmd.UseLine(), cmd.CommandPath())
+				return fmt.Errorf("%w; usage: %s (%s --help explains it)", err, cmd.UseLine(), cmd.CommandPath())
 			}
 			return nil
 		}
