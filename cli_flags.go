@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"crewbench/crew"
+	"crewbench/crew/lint"
 	"crewbench/crew/project"
 	"crewbench/mcpconn"
 	"crewbench/mcpconn/cmdline"
@@ -150,16 +151,21 @@ func (f *projectFlags) explicit() bool { return f.path != "" || f.demo || f.over
 // open loads the selected project. The demo is written to a temporary
 // directory; cleanup removes it. With no explicit project and nothing
 // detectable in the current directory, open returns errNoProject.
-func (f *projectFlags) open() (p *project.Project, cleanup func(), err error) {
+//
+// A project with load errors still has usable servers, so open returns it
+// with loadErrs for the caller to report; but a broken overlay is an error,
+// because the settings it holds (timeouts, env, servers) would silently not
+// apply.
+func (f *projectFlags) open() (p *project.Project, loadErrs project.Errors, cleanup func(), err error) {
 	cleanup = func() {}
 	if f.demo && f.path != "" {
-		return nil, cleanup, errors.New("give either --project or --demo, not both")
+		return nil, nil, cleanup, errors.New("give either --project or --demo, not both")
 	}
 	path := f.path
 	if f.demo {
 		var err error
 		if path, cleanup, err = materializeDemo(); err != nil {
-			return nil, cleanup, err
+			return nil, nil, cleanup, err
 		}
 	}
 	if path == "" {
@@ -169,23 +175,60 @@ func (f *projectFlags) open() (p *project.Project, cleanup func(), err error) {
 	if p == nil {
 		cleanup()
 		if !f.explicit() {
-			return nil, func() {}, errNoProject
+			return nil, nil, func() {}, errNoProject
 		}
-		return nil, func() {}, err
+		return nil, nil, func() {}, err
 	}
-	// A project with load errors still has usable servers; the errors are
-	// lint's to report.
-	return p, cleanup, nil
+	errors.As(err, &loadErrs)
+	if bad := f.overlayErrors(p, loadErrs); len(bad) > 0 {
+		cleanup()
+		return nil, nil, func() {}, fmt.Errorf("%s has errors, so none of its settings apply:\n%w", bad[0].Pos.File, bad)
+	}
+	return p, loadErrs, cleanup, nil
+}
+
+// overlayErrors picks the load errors that are in the project's overlay.
+func (f *projectFlags) overlayErrors(p *project.Project, errs project.Errors) project.Errors {
+	shown := map[string]bool{project.OverlayFile: true}
+	if f.overlay != "" {
+		shown = map[string]bool{f.overlay: true, filepath.ToSlash(f.overlay): true}
+		if abs, err := filepath.Abs(f.overlay); err == nil {
+			shown[abs] = true
+			if rel, err := filepath.Rel(p.Dir, abs); err == nil {
+				shown[filepath.ToSlash(rel)] = true
+			}
+		}
+	}
+	var out project.Errors
+	for _, e := range errs {
+		if shown[e.Pos.File] {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// reportLoadErrors tells the user about the load errors of a project a
+// command goes on using, each with its file:line:col as run shows them.
+func reportLoadErrors(w io.Writer, errs project.Errors) {
+	if len(errs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "crewbench: warning: the project has %d load error(s); `crewbench run` would refuse it (`crewbench lint` gives fixes):\n", len(errs))
+	for _, e := range errs {
+		fmt.Fprintf(w, "  %s\n", e)
+	}
 }
 
 var errNoProject = errors.New("no project here")
 
 // resolveNamed looks servers up by name in the selected project.
-func resolveNamed(ctx context.Context, pf *projectFlags, names []string) ([]mcpconn.ServerSpec, error) {
+// Load errors are reported on stderr.
+func resolveNamed(ctx context.Context, pf *projectFlags, names []string, stderr io.Writer) ([]mcpconn.ServerSpec, error) {
 	if len(names) == 0 {
 		return nil, nil
 	}
-	p, cleanup, err := pf.open()
+	p, loadErrs, cleanup, err := pf.open()
 	if errors.Is(err, errNoProject) {
 		return nil, fmt.Errorf("unknown server %q: no project found in the current directory; give --project DIR, --demo, or the server itself with --stdio \"cmd args\" / --url URL", names[0])
 	}
@@ -195,6 +238,7 @@ func resolveNamed(ctx context.Context, pf *projectFlags, names []string) ([]mcpc
 	// The demo's files are only read while loading; its servers are
 	// started later from the specs, so the directory can go now.
 	defer cleanup()
+	reportLoadErrors(stderr, loadErrs)
 	var out []mcpconn.ServerSpec
 	for _, n := range names {
 		s := p.Server(n)
@@ -209,27 +253,68 @@ func resolveNamed(ctx context.Context, pf *projectFlags, names []string) ([]mcpc
 	return out, nil
 }
 
-// projectServers returns every server of the selected project, or nil
+// projectServers is every server of the selected project, or nothing
 // when there is no project and none was asked for.
-func projectServers(pf *projectFlags) ([]mcpconn.ServerSpec, error) {
-	p, cleanup, err := pf.open()
+type projectServerSet struct {
+	specs []mcpconn.ServerSpec
+	// invalid are the refs CrewAI rejects before connecting (an http://
+	// string, a "#a,b" tool list), as lint reports them.
+	invalid []lint.Finding
+	// loadErrs are the other load errors.
+	loadErrs project.Errors
+}
+
+// projectServers returns the servers of the selected project. A project
+// none of whose servers can be started is an error that lists its load
+// errors, which are usually why.
+func projectServers(ctx context.Context, pf *projectFlags) (projectServerSet, error) {
+	var set projectServerSet
+	p, loadErrs, cleanup, err := pf.open()
 	if errors.Is(err, errNoProject) {
-		return nil, nil
+		return set, nil
 	}
 	if err != nil {
-		return nil, err
+		return set, err
 	}
 	defer cleanup()
-	var out []mcpconn.ServerSpec
 	for _, s := range p.Servers {
 		if ok, _ := s.Ready(p); ok {
-			out = append(out, s.Spec)
+			set.specs = append(set.specs, s.Spec)
 		}
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("project %s declares no MCP server that can be started", p.Dir)
+	set.invalid, set.loadErrs = invalidRefs(ctx, p, loadErrs)
+	if len(set.specs) == 0 && len(set.invalid) == 0 {
+		msg := fmt.Sprintf("project %s declares no MCP server that can be started", p.Dir)
+		if len(loadErrs) > 0 {
+			return set, fmt.Errorf("%s; it has load errors (`crewbench lint` gives fixes):\n%w", msg, loadErrs)
+		}
+		return set, errors.New(msg)
 	}
-	return out, nil
+	return set, nil
+}
+
+// invalidRefs splits the load errors into the string refs CrewAI rejects,
+// as lint's findings (their text and fix), and the rest.
+func invalidRefs(ctx context.Context, p *project.Project, loadErrs project.Errors) ([]lint.Finding, project.Errors) {
+	if len(loadErrs) == 0 {
+		return nil, nil
+	}
+	refCodes := map[string]bool{lint.CodeHTTPStringRef: true, lint.CodeRefToolList: true, lint.CodeInvalidRef: true}
+	var invalid []lint.Finding
+	at := map[project.Pos]bool{}
+	for _, f := range lint.Lint(ctx, p, lint.Options{LoadErrors: loadErrs}) {
+		if refCodes[f.Code] && f.Severity == lint.Error {
+			invalid = append(invalid, f)
+			at[f.Pos] = true
+		}
+	}
+	var rest project.Errors
+	for _, e := range loadErrs {
+		if !at[e.Pos] || !strings.Contains(e.Msg, "Invalid MCP reference") {
+			rest = append(rest, e)
+		}
+	}
+	return invalid, rest
 }
 
 func unknownServerError(name string, p *project.Project) error {
@@ -286,6 +371,10 @@ func openCrewProject(args []string, useDemo bool, crewName, overlay string) (*pr
 	p, err := project.Open(path, overlay)
 	if err != nil {
 		cleanup()
+		if errors.Is(err, project.ErrNoProject) && len(args) == 0 && !useDemo {
+			// The first thing a new user types, in an empty directory.
+			return nil, nil, nil, fmt.Errorf("open project: %w\n(give the project's PATH, or --demo to run the embedded demo crew)", err)
+		}
 		return nil, nil, nil, fmt.Errorf("open project: %w", err)
 	}
 	return p, mcp, cleanup, nil

@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -15,6 +17,7 @@ import (
 	"crewbench/crew/filelimit"
 	"crewbench/mcpconn"
 	"crewbench/mcpconn/cmdline"
+	"crewbench/names/suggest"
 	"crewbench/session"
 )
 
@@ -60,7 +63,8 @@ it. crewbench replay FILE shows the recording.
 
   crewbench call --stdio "crewbench fixture slow" slow_report --args '{"seconds":3}' --timeout 1s
 
-Exit status: 0 ok, 1 usage or config error, 2 connection or authorization
+Exit status: 0 ok, 1 usage or config error (also a tool the server does not
+list: outcome not_found, with the closest name), 2 connection or authorization
 failure, 3 the tool returned an error, 4 timeout.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runCall(cmd, o, args) },
 	}
@@ -96,7 +100,7 @@ func runCall(cmd *cobra.Command, o *callOpts, args []string) error {
 		}
 		spec, tool = s, args[0]
 	case len(args) == 2:
-		specs, err := resolveNamed(ctx, &o.target.project, args[:1])
+		specs, err := resolveNamed(ctx, &o.target.project, args[:1], cmd.ErrOrStderr())
 		if err != nil {
 			return exitCode(exitUsage, err)
 		}
@@ -161,6 +165,7 @@ func runCall(cmd *cobra.Command, o *callOpts, args []string) error {
 		return exitCode(exitUsage, err)
 	}
 	r := mcpconn.Call(ctx, spec, tool, toolArgs, mcpconn.Options{Emitter: session.NewEmitter(sinks), Auth: auth})
+	missing := missingToolHint(ctx, spec, r, auth)
 
 	out := cmd.OutOrStdout()
 	var printErr error
@@ -179,6 +184,10 @@ func runCall(cmd *cobra.Command, o *callOpts, args []string) error {
 	}
 	if printErr != nil {
 		return printErr
+	}
+	if missing != "" {
+		// A tool the server does not have is the caller's mistake.
+		return exitCode(exitUsage, errors.New(missing))
 	}
 	if code := callExitCode(r); code != exitOK {
 		return silentExit{code: code}
@@ -218,6 +227,40 @@ func parseToolArgs(s string) (map[string]any, error) {
 		m = map[string]any{}
 	}
 	return m, nil
+}
+
+// missingToolHint checks, after a failed call, whether the server lists the
+// tool at all. Servers say "no such tool" in different ways (a JSON-RPC
+// error, an isError result such as "Unknown tool: …"), so the tools/list
+// is the judge. When the tool is missing, r's outcome becomes not_found and
+// the hint names the closest tool; otherwise the hint is "".
+func missingToolHint(ctx context.Context, spec mcpconn.ServerSpec, r *mcpconn.CallResult, auth mcpconn.Authorizer) string {
+	switch r.Outcome {
+	case session.OutcomeNotFound, session.OutcomeIsError, session.OutcomeJSONRPCError:
+	default:
+		return ""
+	}
+	if len(r.Attempts) == 0 || ctx.Err() != nil {
+		return "" // never reached the tool
+	}
+	d, err := mcpconn.Discover(ctx, spec, mcpconn.Options{Auth: auth})
+	if err != nil {
+		return ""
+	}
+	listed := make([]string, 0, len(d.Tools))
+	for _, t := range d.Tools {
+		if t.Name == r.Tool {
+			return ""
+		}
+		listed = append(listed, t.Name)
+	}
+	r.Outcome = session.OutcomeNotFound
+	msg := fmt.Sprintf("the server has no tool %q", r.Tool)
+	if guess := suggest.DidYouMean(r.Tool, listed); guess != "" {
+		msg += fmt.Sprintf("; did you mean %q?", guess)
+	}
+	sort.Strings(listed)
+	return fmt.Sprintf("%s (its tools: %s)", msg, strings.Join(listed, ", "))
 }
 
 // callExitCode maps a result to the documented exit status.

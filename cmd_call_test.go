@@ -71,7 +71,8 @@ func TestCallExitCodes(t *testing.T) {
 	}{
 		{"ok", []string{"--stdio", fixtureCommandLine(t, "weather"), "getForecast", "--args", `{"city":"Oslo"}`}, exitOK, "CrewAI's tool returns"},
 		{"is_error", []string{"--stdio", fixtureCommandLine(t, "errors"), "returns_is_error"}, exitToolError, "ToolFailure(reason=mcp_error)"},
-		{"not found", []string{"--stdio", fixtureCommandLine(t, "errors"), "nope"}, exitToolError, "Resource not found"},
+		// A tool the server does not list is the caller's mistake (usage).
+		{"not found", []string{"--stdio", fixtureCommandLine(t, "errors"), "nope"}, exitUsage, "Resource not found"},
 		{"spawn", []string{"--stdio", "/nonexistent/bin/server", "x"}, exitConnection, "Failed to start MCP server process"},
 		{"crash", []string{"--stdio", fixtureCommandLine(t, "crash-on-start"), "x"}, exitConnection, "Connection closed"},
 		{"exit mid-call", []string{"--stdio", fixtureCommandLine(t, "exit-mid-call"), "exit_on_call", "--attempts", "1"}, exitConnection, "transport_closed"},

@@ -106,7 +106,7 @@ Exit codes:
 	f.StringVarP(&o.overlay, "config", "c", "", "with --rerun: crewbench.yaml overlay `FILE`")
 	f.StringArrayVar(&o.allow, "allow", nil, "with --rerun: `SERVER=a,b` keeps only these tools (repeatable)")
 	f.StringArrayVar(&o.block, "block", nil, "with --rerun: `SERVER=a,b` hides these tools (repeatable)")
-	f.StringArrayVar(&o.faults, "fault", nil, "with --rerun: inject a fault, `SERVER=KIND,…` as above (repeatable)")
+	f.StringArrayVar(&o.faults, "fault", nil, "with --rerun: inject a fault, `SERVER=KIND,...` as above (repeatable)")
 	f.BoolVar(&o.keepGoing, "keep-going", false, "with --rerun: serve recorded replies past a divergence and list every one")
 	addSessionFlags(cmd, &o.session)
 	return cmd

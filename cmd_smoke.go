@@ -160,7 +160,7 @@ func smokeTarget(cmd *cobra.Command, o *smokeOpts, args []string) (mcpconn.Serve
 			}
 			s.Headers = h
 		case len(args) == 1:
-			specs, err := resolveNamed(cmd.Context(), &o.project, args)
+			specs, err := resolveNamed(cmd.Context(), &o.project, args, cmd.ErrOrStderr())
 			if err != nil {
 				return s, err
 			}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"crewbench/crew/lint"
+	"crewbench/crew/project"
 	"crewbench/mcpconn"
 	"crewbench/mcpconn/filter"
 	"crewbench/names"
@@ -73,6 +76,9 @@ type toolsReport struct {
 	Environment []mcpconn.EnvVar `json:"environment,omitempty"`
 	// Health is a bare-GET probe of an HTTP server that failed to connect.
 	Health *mcpconn.HealthResult `json:"health,omitempty"`
+	// Where and Fix locate and fix an invalid server (outcome "invalid").
+	Where string `json:"where,omitempty"`
+	Fix   string `json:"fix,omitempty"`
 }
 
 // healthProbeTimeout bounds the diagnostic GET after a failed HTTP connect.
@@ -80,17 +86,23 @@ const healthProbeTimeout = 5 * time.Second
 
 func runTools(cmd *cobra.Command, o *toolsOpts, args []string) error {
 	ctx := cmd.Context()
-	specs, err := resolveNamed(ctx, &o.target.project, args)
+	stderr := cmd.ErrOrStderr()
+	specs, err := resolveNamed(ctx, &o.target.project, args, stderr)
 	if err != nil {
 		return exitCode(exitUsage, err)
 	}
+	var invalid []lint.Finding
+	var loadErrs project.Errors
 	if len(args) == 0 && !o.target.adHoc() {
 		// No server named: every server of the project, if there is one.
-		if specs, err = projectServers(&o.target.project); err != nil {
+		set, err := projectServers(ctx, &o.target.project)
+		if err != nil {
 			return exitCode(exitUsage, err)
 		}
+		specs, invalid, loadErrs = set.specs, set.invalid, set.loadErrs
+		reportLoadErrors(stderr, loadErrs)
 	}
-	if o.target.adHoc() || len(specs) == 0 {
+	if o.target.adHoc() || (len(specs) == 0 && len(invalid) == 0) {
 		s, err := o.target.spec()
 		if err != nil {
 			return exitCode(exitUsage, err)
@@ -130,7 +142,10 @@ func runTools(cmd *cobra.Command, o *toolsOpts, args []string) error {
 	}
 	wg.Wait()
 
-	failed := false
+	for _, f := range invalid {
+		reports = append(reports, invalidRefReport(f))
+	}
+	failed := len(invalid) > 0
 	for _, err := range errs {
 		if err != nil {
 			failed = true
@@ -155,11 +170,37 @@ func runTools(cmd *cobra.Command, o *toolsOpts, args []string) error {
 	if failed {
 		return silentExit{code: exitConnection}
 	}
+	if len(loadErrs) > 0 {
+		// The servers work, but the project as a whole does not load.
+		return silentExit{code: exitUsage}
+	}
 	return nil
+}
+
+// outcomeInvalid is the outcome of a server CrewAI rejects before
+// connecting to it.
+const outcomeInvalid = "invalid"
+
+// invalidRefReport shows a string ref CrewAI rejects as a server that
+// failed, with lint's text and fix.
+func invalidRefReport(f lint.Finding) toolsReport {
+	ref := f.Message
+	if q, err := strconv.QuotedPrefix(f.Message); err == nil {
+		ref, _ = strconv.Unquote(q)
+	}
+	return toolsReport{
+		Discovery: &mcpconn.Discovery{Server: ref, Outcome: outcomeInvalid, Error: f.Message},
+		Where:     f.Location(),
+		Fix:       f.Fix,
+	}
 }
 
 func printDiscovery(w io.Writer, r toolsReport, showEnv bool) {
 	d := r.Discovery
+	if d.Outcome == outcomeInvalid {
+		fmt.Fprintf(w, "server %s  (invalid string ref)\n  state:   invalid: CrewAI rejects it before connecting\n  where:   %s\n  error:   %s\n  fix:     %s\n", d.Server, r.Where, d.Error, r.Fix)
+		return
+	}
 	fmt.Fprintf(w, "server %s  (%s", d.Server, d.Transport)
 	if d.Policy != mcpconn.PolicyNative {
 		fmt.Fprintf(w, ", policy %s", d.Policy)

@@ -31,6 +31,9 @@ func addWorkbenchRootFlags(root *cobra.Command) {
 	addThemeFlag(root)
 	root.Flags().String("project", ".", "the project to open: a directory or a crew/overlay/mcpServers file")
 	root.Flags().StringP("config", "c", "", "crewbench.yaml overlay `FILE` (default: the one beside the project)")
+	// -v is --verbose (run, replay, watch) and nothing else: declaring
+	// --version here keeps cobra from giving it the -v shorthand too.
+	root.Flags().Bool("version", false, "print crewbench's version (-v is --verbose on run, replay and watch)")
 }
 
 func addThemeFlag(cmd *cobra.Command) {

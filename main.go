@@ -101,6 +101,9 @@ traces you can step through.`,
 		if args := cmd.Flags().Args(); cmd == root && len(args) > 0 {
 			return unknownCommand(root, args[0])
 		}
+		if cmd == root && strings.Contains(err.Error(), "'v' in -v") {
+			return exitCode(exitUsage, fmt.Errorf("%w: -v is --verbose on run, replay and watch; --version prints the version", err))
+		}
 		return err
 	})
 	addWorkbenchRootFlags(root)
@@ -121,7 +124,27 @@ traces you can step through.`,
 		newFixtureCmd(),
 		newAuthCmd(),
 	)
+	for _, c := range root.Commands() {
+		addUsageToArgErrors(c)
+	}
 	return root
+}
+
+// addUsageToArgErrors makes a wrong argument count ("requires at least 1
+// arg(s), only received 0") name the command's usage, since cobra says only
+// the count and SilenceUsage hides the rest.
+func addUsageToArgErrors(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := check(cmd, args); err != nil {
+				return fmt.Errorf("%w; usage: %s (%s --help explains it)", err, cmd.UseLine(), cmd.CommandPath())
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		addUsageToArgErrors(sub)
+	}
 }
 
 // unknownCommand says name is no command of root, with the closest ones.

@@ -13,6 +13,7 @@ import (
 var (
 	invalidRefRe    = regexp.MustCompile(`Invalid MCP reference: ('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")`)
 	contextLaterRe  = regexp.MustCompile(`has context reference '([^']*)' but that task has not been defined yet|has a context dependency on a future task`)
+	didYouMeanRe    = regexp.MustCompile(`\(did you mean ("(?:[^"\\]|\\.)*")\?\)`)
 	hierarchicalMsg = "Attribute `manager_llm` or `manager_agent` is required when using hierarchical process."
 )
 
@@ -47,15 +48,13 @@ func (c *checker) loaderErrors(errs project.Errors) {
 }
 
 func loaderErrorFinding(e *project.Error) Finding {
+	// The hint ("did you mean …?") is the fix; saying it in the message
+	// too would print it twice.
 	fix := "correct the value so CrewAI accepts it"
 	if e.Hint != "" {
 		fix = e.Hint
 	}
-	msg := e.Msg
-	if e.Hint != "" && !strings.Contains(msg, e.Hint) {
-		msg += " (" + e.Hint + ")"
-	}
-	return Finding{Code: CodeLoaderError, Severity: Error, Pos: e.Pos, Message: msg, Fix: fix,
+	return Finding{Code: CodeLoaderError, Severity: Error, Pos: e.Pos, Message: e.Msg, Fix: fix,
 		Explanation: ruleExplanation(CodeLoaderError)}
 }
 
@@ -162,6 +161,9 @@ func (c *checker) loaderNotes() {
 			fix, ok := noteFixes[n.Code]
 			if !ok {
 				fix = "see the message"
+			}
+			if m := didYouMeanRe.FindStringSubmatch(n.Text); m != nil && (n.Code == "mcp-ignored-field" || n.Code == "mcp-dropped-field") {
+				fix = fmt.Sprintf("rename it to %s (CrewAI ignores it as written)", m[1])
 			}
 			c.add(Finding{Code: n.Code, Severity: Warning, Pos: n.Pos, Message: n.Text, Fix: fix,
 				Explanation: "Found while reading the project: CrewAI would read this differently from what the file suggests."})

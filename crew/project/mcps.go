@@ -6,6 +6,7 @@ import (
 
 	"crewbench/mcpconn"
 	"crewbench/names"
+	"crewbench/names/suggest"
 )
 
 var (
@@ -231,6 +232,9 @@ func (l *loader) dictMCP(it *Node, d *decoder, ip, label, src, agent string) (MC
 			continue
 		}
 		text := fmt.Sprintf("%q is not a field of %s: CrewAI ignores it", f.Key, modelName(spec.Transport))
+		if s := suggest.DidYouMean(f.Key, keysOf(allowed)); s != "" {
+			text += fmt.Sprintf(" (did you mean %q?)", s) // "tool_filtr" → "tool_filter"
+		}
 		if f.Key == "type" && f.Value.Kind == KindString && strings.EqualFold(f.Value.Str, "sse") {
 			text = `"type": "sse" is ignored: an MCP dict with "url" always becomes MCPServerHTTP (streamable HTTP); SSE can only be declared in Python (MCPServerSSE)`
 		}

@@ -9,6 +9,7 @@ import (
 
 	"crewbench/mcpconn"
 	"crewbench/names"
+	"crewbench/names/suggest"
 )
 
 // normTransport maps the transport spellings seen in the wild (anchors
@@ -315,6 +316,9 @@ func (l *loader) mcpServerEntry(f *Field, key string, dialect mcpDialect, file s
 		text, ok := droppedFieldNotes[fk.Key]
 		if !ok {
 			text = "not part of CrewAI's MCP config"
+			if s := suggest.DidYouMean(fk.Key, keysOf(known)); s != "" {
+				text += fmt.Sprintf(" (did you mean %q?)", s) // "comand" → "command"
+			}
 		}
 		if (fk.Key == "includeTools" || fk.Key == "excludeTools" || fk.Key == "disabledTools") && fk.Value.Kind == KindArray {
 			var sanitized []string

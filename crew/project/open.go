@@ -4,12 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"crewbench/crew/filelimit"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 )
+
+// ErrNoProject is the error of Open when nothing it knows is at the path.
+var ErrNoProject = errors.New("no CrewAI project")
 
 // Options tune Open.
 type Options struct {
@@ -44,11 +48,13 @@ func OpenWith(path string, opts Options) (*Project, error) {
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, fmt.Errorf("open project %s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	// The callers say they were opening a project; the error says what
+	// failed ("stat DIR: no such file or directory").
 	st, err := os.Stat(abs)
 	if err != nil {
-		return nil, fmt.Errorf("open project: %w", err)
+		return nil, err
 	}
 	environ := opts.Environ
 	if environ == nil {
@@ -106,7 +112,7 @@ func OpenWith(path string, opts Options) (*Project, error) {
 		if len(l.errs) > 0 {
 			return p, l.errs
 		}
-		return nil, fmt.Errorf("no CrewAI project in %s: looked for %s, crew.jsonc or crew.json, src/<pkg>/config/agents.yaml with crew.py, and .mcp.json / mcp.json / .cursor/mcp.json / .vscode/mcp.json / claude_desktop_config.json / .gemini/settings.json", dir, OverlayFile)
+		return nil, fmt.Errorf("%w in %s: looked for %s, crew.jsonc or crew.json, src/<pkg>/config/agents.yaml with crew.py, and .mcp.json / mcp.json / .cursor/mcp.json / .vscode/mcp.json / claude_desktop_config.json / .gemini/settings.json", ErrNoProject, dir, OverlayFile)
 	}
 	p.Kind, p.Opened = kind, why
 	l.root = dir

@@ -8,6 +8,7 @@ import (
 
 	"crewbench/mcpconn"
 	"crewbench/names"
+	"crewbench/names/suggest"
 )
 
 // pyEval evaluates crew.py expressions to literals, following names
@@ -466,6 +467,13 @@ func (ev *pyEval) isServerExpr(e *pyread.Expr) bool {
 // serverFromExpr builds a server from MCPServerStdio/HTTP/SSE(…),
 // StdioServerParameters(…) or an adapter dict {"url", "transport"}.
 // adapter marks MCPServerAdapter params (policy adapter, bare tool names).
+// pyServerParams are the keyword arguments of CrewAI's MCP config models.
+var pyServerParams = map[string]map[string]bool{
+	"MCPServerStdio": set("command", "args", "env", "tool_filter", "cache_tools_list"),
+	"MCPServerHTTP":  set("url", "headers", "streamable", "tool_filter", "cache_tools_list"),
+	"MCPServerSSE":   set("url", "headers", "tool_filter", "cache_tools_list"),
+}
+
 func (ev *pyEval) serverFromExpr(e *pyread.Expr, scope *pyScope, agent, src string, adapter bool, connectTimeout *pyread.Expr) *Server {
 	l := ev.l
 	r := ev.resolve(e, scope)
@@ -616,6 +624,20 @@ func (ev *pyEval) serverFromExpr(e *pyread.Expr, scope *pyScope, agent, src stri
 		}
 	default:
 		return nil
+	}
+	if params, ok := pyServerParams[name]; ok && r.Kind == pyread.Call {
+		// CrewAI's config models keep pydantic's extra="ignore": a
+		// mistyped keyword is dropped without a word.
+		for _, k := range r.Kwargs {
+			if k.Name == "" || params[k.Name] || k.Name == "cwd" {
+				continue // cwd has its own note above
+			}
+			text := fmt.Sprintf("%s is not a parameter of %s: CrewAI ignores it", k.Name, name)
+			if sg := suggest.DidYouMean(k.Name, keysOf(params)); sg != "" {
+				text += fmt.Sprintf(" (did you mean %q?)", sg) // tool_filtr → "tool_filter"
+			}
+			l.note(k.Pos, Warn, "mcp-ignored-field", text)
+		}
 	}
 	if x := kw("cache_tools_list"); x != nil {
 		if n, bad := ev.literal(x, scope, 0); bad == nil && n.Kind == KindBool {
