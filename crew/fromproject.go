@@ -178,7 +178,7 @@ func (b *builder) agent(name string) (*Agent, error) {
 	l := pa.ResolvedLLM
 	prov, model, err := b.provider(l, false)
 	if err != nil {
-		return nil, fmt.Errorf("agent %s: llm: %w", name, err)
+		return nil, fmt.Errorf("agent %s: %w", name, err) // llm errors start with their provider, or "llm"
 	}
 	a.LLM, a.Model = prov, model
 	if pa.MaxIter > 0 {
