@@ -184,6 +184,10 @@ type Node struct {
 	RunID, TaskID, TaskName, AgentID, AgentRole string
 	Server, ToolName, OriginalToolName          string
 	Model                                       string
+	// ProtocolVersion and MCPSessionID are the MCP session's, for an MCP
+	// call also taken from its attempts and connection: a streaming export
+	// lets go of those before the call's own span is built.
+	ProtocolVersion, MCPSessionID string
 
 	Step        int // agent steps: 1-based iteration
 	Attempt     int // attempts: 1-based
@@ -322,6 +326,14 @@ func (t *Tree) Add(ev Event) *Node {
 		n.Events = append(n.Events, ev)
 		t.applyScope(n, ev)
 		t.link(n, ev.Parent)
+		if p := n.Parent; p != nil && p.Kind == NodeMCPCall {
+			if p.ProtocolVersion == "" {
+				p.ProtocolVersion = n.ProtocolVersion
+			}
+			if p.MCPSessionID == "" {
+				p.MCPSessionID = n.MCPSessionID
+			}
+		}
 	} else {
 		n = t.pointTarget(ev)
 		n.Events = append(n.Events, ev)
@@ -385,6 +397,8 @@ func (t *Tree) applyScope(n *Node, ev Event) {
 	fill(&n.ToolName, ev.ToolName)
 	fill(&n.OriginalToolName, ev.OriginalToolName)
 	fill(&n.Model, ev.Str(KeyModel))
+	fill(&n.ProtocolVersion, ev.Str(KeyProtocolVersion))
+	fill(&n.MCPSessionID, ev.Str(KeyMCPSessionID))
 	if n.Attempt == 0 {
 		n.Attempt = ev.Attempt
 	}
