@@ -590,7 +590,7 @@ func (c *caller) fillResult(res *toolResult) {
 // ---- events ------------------------------------------------------------------------------
 
 func (c *caller) baseData() map[string]any {
-	d := map[string]any{"server": c.r.Server, "policy": string(c.r.Policy), "transport_type": string(c.spec.Transport)}
+	d := map[string]any{session.KeyServer: c.r.Server, "policy": string(c.r.Policy), "transport_type": string(c.spec.Transport)}
 	if c.spec.Transport != TransportStdio {
 		d["server_url"] = session.RedactURL(c.spec.URL)
 	}

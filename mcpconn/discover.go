@@ -230,7 +230,7 @@ func Discover(ctx context.Context, spec ServerSpec, opts Options) (*Discovery, e
 		if e.Data == nil {
 			e.Data = map[string]any{}
 		}
-		e.Data["server"] = d.Server
+		e.Data[session.KeyServer] = d.Server
 		if spec.Transport != TransportStdio {
 			e.Data["server_url"] = session.RedactURL(spec.URL)
 		}

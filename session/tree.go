@@ -379,6 +379,16 @@ func (t *Tree) pointTarget(ev Event) *Node {
 	return t.Root
 }
 
+// ServerOf is the one identity of the event's MCP server: crewbench's name
+// (KeyServer) where a CrewAI event carries CrewAI's server_name next to it,
+// so a call, its attempts and its connection name the server alike.
+func ServerOf(ev Event) string {
+	if s := ev.Str(KeyServer); s != "" {
+		return s
+	}
+	return ev.Server
+}
+
 func (t *Tree) applyScope(n *Node, ev Event) {
 	if n.Kind == NodeUnknown {
 		n.Kind = NodeKindOf(ev.Kind)
@@ -393,7 +403,7 @@ func (t *Tree) applyScope(n *Node, ev Event) {
 	fill(&n.TaskName, ev.TaskName)
 	fill(&n.AgentID, ev.AgentID)
 	fill(&n.AgentRole, ev.AgentRole)
-	fill(&n.Server, ev.Server)
+	fill(&n.Server, ServerOf(ev))
 	fill(&n.ToolName, ev.ToolName)
 	fill(&n.OriginalToolName, ev.OriginalToolName)
 	fill(&n.Model, ev.Str(KeyModel))
