@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -267,9 +266,9 @@ func printable(s string) string {
 
 // closeStdout closes the process's standard output once everything is
 // written, so a reader sees the end of the output without waiting for the
-// servers to be reaped. Any other writer (a test's buffer) is left alone.
+// servers to be reaped. Any other writer (a test's buffer) is left open.
 func closeStdout(out io.Writer) {
-	if f, ok := out.(*os.File); ok && f == os.Stdout {
-		_ = f.Close()
+	if c, ok := out.(interface{ CloseStdout() error }); ok {
+		_ = c.CloseStdout()
 	}
 }
