@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"os"
 	"strings"
 	"sync"
 
@@ -94,6 +95,21 @@ func (r *redactingWriter) Flush() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.flushLocked()
+}
+
+// CloseStdout flushes and, when the writer is the process's standard
+// output, closes it: a reader then sees the end of the output while the
+// command still has work to finish (reaping servers). Writes after it fail.
+func (r *redactingWriter) CloseStdout() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	err := r.flushLocked()
+	if f, ok := r.w.(*os.File); ok && f == os.Stdout {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
 }
 
 func (r *redactingWriter) flushLocked() error {

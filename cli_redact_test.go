@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"crewbench/fixtures"
 	"crewbench/fixtures/fixturetest"
@@ -104,5 +107,41 @@ func TestRedactingWriter(t *testing.T) {
 	_, _ = w.Write([]byte("Bearer abcdefgh123456"))
 	if buf.String() != "Bearer abcdefgh123456" {
 		t.Errorf("pass-through wrote %q", buf.String())
+	}
+}
+
+// `tools` closes standard output once it has printed, before reaping the
+// servers (issue 13, item 11): CloseStdout flushes the kept partial line
+// and closes the process's stdout, so its reader sees the end at once; any
+// other writer stays open.
+func TestRedactingWriterCloseStdout(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	saved := os.Stdout
+	os.Stdout = w
+	defer func() { os.Stdout = saved }()
+	rw := newRedactingWriter(w, session.DefaultRedactor)
+	fmt.Fprint(rw, "listed\npartial")
+	if err := rw.CloseStdout(); err != nil {
+		t.Fatal(err)
+	}
+	_ = r.SetReadDeadline(time.Now().Add(5 * time.Second)) // fail, not hang, if stdout stays open
+	got, err := io.ReadAll(r)                              // returns only once the write end is closed
+	if err != nil || string(got) != "listed\npartial" {
+		t.Fatalf("read %q, %v", got, err)
+	}
+
+	var buf bytes.Buffer
+	other := newRedactingWriter(&buf, session.DefaultRedactor)
+	fmt.Fprint(other, "kept")
+	if err := other.CloseStdout(); err != nil || buf.String() != "kept" {
+		t.Fatalf("buffer %q, %v", buf.String(), err)
+	}
+	fmt.Fprint(other, " open\n")
+	if buf.String() != "kept open\n" {
+		t.Errorf("a writer other than stdout was closed: %q", buf.String())
 	}
 }

@@ -117,6 +117,11 @@ func runTools(cmd *cobra.Command, o *toolsOpts, args []string) error {
 			specs[i].Policy = mcpconn.PolicyAdapter
 		}
 	}
+	// Results are printed as soon as discovery is done; the servers exit
+	// (and are reaped) meanwhile, and runTools waits for them before
+	// returning.
+	reaper := &mcpconn.Reaper{}
+	defer reaper.Wait()
 	reports := make([]toolsReport, len(specs))
 	errs := make([]error, len(specs))
 	var wg sync.WaitGroup
@@ -124,7 +129,7 @@ func runTools(cmd *cobra.Command, o *toolsOpts, args []string) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			d, err := mcpconn.Discover(ctx, s, mcpconn.Options{})
+			d, err := mcpconn.Discover(ctx, s, mcpconn.Options{Reaper: reaper})
 			reports[i], errs[i] = toolsReport{Discovery: d, Cautions: toolCautions(d)}, err
 			// A server that timed out would only time the probe out too,
 			// past the deadline the user set.
@@ -167,6 +172,7 @@ func runTools(cmd *cobra.Command, o *toolsOpts, args []string) error {
 			printDiscovery(out, r, o.showEnv)
 		}
 	}
+	closeStdout(out)
 	if failed {
 		return silentExit{code: exitConnection}
 	}
@@ -297,4 +303,13 @@ func printable(s string) string {
 		return s
 	}
 	return fmt.Sprintf("%q", s)
+}
+
+// closeStdout closes the process's standard output once everything is
+// written, so a reader sees the end of the output without waiting for the
+// servers to be reaped. Any other writer (a test's buffer) is left open.
+func closeStdout(out io.Writer) {
+	if c, ok := out.(interface{ CloseStdout() error }); ok {
+		_ = c.CloseStdout()
+	}
 }

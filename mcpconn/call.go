@@ -489,8 +489,17 @@ func (c *caller) connect(ctx context.Context, spec ServerSpec, limit time.Durati
 	ph.Outcome, ph.Pid = session.OutcomeOK, s.Pid()
 	c.r.Connects = append(c.r.Connects, ph)
 	c.emitConn(session.MCPConnectionCompleted, span, session.Event{Outcome: session.OutcomeOK, Duration: ph.Duration,
-		Data: map[string]any{"connection_duration_ms": ph.Duration.Milliseconds(), "protocol_version": s.Info().ProtocolVersion}})
+		Data: connectedData(ph.Duration, s.Info())})
 	return s, true
+}
+
+// connectedData is the Data of a connection's completed event.
+func connectedData(d time.Duration, info ServerInfo) map[string]any {
+	data := map[string]any{"connection_duration_ms": d.Milliseconds(), session.KeyProtocolVersion: info.ProtocolVersion}
+	if info.SessionID != "" {
+		data[session.KeyMCPSessionID] = info.SessionID
+	}
+	return data
 }
 
 // closeSession disconnects (reaping a stdio server) outside any deadline
@@ -501,9 +510,18 @@ func (c *caller) closeSession(s mcpSession) { _ = s.Close() }
 func (c *caller) attempt(ctx context.Context, s mcpSession, n int, limit time.Duration, name string) (*toolResult, failureInfo, error) {
 	aspan := c.opts.Emitter.NewSpan()
 	a := Attempt{N: n, Start: time.Now()}
+	start := map[string]any{"policy": string(c.r.Policy), "timeout_ms": limit.Milliseconds(), "call_name": name}
+	// The session's negotiated version and HTTP session id go on every
+	// attempt, so each tools/call span carries mcp.protocol.version and
+	// mcp.session.id (OpenTelemetry MCP semantic conventions).
+	if v := s.Info().ProtocolVersion; v != "" {
+		start[session.KeyProtocolVersion] = v
+	}
+	if id := s.Info().SessionID; id != "" {
+		start[session.KeyMCPSessionID] = id
+	}
 	c.opts.Emitter.Emit(session.Event{Kind: session.MCPAttemptStarted, Span: aspan, Parent: c.span, Server: c.r.Server,
-		ToolName: c.r.LLMName, OriginalToolName: c.r.Tool, Attempt: n,
-		Data: map[string]any{"policy": string(c.r.Policy), "timeout_ms": limit.Milliseconds(), "call_name": name}})
+		ToolName: c.r.LLMName, OriginalToolName: c.r.Tool, Attempt: n, Data: start})
 	s.SetSpan(aspan)
 	actx, cancel := withLimit(ctx, limit)
 	actx, tr := withTrace(actx)
@@ -530,6 +548,10 @@ func (c *caller) attempt(ctx context.Context, s mcpSession, n int, limit time.Du
 		Duration: a.Duration, Data: map[string]any{"policy": string(c.r.Policy)}}
 	if a.Code != 0 {
 		ev.Data["code"] = a.Code
+		ev.Data[session.KeyJSONRPCCode] = a.Code
+	}
+	if id := tr.requestID(); id != "" {
+		ev.Data[session.KeyJSONRPCID] = id
 	}
 	if _, _, _, fault := tr.snapshot(); fault != "" {
 		ev.Data["fault"] = string(fault)
@@ -568,7 +590,7 @@ func (c *caller) fillResult(res *toolResult) {
 // ---- events ------------------------------------------------------------------------------
 
 func (c *caller) baseData() map[string]any {
-	d := map[string]any{"server": c.r.Server, "policy": string(c.r.Policy), "transport_type": string(c.spec.Transport)}
+	d := map[string]any{session.KeyServer: c.r.Server, "policy": string(c.r.Policy), "transport_type": string(c.spec.Transport)}
 	if c.spec.Transport != TransportStdio {
 		d["server_url"] = session.RedactURL(c.spec.URL)
 	}

@@ -77,6 +77,9 @@ type ServerInfo struct {
 	Capabilities    json.RawMessage `json:"capabilities,omitempty"`
 	ToolsListChange bool            `json:"tools_list_changed"`
 	Logging         bool            `json:"logging"`
+	// SessionID is the Mcp-Session-Id a streamable-HTTP server assigned
+	// ("" otherwise). Kept out of JSON output: it is a per-run value.
+	SessionID string `json:"-"`
 }
 
 // toolResult is a tools/call result: mcp-go's parsed content plus the raw JSON.
@@ -262,6 +265,7 @@ func dialOnce(ctx context.Context, spec ServerSpec, o dialOptions) (mcpSession, 
 		ProtocolVersion: s.c.ProtocolVersion(), Instructions: res.Instructions,
 		ToolsListChange: res.Capabilities.Tools != nil && res.Capabilities.Tools.ListChanged,
 		Logging:         res.Capabilities.Logging != nil,
+		SessionID:       s.c.GetSessionId(),
 	}
 	if raw, _, _, _ := itr.snapshot(); len(raw) > 0 {
 		var r struct {

@@ -136,6 +136,10 @@ type Options struct {
 	// Auth authorizes HTTP requests under PolicySession (crewbench's OAuth
 	// client); CrewAI's policies ignore it.
 	Auth Authorizer
+	// Reaper, when set, closes Discover's connection in the background
+	// (the result is returned before a stdio server has exited); nil
+	// closes it before Discover returns.
+	Reaper *Reaper
 	// dial replaces the connector (for tests); nil means dial.
 	dial dialFunc
 }
@@ -230,7 +234,7 @@ func Discover(ctx context.Context, spec ServerSpec, opts Options) (*Discovery, e
 		if e.Data == nil {
 			e.Data = map[string]any{}
 		}
-		e.Data["server"] = d.Server
+		e.Data[session.KeyServer] = d.Server
 		if spec.Transport != TransportStdio {
 			e.Data["server_url"] = session.RedactURL(spec.URL)
 		}
@@ -340,7 +344,7 @@ func (d *Discovery) list(ctx context.Context, spec ServerSpec, opts Options, spa
 		return nil, err
 	}
 	cancel()
-	defer s.Close()
+	defer opts.Reaper.close(s)
 	s.SetSpan(span)
 	d.Info = s.Info()
 	var pages []json.RawMessage

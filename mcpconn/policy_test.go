@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -407,5 +410,60 @@ func TestAdapterSeveralContentItems(t *testing.T) {
 	}}})
 	if c.r.Text != `['a', "it's"]` || c.r.Raised {
 		t.Errorf("text %q raised %v", c.r.Text, c.r.Raised)
+	}
+}
+
+// One server, one identity (issue 13, defect 6): CrewAI's MCP events keep
+// CrewAI's server_name ("127.0.0.1" for a URL, "cmd args" with CrewAI's
+// spacing), but every node of the session tree and every span of one call
+// names the server by its handle.
+func TestOneServerIdentityPerCall(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the argument-less stdio server is a shell script")
+	}
+	leakCheck(t)
+	// A command without arguments, as `--stdio mcp-server-everything`:
+	// CrewAI's server_name is "cmd " with a trailing space.
+	stdio := fixtureSpec(t, "weather")
+	script := filepath.Join(t.TempDir(), "weather-server")
+	quoted := []string{"exec", shellQuote(stdio.Command)}
+	for _, a := range stdio.Args {
+		quoted = append(quoted, shellQuote(a))
+	}
+	if err := os.WriteFile(script, []byte("#!/bin/sh\n"+strings.Join(quoted, " ")+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stdio.Name, stdio.Command, stdio.Args = "", script, nil
+	web := httpSpec(t, "weather", "http")
+	web.Name = ""
+	for _, spec := range []ServerSpec{stdio, web} {
+		em, col := recorder()
+		r := Call(context.Background(), spec, "getForecast", map[string]any{"city": "Oslo"}, Options{Emitter: em})
+		if r.Outcome != session.OutcomeOK {
+			t.Fatalf("%s: %+v", spec.Transport, r)
+		}
+		want := Handle(spec)
+		if crewAI := EventServerName(spec); crewAI == want {
+			t.Fatalf("%s: the test needs CrewAI's server_name to differ from the handle (%q)", spec.Transport, want)
+		}
+		if started := eventsOf(col, session.MCPToolExecutionStarted); len(started) != 1 || started[0].Server != EventServerName(spec) {
+			t.Errorf("%s: CrewAI's server_name changed: %+v", spec.Transport, started)
+		}
+		tree := session.BuildTree(col.Events())
+		tree.Walk(func(n *session.Node, _ int) bool {
+			if n.Server != "" && n.Server != want {
+				t.Errorf("%s: %s node names the server %q, want %q", spec.Transport, n.Title, n.Server, want)
+			}
+			return true
+		})
+		for _, rs := range session.BuildTraces(col.Events(), session.ExportOptions{}).ResourceSpans {
+			for _, sp := range rs.ScopeSpans[0].Spans {
+				for _, kv := range sp.Attributes {
+					if kv.Key == "crewbench.mcp.server" && kv.Value.GetStringValue() != want {
+						t.Errorf("%s: span %s names the server %q, want %q", spec.Transport, sp.Name, kv.Value.GetStringValue(), want)
+					}
+				}
+			}
+		}
 	}
 }

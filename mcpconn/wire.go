@@ -24,6 +24,9 @@ type reqTrace struct {
 	rpcErr     *mcp.JSONRPCErrorDetails
 	httpStatus int
 	fault      FaultKind
+	// callID is the JSON-RPC id of this request's tools/call (the trace
+	// also sees the tools/list the SDK may send on the same context).
+	callID string
 	// tooLarge is a message over the size limit seen on this request's
 	// response (or on the connection's stream).
 	tooLarge error
@@ -57,6 +60,16 @@ func (t *reqTrace) snapshot() (raw json.RawMessage, rpcErr *mcp.JSONRPCErrorDeta
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.raw, t.rpcErr, t.httpStatus, t.fault
+}
+
+// requestID is the wire id of the traced tools/call ("" if none was sent).
+func (t *reqTrace) requestID() string {
+	if t == nil {
+		return ""
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.callID
 }
 
 // frame is one JSON-RPC message as the tap saw it.
@@ -136,6 +149,9 @@ func (t *tap) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*t
 	id := req.ID.String()
 	t.report(frame{Out: true, Method: req.Method, ID: id, Size: len(params), Body: params})
 	tr := traceFrom(ctx)
+	if req.Method == string(mcp.MethodToolsCall) {
+		tr.set(func(r *reqTrace) { r.callID = id })
+	}
 
 	if req.Method == string(mcp.MethodToolsCall) && len(t.spec.Faults) > 0 {
 		var p struct {

@@ -30,8 +30,12 @@ const (
 	KeyFromCache  = "from_cache"
 	KeyResult     = "result" // mcp_tool_execution_completed, attempts: the raw result
 	KeyFailure    = "failure"
-	KeyServerURL  = "server_url"     // redacted before anything is written
-	KeyTransport  = "transport_type" // "stdio", "streamable-http", "sse"
+	KeyServerURL  = "server_url" // redacted before anything is written
+	// KeyServer is crewbench's name for the MCP server (mcpconn.Handle) on
+	// CrewAI's MCP events, whose server_name (Event.Server) is CrewAI's own
+	// value ("cmd args" with CrewAI's spacing, or the URL's host).
+	KeyServer    = "server"
+	KeyTransport = "transport_type" // "stdio", "streamable-http", "sse"
 
 	// MCP attempts (crewbench_mcp_attempt_*, crewbench_mcp_retry_scheduled).
 	KeyMaxAttempts     = "max_attempts"     // attempts the call policy allows

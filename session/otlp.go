@@ -36,6 +36,16 @@ import (
 //	MCP attempt             tools/call {MCP tool}       CLIENT
 //	MCP connection          initialize                  CLIENT
 //
+// Attributes follow "Semantic conventions for generative client AI spans"
+// (opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans: chat spans carry
+// gen_ai.provider.name (Required), gen_ai.request.model,
+// gen_ai.response.model, server.address/server.port, and content as the
+// structured {role, parts} messages) and "Semantic conventions for Model
+// Context Protocol (MCP)" (opentelemetry.io/docs/specs/semconv/gen-ai/mcp:
+// mcp.method.name, mcp.protocol.version and mcp.session.id of the session,
+// jsonrpc.request.id, and for a JSON-RPC error response error.type and
+// rpc.response.status_code set to the error code as a string).
+//
 // Agent steps are folded into their parent, and an MCP call made for a tool
 // call is folded into its execute_tool span, as the MCP conventions ask when
 // an outer GenAI span exists. Retries, guards, usage limits, cache hits and
@@ -240,6 +250,12 @@ func (b *spanBuilder) span(n *Node) *tracepb.Span {
 		a.str("gen_ai.operation.name", "chat")
 		a.str("gen_ai.provider.name", provider)
 		a.str("gen_ai.request.model", model)
+		// The completed event carries the model the API answered with.
+		if m, ok := endDataOf(n, KeyModel).(string); ok && m != "" {
+			_, rm := splitModel(m, provider)
+			a.str("gen_ai.response.model", rm)
+		}
+		b.network(&a, "", str(dataOf(n, KeyServerURL)))
 		for _, k := range []string{"temperature", "top_p"} {
 			if f, ok := dataOf(n, k).(float64); ok {
 				a.float("gen_ai.request."+k, f)
@@ -259,8 +275,8 @@ func (b *spanBuilder) span(n *Node) *tracepb.Span {
 			a.strs("gen_ai.response.finish_reasons", []string{fr})
 		}
 		if b.opts.IncludeContent {
-			a.json("gen_ai.input.messages", dataOf(n, KeyMessages))
-			a.json("gen_ai.output.messages", endDataOf(n, KeyResponse))
+			a.json("gen_ai.input.messages", inputMessages(dataOf(n, KeyMessages)))
+			a.json("gen_ai.output.messages", outputMessages(n))
 			a.json("gen_ai.tool.definitions", dataOf(n, KeyTools))
 		}
 	case NodeTool, NodeMCPCall:
@@ -284,7 +300,8 @@ func (b *spanBuilder) span(n *Node) *tracepb.Span {
 		if mcp != nil {
 			server, original = firstNonEmpty(server, mcp.Server), firstNonEmpty(original, mcp.OriginalToolName, mcp.ToolName)
 			a.str("crewbench.mcp.transport", str(dataOf(mcp, KeyTransport)))
-			a.str("mcp.session.id", str(dataOf(mcp, KeyMCPSessionID)))
+			a.str("mcp.session.id", mcp.MCPSessionID)
+			a.str("mcp.protocol.version", mcp.ProtocolVersion)
 			attempts := 0
 			for _, c := range mcp.Children {
 				if c.Kind == NodeAttempt {
@@ -342,8 +359,8 @@ func (b *spanBuilder) span(n *Node) *tracepb.Span {
 		if id := lookup(KeyJSONRPCID); id != nil {
 			a.str("jsonrpc.request.id", scalarString(id))
 		}
-		a.str("mcp.session.id", str(lookup(KeyMCPSessionID)))
-		a.str("mcp.protocol.version", str(lookup(KeyProtocolVersion)))
+		a.str("mcp.session.id", firstNonEmpty(n.MCPSessionID, mcpField(mcp, func(m *Node) string { return m.MCPSessionID })))
+		a.str("mcp.protocol.version", firstNonEmpty(n.ProtocolVersion, mcpField(mcp, func(m *Node) string { return m.ProtocolVersion })))
 		b.network(&a, str(lookup(KeyTransport)), str(lookup(KeyServerURL)))
 		a.str("crewbench.mcp.server", firstNonEmpty(n.Server, parentServer(mcp)))
 		a.int("crewbench.mcp.attempt", int64(max(n.Attempt, 1)))
@@ -353,6 +370,13 @@ func (b *spanBuilder) span(n *Node) *tracepb.Span {
 			a.int("crewbench.mcp.max_attempts", int64(mcp.MaxAttempts))
 		}
 		a.str("crewbench.mcp.outcome", n.Outcome)
+		// A JSON-RPC error response: the code is the status code (MCP
+		// conventions, rpc.response.status_code); error.type below is it too.
+		if n.Outcome == OutcomeJSONRPCError {
+			if code := dataOf(n, KeyJSONRPCCode); code != nil {
+				a.str("rpc.response.status_code", scalarString(code))
+			}
+		}
 		if b.opts.IncludeContent {
 			a.json("gen_ai.tool.call.arguments", lookup(KeyToolArgs))
 			a.json("gen_ai.tool.call.result", endDataOf(n, KeyResult))
@@ -362,8 +386,8 @@ func (b *spanBuilder) span(n *Node) *tracepb.Span {
 		s.Kind = tracepb.Span_SPAN_KIND_CLIENT
 		a.str("mcp.method.name", "initialize")
 		a.str("crewbench.mcp.server", n.Server)
-		a.str("mcp.protocol.version", str(dataOf(n, KeyProtocolVersion)))
-		a.str("mcp.session.id", str(dataOf(n, KeyMCPSessionID)))
+		a.str("mcp.protocol.version", n.ProtocolVersion)
+		a.str("mcp.session.id", n.MCPSessionID)
 		b.network(&a, str(dataOf(n, KeyTransport)), str(dataOf(n, KeyServerURL)))
 	}
 	a.str("crewbench.run.id", runIDOf(n))
@@ -614,6 +638,14 @@ func endDataOf(n *Node, key string) any {
 	return nil
 }
 
+// mcpField reads a field of an attempt's MCP call (nil for a lone attempt).
+func mcpField(mcp *Node, f func(*Node) string) string {
+	if mcp == nil {
+		return ""
+	}
+	return f(mcp)
+}
+
 func parentServer(n *Node) string {
 	if n == nil {
 		return ""
@@ -646,6 +678,9 @@ func splitModel(model string, provider any) (string, string) {
 	p, _ := provider.(string)
 	prefix, rest, ok := strings.Cut(model, "/")
 	if !ok {
+		if p == "" {
+			p = providerOfBareModel(model)
+		}
 		return p, model
 	}
 	known := map[string]string{
@@ -664,6 +699,23 @@ func splitModel(model string, provider any) (string, string) {
 		p = prefix
 	}
 	return p, rest
+}
+
+// providerOfBareModel names the provider of a model given without a
+// provider prefix, from the model family (as LiteLLM routes them):
+// gen_ai.provider.name is Required on chat spans.
+func providerOfBareModel(model string) string {
+	m := strings.ToLower(model)
+	for _, f := range []struct{ prefix, provider string }{
+		{"gpt-", "openai"}, {"chatgpt", "openai"}, {"o1", "openai"}, {"o3", "openai"}, {"o4", "openai"},
+		{"claude", "anthropic"}, {"gemini", "gcp.gemini"}, {"mistral", "mistral_ai"}, {"command", "cohere"},
+		{"deepseek", "deepseek"}, {"grok", "x_ai"},
+	} {
+		if strings.HasPrefix(m, f.prefix) {
+			return f.provider
+		}
+	}
+	return ""
 }
 
 // --- encodings ---------------------------------------------------------------
@@ -967,4 +1019,127 @@ func stripURL(err error) error {
 		return ue.Err
 	}
 	return err
+}
+
+// --- GenAI message format ------------------------------------------------------
+
+// The structured message format of the GenAI semantic conventions
+// (gen_ai.input.messages / gen_ai.output.messages, "gen-ai-input-messages"
+// and "gen-ai-output-messages" JSON schemas): a message is {role, parts}
+// and a part is text, tool_call or tool_call_response; output messages also
+// carry finish_reason.
+type genAIPart struct {
+	Type      string `json:"type"`
+	Content   string `json:"content,omitempty"`
+	ID        string `json:"id,omitempty"`
+	Name      string `json:"name,omitempty"`
+	Arguments any    `json:"arguments,omitempty"`
+	Response  any    `json:"response,omitempty"`
+}
+
+type genAIMessage struct {
+	Role         string      `json:"role"`
+	Parts        []genAIPart `json:"parts"`
+	FinishReason string      `json:"finish_reason,omitempty"`
+}
+
+// chatMessage is the OpenAI chat form events record messages in.
+type chatMessage struct {
+	Role       string         `json:"role"`
+	Content    any            `json:"content"`
+	ToolCalls  []chatToolCall `json:"tool_calls"`
+	ToolCallID string         `json:"tool_call_id"`
+}
+
+type chatToolCall struct {
+	ID       string `json:"id"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments any    `json:"arguments"`
+	} `json:"function"`
+}
+
+// reshape decodes v (live Go values or decoded JSON) into out by a JSON
+// round trip.
+func reshape(v, out any) bool {
+	buf, err := json.Marshal(v)
+	return err == nil && json.Unmarshal(buf, out) == nil
+}
+
+// toolArguments is a tool call's arguments as an object when they are a
+// JSON object in text (as OpenAI sends them), else as they are.
+func toolArguments(v any) any {
+	if s, ok := v.(string); ok {
+		var obj map[string]any
+		if json.Unmarshal([]byte(s), &obj) == nil {
+			return obj
+		}
+	}
+	return v
+}
+
+func (m chatMessage) parts() []genAIPart {
+	var parts []genAIPart
+	var text string
+	switch c := m.Content.(type) {
+	case string:
+		text = c
+	case nil:
+	default:
+		buf, _ := json.Marshal(c)
+		text = string(buf)
+	}
+	if m.Role == "tool" {
+		return []genAIPart{{Type: "tool_call_response", ID: m.ToolCallID, Response: text}}
+	}
+	if text != "" {
+		parts = append(parts, genAIPart{Type: "text", Content: text})
+	}
+	for _, tc := range m.ToolCalls {
+		parts = append(parts, genAIPart{Type: "tool_call", ID: tc.ID, Name: tc.Function.Name, Arguments: toolArguments(tc.Function.Arguments)})
+	}
+	if parts == nil {
+		parts = []genAIPart{}
+	}
+	return parts
+}
+
+// inputMessages converts recorded request messages; data in another shape
+// is exported as it was recorded.
+func inputMessages(v any) any {
+	var msgs []chatMessage
+	if v == nil || !reshape(v, &msgs) {
+		return v
+	}
+	out := make([]genAIMessage, 0, len(msgs))
+	for _, m := range msgs {
+		out = append(out, genAIMessage{Role: m.Role, Parts: m.parts()})
+	}
+	return out
+}
+
+// outputMessages is the reply of an LLM call as one assistant message: the
+// response text (or a recorded {content, tool_calls} object) and the
+// event's tool_calls.
+func outputMessages(n *Node) any {
+	resp, calls := endDataOf(n, KeyResponse), endDataOf(n, "tool_calls")
+	if resp == nil && calls == nil {
+		return nil
+	}
+	m := chatMessage{Role: "assistant"}
+	switch r := resp.(type) {
+	case string:
+		m.Content = r
+	case nil:
+	default:
+		if !reshape(r, &m) || m.Content == nil && m.ToolCalls == nil {
+			m.Content = r
+		}
+		m.Role = "assistant"
+	}
+	if len(m.ToolCalls) == 0 && calls != nil {
+		reshape(calls, &m.ToolCalls)
+	}
+	fr, _ := endDataOf(n, KeyFinishReason).(string)
+	return []genAIMessage{{Role: "assistant", Parts: m.parts(), FinishReason: fr}}
 }

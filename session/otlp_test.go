@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	collectorpb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
@@ -580,4 +581,87 @@ func writeOTLPJSONFile(path string, events []Event, opts ExportOptions) error {
 // exportOTLP builds spans from events and posts them in one request.
 func exportOTLP(ctx context.Context, c *OTLPClient, events []Event, opts ExportOptions) error {
 	return c.Export(ctx, BuildTraces(events, opts))
+}
+
+// Attributes the GenAI and MCP semantic conventions ask for (issue 13,
+// defect 5): provider and response model on chat spans, the LLM endpoint,
+// structured output messages, a JSON-RPC error's code as error.type and
+// rpc.response.status_code, and the session's protocol version, session
+// id and request id on every MCP span.
+func TestOTLPConventionAttributes(t *testing.T) {
+	var c Collector
+	d := newDemoWriter(&c)
+	crew, task, llm := d.em.NewSpan(), d.em.NewSpan(), d.em.NewSpan()
+	d.emit(Event{Kind: CrewKickoffStarted, Span: crew, Data: map[string]any{KeyCrewName: "trip_crew"}})
+	d.emit(Event{Kind: TaskStarted, Span: task, Parent: crew, TaskName: "forecast", AgentRole: "Weather researcher"})
+	d.emit(Event{Kind: LLMCallStarted, Span: llm, Parent: task, Data: map[string]any{KeyModel: "gpt-4o-mini", KeyServerURL: "https://llm.example:8443/v1",
+		KeyMessages: []any{map[string]any{"role": "user", "content": "forecast?"}}}})
+	d.clock.advance(time.Second)
+	d.emit(Event{Kind: LLMCallCompleted, Span: llm, Parent: task, Data: map[string]any{KeyModel: "gpt-4o-mini-2024-07-18", KeyResponse: "Calling the tool.",
+		KeyFinishReason: "tool_calls", "tool_calls": []any{map[string]any{"id": "call_1", "type": "function",
+			"function": map[string]any{"name": "get_forecast", "arguments": `{"city":"Paris"}`}}}}})
+	tool, mcp, att := d.em.NewSpan(), d.em.NewSpan(), d.em.NewSpan()
+	base := Event{Server: "weather", ToolName: "get_forecast", OriginalToolName: "getForecast"}
+	emit := func(kind Kind, span, parent string, f func(*Event)) {
+		ev := base
+		ev.Kind, ev.Span, ev.Parent = kind, span, parent
+		f(&ev)
+		d.emit(ev)
+	}
+	emit(ToolUsageStarted, tool, task, func(*Event) {})
+	emit(MCPToolExecutionStarted, mcp, tool, func(ev *Event) {
+		ev.Data = map[string]any{KeyTransport: "streamable-http", KeyServerURL: "http://127.0.0.1:9000/mcp"}
+	})
+	emit(MCPAttemptStarted, att, mcp, func(ev *Event) {
+		ev.Attempt = 1
+		ev.Data = map[string]any{KeyProtocolVersion: "2025-06-18", KeyMCPSessionID: "sess-42"}
+	})
+	emit(MCPAttemptFinished, att, mcp, func(ev *Event) {
+		ev.Attempt, ev.Outcome, ev.Error = 1, OutcomeJSONRPCError, "MCP error -32603: boom"
+		ev.Data = map[string]any{KeyJSONRPCCode: -32603, KeyJSONRPCID: "7"}
+	})
+	emit(MCPToolExecutionFailed, mcp, tool, func(ev *Event) {
+		ev.Outcome, ev.Error, ev.Data = OutcomeJSONRPCError, "boom", map[string]any{KeyJSONRPCCode: -32603}
+	})
+	emit(ToolUsageError, tool, task, func(ev *Event) { ev.Error = "boom" })
+	d.emit(Event{Kind: TaskCompleted, Span: task, Parent: crew, TaskName: "forecast", AgentRole: "Weather researcher"})
+	d.emit(Event{Kind: CrewKickoffCompleted, Span: crew})
+
+	spans := allSpans(BuildTraces(c.Events(), ExportOptions{IncludeContent: true}))
+	checkConventions(t, spans)
+	byName := map[string]map[string]any{}
+	for _, s := range spans {
+		byName[s.Name] = attrMap(s.Attributes)
+	}
+	chat := byName["chat gpt-4o-mini"]
+	for k, want := range map[string]any{"gen_ai.provider.name": "openai", "gen_ai.response.model": "gpt-4o-mini-2024-07-18",
+		"server.address": "llm.example", "server.port": int64(8443)} {
+		if chat[k] != want {
+			t.Errorf("chat %s = %v, want %v", k, chat[k], want)
+		}
+	}
+	var out []map[string]any
+	if err := json.Unmarshal([]byte(str(chat["gen_ai.output.messages"])), &out); err != nil {
+		t.Fatalf("gen_ai.output.messages %v: %v", chat["gen_ai.output.messages"], err)
+	}
+	wantOut := []map[string]any{{"role": "assistant", "finish_reason": "tool_calls", "parts": []any{
+		map[string]any{"type": "text", "content": "Calling the tool."},
+		map[string]any{"type": "tool_call", "id": "call_1", "name": "get_forecast", "arguments": map[string]any{"city": "Paris"}}}}}
+	if diff := cmp.Diff(wantOut, out); diff != "" {
+		t.Errorf("output messages (-want +got):\n%s", diff)
+	}
+	if in := str(chat["gen_ai.input.messages"]); in != `[{"role":"user","parts":[{"type":"text","content":"forecast?"}]}]` {
+		t.Errorf("input messages %s", in)
+	}
+	call := byName["tools/call getForecast"]
+	for k, want := range map[string]any{"error.type": "-32603", "rpc.response.status_code": "-32603", "jsonrpc.request.id": "7",
+		"mcp.protocol.version": "2025-06-18", "mcp.session.id": "sess-42", "server.address": "127.0.0.1", "server.port": int64(9000)} {
+		if call[k] != want {
+			t.Errorf("tools/call %s = %v, want %v", k, call[k], want)
+		}
+	}
+	exec := byName["execute_tool get_forecast"]
+	if exec["mcp.protocol.version"] != "2025-06-18" || exec["mcp.session.id"] != "sess-42" || exec["error.type"] != "-32603" {
+		t.Errorf("execute_tool %v", exec)
+	}
 }

@@ -239,8 +239,8 @@ func (p *Printer) event(n *Node, ev Event) {
 			pointLine("! "+firstNonEmpty(ev.Str(KeyMessage), ev.Error), ansiYellow)
 		case MCPToolsListed:
 			t := firstNonEmpty(ev.Str(KeyMessage), "tools listed")
-			if ev.Server != "" {
-				t = ev.Server + ": " + t
+			if server := ServerOf(ev); server != "" {
+				t = server + ": " + t
 			}
 			pointLine("· "+t, ansiDim)
 		case LLMStreamChunk:

@@ -184,6 +184,10 @@ type Node struct {
 	RunID, TaskID, TaskName, AgentID, AgentRole string
 	Server, ToolName, OriginalToolName          string
 	Model                                       string
+	// ProtocolVersion and MCPSessionID are the MCP session's, for an MCP
+	// call also taken from its attempts and connection: a streaming export
+	// lets go of those before the call's own span is built.
+	ProtocolVersion, MCPSessionID string
 
 	Step        int // agent steps: 1-based iteration
 	Attempt     int // attempts: 1-based
@@ -322,6 +326,14 @@ func (t *Tree) Add(ev Event) *Node {
 		n.Events = append(n.Events, ev)
 		t.applyScope(n, ev)
 		t.link(n, ev.Parent)
+		if p := n.Parent; p != nil && p.Kind == NodeMCPCall {
+			if p.ProtocolVersion == "" {
+				p.ProtocolVersion = n.ProtocolVersion
+			}
+			if p.MCPSessionID == "" {
+				p.MCPSessionID = n.MCPSessionID
+			}
+		}
 	} else {
 		n = t.pointTarget(ev)
 		n.Events = append(n.Events, ev)
@@ -367,6 +379,16 @@ func (t *Tree) pointTarget(ev Event) *Node {
 	return t.Root
 }
 
+// ServerOf is the one identity of the event's MCP server: crewbench's name
+// (KeyServer) where a CrewAI event carries CrewAI's server_name next to it,
+// so a call, its attempts and its connection name the server alike.
+func ServerOf(ev Event) string {
+	if s := ev.Str(KeyServer); s != "" {
+		return s
+	}
+	return ev.Server
+}
+
 func (t *Tree) applyScope(n *Node, ev Event) {
 	if n.Kind == NodeUnknown {
 		n.Kind = NodeKindOf(ev.Kind)
@@ -381,10 +403,12 @@ func (t *Tree) applyScope(n *Node, ev Event) {
 	fill(&n.TaskName, ev.TaskName)
 	fill(&n.AgentID, ev.AgentID)
 	fill(&n.AgentRole, ev.AgentRole)
-	fill(&n.Server, ev.Server)
+	fill(&n.Server, ServerOf(ev))
 	fill(&n.ToolName, ev.ToolName)
 	fill(&n.OriginalToolName, ev.OriginalToolName)
 	fill(&n.Model, ev.Str(KeyModel))
+	fill(&n.ProtocolVersion, ev.Str(KeyProtocolVersion))
+	fill(&n.MCPSessionID, ev.Str(KeyMCPSessionID))
 	if n.Attempt == 0 {
 		n.Attempt = ev.Attempt
 	}
