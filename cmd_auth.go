@@ -4,15 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"crewbench/mcpconn"
 	"crewbench/mcpconn/oauth"
@@ -27,99 +24,6 @@ const (
 	envOAuthPrivateKey   = "CREWBENCH_OAUTH_PRIVATE_KEY" // PEM text
 	envOAuthGrant        = "CREWBENCH_OAUTH_GRANT"       // "client_credentials"
 )
-
-// oauthClientFlags are the client identity flags of `auth login`.
-type oauthClientFlags struct {
-	clientID, clientSecret, metadataURL, privateKeyFile, scope string
-	clientCredentials, headless                                bool
-}
-
-func (f *oauthClientFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.clientID, "client-id", "", "pre-registered OAuth client id (default $"+envOAuthClientID+")")
-	fs.StringVar(&f.clientSecret, "client-secret", "", "its secret (default $"+envOAuthClientSecret+"; prefer the variable)")
-	fs.StringVar(&f.metadataURL, "client-metadata-url", "", "https URL of a client metadata document to use as client_id (default $"+envOAuthMetadataURL+")")
-	fs.StringVar(&f.privateKeyFile, "private-key", "", "PEM `FILE` for private_key_jwt client authentication (default $"+envOAuthPrivateKey+" as PEM text)")
-	fs.BoolVar(&f.clientCredentials, "client-credentials", false, "machine client: use the client_credentials grant (no browser)")
-	fs.BoolVar(&f.headless, "headless", false, "do not open a browser: follow the authorization redirect directly (authorization servers that need no user interaction)")
-	fs.StringVar(&f.scope, "scope", "", "scopes to request (default: what the server asks for)")
-}
-
-// config builds the OAuth client config from the flags and, where a flag
-// is empty, the environment.
-func (f *oauthClientFlags) config(stderr io.Writer) (oauth.Config, error) {
-	path, err := oauth.DefaultStorePath()
-	if err != nil {
-		return oauth.Config{}, err
-	}
-	env := func(v, name string) string {
-		if v != "" {
-			return v
-		}
-		return os.Getenv(name)
-	}
-	cfg := oauth.Config{
-		ClientID:          env(f.clientID, envOAuthClientID),
-		ClientSecret:      env(f.clientSecret, envOAuthClientSecret),
-		ClientMetadataURL: env(f.metadataURL, envOAuthMetadataURL),
-		ClientCredentials: f.clientCredentials || os.Getenv(envOAuthGrant) == "client_credentials",
-		PrivateKeyPEM:     os.Getenv(envOAuthPrivateKey),
-		Headless:          f.headless,
-		Interactive:       true,
-		Scope:             f.scope,
-		Store:             &oauth.Store{Path: path},
-		Log:               func(line string) { fmt.Fprintln(stderr, line) },
-	}
-	if f.privateKeyFile != "" {
-		b, err := os.ReadFile(f.privateKeyFile)
-		if err != nil {
-			return oauth.Config{}, fmt.Errorf("--private-key: %w", err)
-		}
-		cfg.PrivateKeyPEM = string(b)
-	}
-	return cfg, nil
-}
-
-// oauthUseFlag is the --oauth flag of the commands that connect under
-// crewbench's session policy: "" uses stored tokens only, "browser" or
-// "headless" also runs the flow when the server answers 401.
-type oauthUseFlag struct{ mode string }
-
-func (o *oauthUseFlag) register(fs *pflag.FlagSet) {
-	fs.StringVar(&o.mode, "oauth", "", "on a 401, run the OAuth flow (`MODE` browser, or headless to follow the redirect without a browser); "+
-		"stored tokens (crewbench auth login) are used either way. Session policy only: CrewAI sends only the configured headers")
-	fs.Lookup("oauth").NoOptDefVal = "browser"
-}
-
-// authorizer returns the OAuth client for the session policy. A broken
-// token store is reported and leaves the command without OAuth.
-func (o *oauthUseFlag) authorizer(stderr io.Writer) (mcpconn.Authorizer, error) {
-	switch o.mode {
-	case "", "browser", "headless":
-	default:
-		return nil, fmt.Errorf("--oauth: unknown mode %q (browser or headless)", o.mode)
-	}
-	f := oauthClientFlags{headless: o.mode == "headless"}
-	cfg, err := f.config(stderr)
-	if err != nil {
-		return nil, err
-	}
-	cfg.Interactive = o.mode != ""
-	return oauth.New(cfg), nil
-}
-
-type authorizerKey struct{}
-
-// withAuthorizer hands the session policy's authorizer to code that builds
-// its own pool (smokeAll), without widening its signature.
-func withAuthorizer(ctx context.Context, a mcpconn.Authorizer) context.Context {
-	return context.WithValue(ctx, authorizerKey{}, a)
-}
-
-// authorizerFrom is the authorizer withAuthorizer attached, or nil.
-func authorizerFrom(ctx context.Context) mcpconn.Authorizer {
-	a, _ := ctx.Value(authorizerKey{}).(mcpconn.Authorizer)
-	return a
-}
 
 func newAuthCmd() *cobra.Command {
 	cmd := &cobra.Command{

@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"strings"
-	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -118,9 +116,9 @@ func runRun(cmd *cobra.Command, o *runOpts, args []string) error {
 	o.session.redactor = red
 	printer := session.NewPrinter(stderr, session.PrinterOptions{Color: color, Verbose: o.verbose, Redactor: red})
 	sinks = append(sinks, printer)
-	var jsonSink *runJSONLines
+	var jsonSink *eventJSONLines
 	if o.json {
-		jsonSink = &runJSONLines{w: cmd.OutOrStdout(), red: red}
+		jsonSink = &eventJSONLines{w: cmd.OutOrStdout(), red: red}
 		sinks = append(sinks, jsonSink)
 	}
 	runID := session.NewID()
@@ -139,12 +137,7 @@ func runRun(cmd *cobra.Command, o *runOpts, args []string) error {
 		Emitter: em, RunID: runID, MCP: mcp, Stream: o.stream, OutputDir: o.outputDir,
 	})
 	_ = printer.Close()
-	if err := closeSinks(stderr); err != nil {
-		fmt.Fprintf(stderr, "crewbench: %v\n", err)
-	}
-	if jsonSink != nil && jsonSink.err != nil {
-		fmt.Fprintf(stderr, "crewbench: writing events: %v\n", jsonSink.err)
-	}
+	finishEventSinks(stderr, closeSinks, jsonSink)
 	// The printer's summary block already lists tool failures loudly.
 	if runErr != nil {
 		// Whatever the interrupted step reported (often a tool's transport
@@ -219,26 +212,4 @@ func runPaint(on bool, code, s string) string {
 		return s
 	}
 	return code + strings.TrimRight(s, "\n") + "\x1b[0m" + strings.Repeat("\n", len(s)-len(strings.TrimRight(s, "\n")))
-}
-
-// runJSONLines writes each event as one JSON line.
-type runJSONLines struct {
-	mu  sync.Mutex
-	w   io.Writer
-	red *session.Redactor
-	err error
-}
-
-func (j *runJSONLines) Emit(ev session.Event) {
-	b, err := json.Marshal(j.red.RedactEvent(ev))
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.err != nil {
-		return
-	}
-	if err != nil {
-		j.err = err
-		return
-	}
-	_, j.err = j.w.Write(append(b, '\n'))
 }

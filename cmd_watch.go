@@ -160,9 +160,9 @@ func runWatch(cmd *cobra.Command, o *watchOpts, args []string) error {
 	o.session.redactor = red
 	printer := session.NewPrinter(stderr, session.PrinterOptions{Color: color, Verbose: o.verbose, Redactor: red})
 	sinks := session.Fanout{printer}
-	var jsonSink *runJSONLines
+	var jsonSink *eventJSONLines
 	if o.json {
-		jsonSink = &runJSONLines{w: stdout, red: red}
+		jsonSink = &eventJSONLines{w: stdout, red: red}
 		sinks = append(sinks, jsonSink)
 	}
 	runID := session.NewID()
@@ -201,12 +201,7 @@ func runWatch(cmd *cobra.Command, o *watchOpts, args []string) error {
 			fmt.Fprintf(stderr, "bridge: pid %d, %s (Python %s), crewai %s\n", b.PID, b.Executable, b.Python, b.CrewAIVersion)
 		}
 	}
-	if err := closeSinks(stderr); err != nil {
-		fmt.Fprintf(stderr, "crewbench: %v\n", err)
-	}
-	if jsonSink != nil && jsonSink.err != nil {
-		fmt.Fprintf(stderr, "crewbench: writing events: %v\n", jsonSink.err)
-	}
+	finishEventSinks(stderr, closeSinks, jsonSink)
 	if runErr != nil {
 		if cmd.Context().Err() != nil {
 			fmt.Fprintln(stderr, "Run cancelled: the command's process group was ended.")
