@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"crewbench/crew/project"
+	"crewbench/crew/writeback"
 	"crewbench/mcpconn"
 	"crewbench/mcpconn/filter"
 	"crewbench/names"
@@ -124,7 +125,7 @@ func (c *checker) connectFailed(r discovered) {
 		fix = "check the URL (a bare GET on a healthy streamable-HTTP endpoint answers 406; 404 is a wrong path), the headers and that the server is up"
 	}
 	c.add(Finding{Code: CodeConnectFailed, Severity: sev, Pos: s.Pos, Server: s.Name, Connected: true, Message: msg, Fix: fix})
-	if r.d != nil && r.d.Outcome == session.OutcomeAuth && spec.Transport != mcpconn.TransportStdio {
+	if r.d != nil && r.d.Outcome == session.OutcomeAuth && spec.Transport != mcpconn.TransportStdio && !c.oauthWarned[s.Name] {
 		c.add(Finding{Code: CodeOAuth, Severity: Warning, Pos: s.Pos, Server: s.Name, Connected: true,
 			Message: fmt.Sprintf("server %s answers 401 Unauthorized: it wants an (OAuth) access token, and CrewAI itself will not do the OAuth dance", s.Name),
 			Fix:     oauthFix(s)})
@@ -134,24 +135,7 @@ func (c *checker) connectFailed(r discovered) {
 // oauthFix tells how to give CrewAI a token it cannot obtain itself.
 func oauthFix(s *project.Server) string {
 	return fmt.Sprintf(`obtain a token (crewbench auth login %s, or your provider's console) and pass it in the config: headers={"Authorization": f"Bearer {os.environ['%s']}"}`,
-		session.RedactURL(s.Spec.URL), tokenEnvName(s.Name))
-}
-
-// tokenEnvName is a suggested environment variable for the server's token.
-func tokenEnvName(server string) string {
-	var b strings.Builder
-	for _, r := range strings.ToUpper(server) {
-		if (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') {
-			b.WriteRune(r)
-		} else if b.Len() > 0 && !strings.HasSuffix(b.String(), "_") {
-			b.WriteByte('_')
-		}
-	}
-	name := strings.TrimSuffix(b.String(), "_")
-	if name == "" || (name[0] >= '0' && name[0] <= '9') {
-		name = "MCP_" + name
-	}
-	return strings.TrimSuffix(name, "_") + "_TOKEN"
+		session.RedactURL(s.Spec.URL), writeback.TokenEnvVar(s.Name))
 }
 
 // entryPos finds where a filter entry is written.

@@ -9,6 +9,7 @@ import (
 
 	"crewbench/crew/project"
 	"crewbench/mcpconn"
+	"crewbench/mcpconn/filter"
 	"crewbench/names"
 	"crewbench/session"
 )
@@ -102,7 +103,7 @@ func (c *checker) filters() {
 			{"blocked_tool_names", f.Blocked, Warning, "never matches, so that tool is not blocked"},
 		} {
 			for i, e := range list.entries {
-				want := names.Sanitize(e)
+				want := filter.CanonicalEntry(e)
 				if want == e {
 					continue
 				}
@@ -128,7 +129,7 @@ func (c *checker) filters() {
 
 func allUnsanitized(entries []string) bool {
 	for _, e := range entries {
-		if names.Sanitize(e) == e {
+		if filter.CanonicalEntry(e) == e {
 			return false
 		}
 	}

@@ -95,6 +95,11 @@ type Options struct {
 	Concurrency int
 	// Emitter receives mcpconn's events during discovery (nil: dropped).
 	Emitter *session.Emitter
+	// HasOAuthToken reports whether crewbench holds an OAuth token for a
+	// server URL (mcpconn/oauth's token store; nil: none known). Such a
+	// server wants OAuth, which CrewAI will not do: its config must send
+	// the token in an Authorization header.
+	HasOAuthToken func(serverURL string) bool
 }
 
 // DefaultServerTimeout bounds one server's discovery in connected lint.
@@ -115,6 +120,7 @@ func Lint(ctx context.Context, p *project.Project, opts Options) []Finding {
 		return Sort(dedupe(out))
 	}
 	c := newChecker(p)
+	c.hasOAuthToken = opts.HasOAuthToken
 	c.loaderErrors(opts.LoadErrors)
 	c.loaderNotes()
 	c.python() // first: refs() needs to know whether the project awaits akickoff()
@@ -258,10 +264,14 @@ type checker struct {
 	hashedServers map[string]bool
 	// filterEntries already reported as not sanitized, "server|entry".
 	unsanitized map[string]bool
+	// hasOAuthToken is Options.HasOAuthToken.
+	hasOAuthToken func(serverURL string) bool
+	// oauthWarned are servers already warned about for OAuth.
+	oauthWarned map[string]bool
 }
 
 func newChecker(p *project.Project) *checker {
-	c := &checker{p: p, ipServers: map[string]bool{}, hashedServers: map[string]bool{}, unsanitized: map[string]bool{}}
+	c := &checker{p: p, ipServers: map[string]bool{}, hashedServers: map[string]bool{}, unsanitized: map[string]bool{}, oauthWarned: map[string]bool{}}
 	c.red = session.NewRedactor(p.SecretValues()...)
 	c.deploy = deploymentProject(p.Dir)
 	return c

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"crewbench/fixtures/fixturetest"
+	"crewbench/mcpconn/oauth"
 )
 
 func TestMain(m *testing.M) {
@@ -277,5 +278,42 @@ func TestWriteTextGroupsByFile(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("text output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// A server crewbench holds an OAuth token for wants OAuth: a config that
+// sends no Authorization header gets a warning with the header to write (the
+// https-without-headers note is not the only case), one with the header
+// (in any case) gets nothing.
+func TestOAuthTokenWithoutAuthorizationHeader(t *testing.T) {
+	store := &oauth.Store{Path: filepath.Join(t.TempDir(), "oauth-tokens.json")}
+	for _, u := range []string{"https://mcp.weather.example.com/mcp", "https://mcp.other.example.com/mcp"} {
+		if err := store.Put(u, &oauth.Token{AccessToken: "at-" + u, TokenType: "Bearer"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := filepath.Join("testdata", "rules", "oauth_token_bad")
+	lintWith := func(opts Options) []Finding {
+		_, fs, err := LintPath(t.Context(), dir, "", opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return withCode(fs, CodeOAuth)
+	}
+	got := lintWith(Options{HasOAuthToken: store.Has})
+	if want := []string{"agents/a.jsonc:9:13 warning"}; strings.Join(locations(got), ",") != strings.Join(want, ",") {
+		t.Fatalf("findings %v, want %v: %+v", locations(got), want, got)
+	}
+	for _, w := range []string{"crewbench holds an OAuth token for https://mcp.weather.example.com/mcp", "CrewAI itself will not do the OAuth dance"} {
+		if !strings.Contains(got[0].Message, w) {
+			t.Errorf("message lacks %q: %s", w, got[0].Message)
+		}
+	}
+	if w := `headers={"Authorization": f"Bearer {os.environ['WEATHER_TOKEN']}"}`; !strings.Contains(got[0].Fix, w) {
+		t.Errorf("fix lacks %q: %s", w, got[0].Fix)
+	}
+	// without the token store, a server with headers gets no OAuth finding
+	if got := lintWith(Options{}); len(got) != 0 {
+		t.Errorf("without a token: %v", locations(got))
 	}
 }

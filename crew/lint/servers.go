@@ -202,7 +202,12 @@ func (c *checker) urlServer(s *project.Server) {
 				Fix:     "declare the server in crew.py as MCPServerSSE(url=…), or point \"url\" at the server's streamable-HTTP endpoint (usually /mcp)"})
 		}
 	}
-	if strings.HasPrefix(strings.ToLower(spec.URL), "https://") && len(spec.Headers) == 0 && spec.Ref == mcpconn.RefNative {
+	if c.hasOAuthToken != nil && !hasAuthorization(spec.Headers) && c.hasOAuthToken(spec.URL) {
+		c.oauthWarned[s.Name] = true
+		c.add(Finding{Code: CodeOAuth, Severity: Warning, Pos: pos, Server: s.Name,
+			Message: fmt.Sprintf("crewbench holds an OAuth token for %s, so the server wants one, but the config sends no Authorization header and CrewAI itself will not do the OAuth dance: CrewAI's requests get 401", session.RedactURL(spec.URL)),
+			Fix:     oauthFix(s)})
+	} else if strings.HasPrefix(strings.ToLower(spec.URL), "https://") && len(spec.Headers) == 0 && spec.Ref == mcpconn.RefNative {
 		c.add(Finding{Code: CodeOAuth, Severity: Info, Pos: pos, Server: s.Name,
 			Message: fmt.Sprintf("%s is a remote server configured without headers: if it requires OAuth (most hosted MCP servers do), CrewAI itself will not do the OAuth dance", session.RedactURL(spec.URL)),
 			Fix:     oauthFix(s)})
@@ -214,6 +219,17 @@ func (c *checker) urlServer(s *project.Server) {
 				Fix:     "serve it at a stable https:// hostname you control (with auth), or ship it inside the package as a stdio server (python -m <pkg>.server)"})
 		}
 	}
+}
+
+// hasAuthorization reports whether headers carry an Authorization header
+// (HTTP header names are case-insensitive).
+func hasAuthorization(headers map[string]string) bool {
+	for k := range headers {
+		if strings.EqualFold(k, "Authorization") {
+			return true
+		}
+	}
+	return false
 }
 
 // localHost returns the host when it only works on this machine or through

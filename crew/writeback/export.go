@@ -67,6 +67,15 @@ type Options struct {
 	// Filters replace the static filter of a server (by name) in the output,
 	// e.g. what the user tried in the filter playground.
 	Filters map[string]mcpconn.FilterSpec
+	// OAuth names the servers that want an OAuth access token (crewbench
+	// holds one for the server's URL, or the server answered 401 with
+	// WWW-Authenticate). CrewAI never runs an OAuth flow, so such an HTTP or
+	// SSE server without an Authorization header is written with one that
+	// reads the token from $<SERVER>_TOKEN (TokenEnvVar).
+	OAuth map[string]bool
+	// Width is the line width Python output is wrapped at (WrapPython);
+	// 0 is DefaultWidth.
+	Width int
 }
 
 // Result is an export.
@@ -85,13 +94,17 @@ func Export(p *project.Project, format Format, opts Options) (Result, error) {
 		return Result{}, err
 	}
 	x := newExporter(p, opts.Filters)
-	x.format = format
+	x.format, x.oauth = format, opts.OAuth
 	var text string
 	switch format {
 	case FormatMCPs:
 		text = x.mcps(servers)
 	case FormatPython:
-		text = x.python(servers)
+		width := opts.Width
+		if width <= 0 {
+			width = DefaultWidth
+		}
+		text = WrapPython(x.python(servers), width)
 	case FormatMCPServers:
 		text = x.mcpServers(servers)
 	default:
@@ -149,6 +162,7 @@ type exporter struct {
 	p       *project.Project
 	filters map[string]mcpconn.FilterSpec
 	format  Format
+	oauth   map[string]bool
 	notes   []string
 	noted   map[string]bool
 }
@@ -173,12 +187,21 @@ func (x *exporter) noteJSON(format string, args ...any) {
 	}
 }
 
-// filter is the server's filter in the output.
+// filter is the server's filter in the output, its static entries in the
+// form CrewAI matches (see canonicalFilter).
 func (x *exporter) filter(s *project.Server) mcpconn.FilterSpec {
-	if f, ok := x.filters[s.Name]; ok {
-		return f
+	f, ok := x.filters[s.Name]
+	if !ok {
+		f = s.Spec.Filter
 	}
-	return s.Spec.Filter
+	f, notes, keepsAll := canonicalFilter(s.Name, f)
+	for _, n := range notes {
+		x.note("%s", n)
+	}
+	if keepsAll != "" {
+		x.note("%s: written as given, and lint will report it", keepsAll)
+	}
+	return f
 }
 
 // adapter reports whether the server is used through MCPServerAdapter.

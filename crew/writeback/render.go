@@ -14,6 +14,7 @@ import (
 	"crewbench/crew/project"
 	"crewbench/mcpconn"
 	"crewbench/names"
+	"crewbench/session"
 )
 
 // jsonStr is s as a JSON string literal, without HTML escaping.
@@ -108,12 +109,63 @@ func staticFilterPython(f mcpconn.FilterSpec) string {
 
 func hasStatic(f mcpconn.FilterSpec) bool { return len(f.Allowed) > 0 || len(f.Blocked) > 0 }
 
-// envMembers renders an env or headers map with secrets as references.
-func (x *exporter) mapJSON(s *project.Server, field string, m map[string]string, indent string) string {
+// fieldValues are an env or headers map as written, sorted by key, with
+// secrets as references; the headers of a server that wants OAuth get the
+// Authorization header CrewAI needs (see Options.OAuth).
+func (x *exporter) fieldValues(s *project.Server, field string, m map[string]string) ([]string, []value) {
 	keys := slices.Sorted(maps.Keys(m))
+	vals := make([]value, len(keys))
+	for i, k := range keys {
+		vals[i] = x.fieldValue(s, field, k, m[k])
+	}
+	if field == "headers" && x.wantsBearer(s) {
+		env := TokenEnvVar(s.Name)
+		i, _ := slices.BinarySearch(keys, "Authorization")
+		keys = slices.Insert(keys, i, "Authorization")
+		vals = slices.Insert(vals, i, value{env: env, prefix: "Bearer "})
+		x.note("%s wants an OAuth access token, and CrewAI does not run the OAuth flow itself: the export sends it as \"Authorization: Bearer $%s\". Set %s to the access token before the crew runs (crewbench auth status %s shows the token crewbench holds for it; your provider's console issues long-lived ones)",
+			s.Name, env, env, session.RedactURL(s.Spec.URL))
+	}
+	return keys, vals
+}
+
+// headers reports whether the server's entry has headers to write.
+func (x *exporter) headers(s *project.Server) bool {
+	return len(s.Spec.Headers) > 0 || x.wantsBearer(s)
+}
+
+// wantsBearer reports whether the export must add an Authorization header
+// for the server's OAuth token: it wants one (Options.OAuth), speaks HTTP
+// or SSE as a config, and its headers do not carry one already.
+func (x *exporter) wantsBearer(s *project.Server) bool {
+	// an mcpServers file writes an https:// string ref as a url config
+	config := s.Spec.Ref == mcpconn.RefNative || (s.Spec.Ref == mcpconn.RefHTTPS && x.format == FormatMCPServers)
+	if !x.oauth[s.Name] || s.Spec.Transport == mcpconn.TransportStdio || !config {
+		return false
+	}
+	for k := range s.Spec.Headers {
+		if strings.EqualFold(k, "Authorization") {
+			return false
+		}
+	}
+	return true
+}
+
+// noteRefOAuth tells that a string ref cannot carry the OAuth token the
+// server wants.
+func (x *exporter) noteRefOAuth(s *project.Server) {
+	if x.oauth[s.Name] && s.Spec.Ref == mcpconn.RefHTTPS {
+		x.note("%s wants an OAuth access token, but CrewAI sends no headers for an https:// string ref: declare it as a config with headers={\"Authorization\": f\"Bearer {os.environ['%s']}\"}",
+			s.Name, TokenEnvVar(s.Name))
+	}
+}
+
+// mapJSON renders an env or headers map with secrets as references.
+func (x *exporter) mapJSON(s *project.Server, field string, m map[string]string, indent string) string {
+	keys, vals := x.fieldValues(s, field, m)
 	ms := make([]member, len(keys))
 	for i, k := range keys {
-		ms[i] = member{k, jsonStr(x.fieldValue(s, field, k, m[k]).json())}
+		ms[i] = member{k, jsonStr(vals[i].json())}
 	}
 	return object(ms, indent)
 }
@@ -183,8 +235,8 @@ func (x *exporter) jsonCaveats(s *project.Server) []string {
 		x.note("%s is an SSE server: crew.jsonc cannot express SSE (the entry becomes streamable HTTP)", s.Name)
 	}
 	if f.Expr != "" {
+		// said once, in the output: a note would repeat it
 		out = append(out, "the CEL filter "+f.Expr+" has no JSON form: use {\"python\": \"module.function\"}")
-		x.note("%s: the CEL tool filter is not exported (JSON has only static filters and Python refs)", s.Name)
 	}
 	if adapter(s) {
 		out = append(out, "used through MCPServerAdapter in the project: as an mcps entry its tool names get a server prefix")
@@ -203,6 +255,7 @@ func (x *exporter) mcpsEntry(s *project.Server, anyRef *bool) string {
 	f := x.filter(s)
 	switch spec.Ref {
 	case mcpconn.RefHTTPS, mcpconn.RefAMP:
+		x.noteRefOAuth(s)
 		return jsonStr(spec.RefString)
 	}
 	var ms []member
@@ -218,7 +271,7 @@ func (x *exporter) mcpsEntry(s *project.Server, anyRef *bool) string {
 		u := x.urlValue(s)
 		*anyRef = *anyRef || u.isRef()
 		ms = append(ms, member{"url", jsonStr(u.json())})
-		if len(spec.Headers) > 0 {
+		if x.headers(s) {
 			ms = append(ms, member{"headers", x.mapJSON(s, "headers", spec.Headers, "  ")})
 		}
 		if spec.Streamable != nil && !*spec.Streamable {
@@ -276,7 +329,7 @@ func (x *exporter) mcpServers(servers []*project.Server) string {
 				}
 			}
 			ms = append(ms, member{"url", jsonStr(u.json())})
-			if len(spec.Headers) > 0 {
+			if x.headers(s) {
 				ms = append(ms, member{"headers", x.mapJSON(s, "headers", spec.Headers, "      ")})
 			}
 		}
@@ -312,12 +365,13 @@ func (x *exporter) python(servers []*project.Server) string {
 			if hasStatic(f) {
 				x.note("%s is a string ref: its tool_filter is not exported", s.Name)
 			}
+			x.noteRefOAuth(s)
 			refs = append(refs, pyStr(spec.RefString))
 			continue
 		}
 		if f.Expr != "" {
+			// said once, in the output: a note would repeat it
 			comments = append(comments, "# the CEL filter "+f.Expr+" has no Python form here: write create_dynamic_tool_filter(fn)")
-			x.note("%s: the CEL tool filter is not exported", s.Name)
 		}
 		var kw []string
 		val := func(v value) string {
@@ -340,7 +394,7 @@ func (x *exporter) python(servers []*project.Server) string {
 			}
 		} else {
 			kw = append(kw, "url="+val(x.urlValue(s)))
-			if len(spec.Headers) > 0 {
+			if x.headers(s) {
 				kw = append(kw, "headers="+x.pyDict(s, "headers", spec.Headers, val))
 			}
 			if spec.Streamable != nil && !*spec.Streamable && spec.Transport == mcpconn.TransportHTTP && !adapter(s) {
@@ -429,10 +483,10 @@ func (x *exporter) python(servers []*project.Server) string {
 }
 
 func (x *exporter) pyDict(s *project.Server, field string, m map[string]string, val func(value) string) string {
-	keys := slices.Sorted(maps.Keys(m))
+	keys, vals := x.fieldValues(s, field, m)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = pyStr(k) + ": " + val(x.fieldValue(s, field, k, m[k]))
+		parts[i] = pyStr(k) + ": " + val(vals[i])
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
 }

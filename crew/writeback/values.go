@@ -64,6 +64,11 @@ func envName(parts ...string) string {
 	return s
 }
 
+// TokenEnvVar is the environment variable an exported config reads a
+// server's access token from: the server name in upper case, then _TOKEN
+// (weather-mcp → WEATHER_MCP_TOKEN). lint's fixes name the same variable.
+func TokenEnvVar(server string) string { return envName(server, "TOKEN") }
+
 // envValueKey finds a .env (or overlay env) variable holding exactly v.
 func (x *exporter) envValueKey(v string) string {
 	if len(v) < 4 {
@@ -116,7 +121,7 @@ func (x *exporter) fieldValue(s *project.Server, field, key, v string) value {
 	}
 	name := key
 	if field == "headers" {
-		name = envName(s.Name, "TOKEN")
+		name = TokenEnvVar(s.Name)
 		if !strings.EqualFold(key, "Authorization") {
 			name = envName(s.Name, key)
 		}

@@ -175,3 +175,11 @@ func (ix *toolIndex) explain(list, entry string) Hint {
 		Message: fmt.Sprintf("%s entry %q matches no tool%s — did you mean `%s`?", list, entry, detail, best),
 	}
 }
+
+// CanonicalEntry is the form of a static-filter entry that can match a
+// tool: CrewAI compares allowed_tool_names and blocked_tool_names entries,
+// unchanged, with the sanitized tool names, so an entry matches only when it
+// is already sanitized ("getForecast" never matches; "get_forecast" does).
+// "" means no tool can ever match the entry. lint reports an entry that is
+// not its CanonicalEntry, and export-config writes the CanonicalEntry.
+func CanonicalEntry(entry string) string { return names.Sanitize(entry) }

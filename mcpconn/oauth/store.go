@@ -209,3 +209,10 @@ func (s *Store) Servers() ([]string, error) {
 func markSecret(t *Token) {
 	session.AddSecretValues(t.AccessToken, t.RefreshToken, t.Client.Secret)
 }
+
+// Has reports whether a token is stored for the server URL; a store that
+// cannot be read holds none.
+func (s *Store) Has(serverURL string) bool {
+	t, err := s.Get(serverURL)
+	return err == nil && t != nil
+}
