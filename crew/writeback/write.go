@@ -25,7 +25,17 @@ type Edit struct {
 	// Diff is a unified diff of the change, with the project's secrets
 	// redacted.
 	Diff string
+	// Notes say what was written differently from what was asked (a
+	// filter entry in the form CrewAI matches).
+	Notes []string
+	// root is the project directory: backups go under it, in BackupDir.
+	root string
 }
+
+// BackupDir is where Apply keeps backups, relative to the project
+// directory: outside every Python package (so nothing imports, packages or
+// lints a backup), hidden, and ignored by git through its own .gitignore.
+const BackupDir = ".crewbench/backups"
 
 // ErrNothingToChange says the files already hold the requested filter:
 // PlanFilter found no edit to make, so there is nothing to show or apply.
@@ -58,7 +68,10 @@ func PlanFilter(p *project.Project, serverName string, allowed, blocked []string
 	case p.Kind == project.KindMCPServers:
 		return nil, fmt.Errorf("%s comes from an mcpServers file, which has no tool filter: export it with --format mcps or python and use that in your crew", serverName)
 	}
-	f := mcpconn.FilterSpec{Allowed: clean(allowed), Blocked: clean(blocked)}
+	f, notes, keepsAll := canonicalFilter(serverName, mcpconn.FilterSpec{Allowed: allowed, Blocked: blocked})
+	if keepsAll != "" {
+		return nil, errors.New(keepsAll)
+	}
 	sites := declarationSites(p, s)
 	if len(sites) == 0 {
 		return nil, fmt.Errorf("%s: no declaration with a position to edit", serverName)
@@ -107,7 +120,7 @@ func PlanFilter(p *project.Project, serverName string, allowed, blocked []string
 				return nil, fmt.Errorf("%s: the edit would not parse (%v); nothing written", file, err)
 			}
 		}
-		out = append(out, &Edit{Path: path, Shown: file, Old: src, New: updated,
+		out = append(out, &Edit{Path: path, Shown: file, Old: src, New: updated, Notes: notes, root: p.Dir,
 			Diff: red.RedactMarked(session.UnifiedDiff(string(src), string(updated), "a/"+file, "b/"+file, 3))})
 	}
 	return out, nil
@@ -407,7 +420,7 @@ func pythonCallFilter(src []byte, open int, f mcpconn.FilterSpec) ([]span, error
 			if sameStaticPy(string(src[vs:it.end]), f) {
 				return nil, nil
 			}
-			return []span{{vs, it.end, text}}, nil
+			return []span{{vs, it.end, replaceFilterPy(src, vs, it.end, f)}}, nil
 		}
 		// remove the keyword argument and one comma
 		if src[it.delim] == ',' {
@@ -439,6 +452,9 @@ func pythonCallFilter(src []byte, open int, f mcpconn.FilterSpec) ([]span, error
 		return []span{{last.end, last.end, ", " + kwText}}, nil
 	}
 	indent := lineIndent(src, last.start)
+	if runeLen(indent+kwText)+1 > DefaultWidth {
+		kwText = "tool_filter=" + multiLineFilterPy(f, indent+"    ", indent, true, true)
+	}
 	if trailing {
 		eol := lineEnd(src, last.delim)
 		return []span{{eol, eol, "\n" + indent + kwText + ","}}, nil
@@ -448,6 +464,66 @@ func pythonCallFilter(src []byte, open int, f mcpconn.FilterSpec) ([]span, error
 		eol = closeAt
 	}
 	return []span{{last.end, last.end, ","}, {eol, eol, "\n" + indent + kwText}}, nil
+}
+
+// replaceFilterPy is the text that replaces the tool_filter value
+// src[vs:ve], laid out as the old one was: an old value over several lines
+// gives one argument per line at the old indentation (with the old
+// trailing comma and closing line); a one-line value stays on one line
+// unless the line would grow past DefaultWidth.
+func replaceFilterPy(src []byte, vs, ve int, f mcpconn.FilterSpec) string {
+	one := staticFilterPython(f)
+	if sameLine(src, vs, ve) {
+		before, after := string(src[lineStart(src, vs):vs]), string(src[ve:lineEnd(src, ve)])
+		if n := runeLen(before + one + after); n <= DefaultWidth || n <= runeLen(before+string(src[vs:ve])+after) {
+			return one
+		}
+		indent := lineIndent(src, vs)
+		return multiLineFilterPy(f, indent+"    ", indent, true, true)
+	}
+	old := src[vs:ve]
+	closeIndent := lineIndent(src, ve-1)
+	inner := closeIndent + "    "
+	// the first argument's line gives the inner indentation
+	if nl := bytes.IndexByte(old, '\n'); nl >= 0 {
+		if a := skipPySpace(src, vs+nl+1); a < ve && !sameLine(src, a, ve-1) {
+			inner = lineIndent(src, a)
+		}
+	}
+	lastLine := strings.TrimSpace(string(src[lineStart(src, ve-1):ve]))
+	closeOwn := strings.HasPrefix(lastLine, ")")
+	k := ve - 2 // before the closing parenthesis
+	for k > vs && (src[k] == ' ' || src[k] == '\t' || src[k] == '\n' || src[k] == '\r') {
+		k--
+	}
+	return multiLineFilterPy(f, inner, closeIndent, src[k] == ',', closeOwn)
+}
+
+// multiLineFilterPy is create_static_tool_filter(…) with one argument per
+// line at inner (each wrapped at DefaultWidth); the closing parenthesis
+// goes on its own line at closeIndent when closeOwn, else after the last
+// argument.
+func multiLineFilterPy(f mcpconn.FilterSpec, inner, closeIndent string, trailingComma, closeOwn bool) string {
+	var args []string
+	if len(f.Allowed) > 0 {
+		args = append(args, "allowed_tool_names="+pyList(f.Allowed))
+	}
+	if len(f.Blocked) > 0 {
+		args = append(args, "blocked_tool_names="+pyList(f.Blocked))
+	}
+	var b strings.Builder
+	b.WriteString("create_static_tool_filter(")
+	for i, a := range args {
+		if i < len(args)-1 || (trailingComma && closeOwn) {
+			a += ","
+		}
+		b.WriteString("\n" + WrapPython(inner+a, DefaultWidth))
+	}
+	if closeOwn {
+		b.WriteString("\n" + closeIndent)
+	}
+	b.WriteString(")")
+	return b.String()
 }
 
 func skipPySpace(src []byte, i int) int {
@@ -578,9 +654,9 @@ func applySpans(src []byte, spans []span) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// Apply writes the edit: it keeps a backup of the file as it was (FILE.bak,
-// or FILE.<time>.bak when that exists), then replaces the file atomically.
-// It refuses when the file changed since the edit was planned.
+// Apply writes the edit: it keeps a backup of the file as it was, under
+// the project's BackupDir (<file>.<time>.bak), then replaces the file
+// atomically. It refuses when the file changed since the edit was planned.
 func (e *Edit) Apply() (backup string, err error) {
 	cur, err := filelimit.Read(e.Path, filelimit.Source)
 	if err != nil {
@@ -594,7 +670,7 @@ func (e *Edit) Apply() (backup string, err error) {
 		return "", fmt.Errorf("stat %s: %w", e.Shown, err)
 	}
 	mode := st.Mode().Perm()
-	backup, err = backupPath(e.Path)
+	backup, err = e.backupPath(time.Now())
 	if err != nil {
 		return "", err
 	}
@@ -607,23 +683,40 @@ func (e *Edit) Apply() (backup string, err error) {
 	return backup, nil
 }
 
-// backupPath picks a backup name that does not exist yet.
-func backupPath(path string) (string, error) {
-	cand := path + ".bak"
-	if _, err := os.Lstat(cand); errors.Is(err, os.ErrNotExist) {
-		return cand, nil
+// backupPath picks a backup name that does not exist yet, creating the
+// backup directory (with a .gitignore of its own, so the user's
+// repository never needs an entry) when needed.
+func (e *Edit) backupPath(now time.Time) (string, error) {
+	root := e.root
+	if root == "" {
+		root = filepath.Dir(e.Path)
 	}
-	stamp := time.Now().Format("20060102-150405")
+	rel := filepath.FromSlash(e.Shown)
+	if filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		rel = filepath.Base(e.Path) // a file outside the project
+	}
+	top := filepath.Join(root, filepath.FromSlash(filepath.Dir(BackupDir)))
+	dir := filepath.Join(root, filepath.FromSlash(BackupDir), filepath.Dir(rel))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("creating the backup directory: %w", err)
+	}
+	ignore := filepath.Join(top, ".gitignore")
+	if _, err := os.Lstat(ignore); errors.Is(err, os.ErrNotExist) {
+		if err := writeNew(ignore, []byte("# crewbench's backups and state: not part of the project\n*\n"), 0o644); err != nil && !errors.Is(err, os.ErrExist) {
+			return "", fmt.Errorf("writing %s: %w", ignore, err)
+		}
+	}
+	base := filepath.Join(dir, filepath.Base(rel)+"."+now.Format("20060102-150405"))
 	for i := 0; i < 100; i++ {
-		cand = fmt.Sprintf("%s.%s.bak", path, stamp)
+		cand := base + ".bak"
 		if i > 0 {
-			cand = fmt.Sprintf("%s.%s-%d.bak", path, stamp, i)
+			cand = fmt.Sprintf("%s-%d.bak", base, i)
 		}
 		if _, err := os.Lstat(cand); errors.Is(err, os.ErrNotExist) {
 			return cand, nil
 		}
 	}
-	return "", fmt.Errorf("no free backup name for %s", path)
+	return "", fmt.Errorf("no free backup name for %s", e.Shown)
 }
 
 // writeNew creates path exclusively (a backup never overwrites a file).

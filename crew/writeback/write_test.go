@@ -44,7 +44,7 @@ func writeAndCheck(t *testing.T, dir, server, file string, allowed, blocked []st
 	}
 	found := false
 	for _, b := range backups {
-		if bb, err := os.ReadFile(b); err == nil && string(bb) == before && strings.HasPrefix(b, filepath.Join(dir, filepath.FromSlash(file))) {
+		if bb, err := os.ReadFile(b); err == nil && string(bb) == before && strings.HasPrefix(b, filepath.Join(dir, ".crewbench", "backups", filepath.FromSlash(file))+".") {
 			found = true
 		}
 	}
@@ -161,7 +161,10 @@ func TestWriteFilterPython(t *testing.T) {
 	// replace a dynamic filter that is the last argument (no trailing comma)
 	writeAndCheck(t, dir, "docs", file, []string{"search"}, []string{"write_doc"},
 		`tool_filter=create_dynamic_tool_filter(no_writes)`,
-		`tool_filter=create_static_tool_filter(allowed_tool_names=["search"], blocked_tool_names=["write_doc"])`)
+		`tool_filter=create_static_tool_filter(
+        allowed_tool_names=["search"],
+        blocked_tool_names=["write_doc"],
+    )`)
 
 	// remove one (comma handling)
 	writeAndCheck(t, dir, "legacy", file, nil, nil,
@@ -241,7 +244,7 @@ func TestApplyIsSafe(t *testing.T) {
 	if _, err := edits[0].Apply(); err == nil || !strings.Contains(err.Error(), "changed since the diff was made") {
 		t.Fatalf("stale apply: %v", err)
 	}
-	if _, err := os.Stat(path + ".bak"); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(dir, ".crewbench")); !os.IsNotExist(err) {
 		t.Errorf("a refused apply left a backup: %v", err)
 	}
 	// two writes: two distinct backups
@@ -253,7 +256,7 @@ func TestApplyIsSafe(t *testing.T) {
 		}
 		backups = append(backups, b...)
 	}
-	if len(backups) != 2 || backups[0] == backups[1] || backups[0] != path+".bak" {
+	if len(backups) != 2 || backups[0] == backups[1] {
 		t.Fatalf("backups: %v", backups)
 	}
 	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o644 {
