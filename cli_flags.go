@@ -641,6 +641,26 @@ func authorizerFrom(ctx context.Context) mcpconn.Authorizer {
 	return a
 }
 
+// authStore is crewbench's OAuth token store (crewbench auth login).
+func authStore() (*oauth.Store, error) {
+	path, err := oauth.DefaultStorePath()
+	if err != nil {
+		return nil, err
+	}
+	return &oauth.Store{Path: path}, nil
+}
+
+// oauthTokenHeld reports whether the token store holds a token for a
+// server URL: such a server wants OAuth, which CrewAI does not do (lint and
+// export-config say so). Without a store (no home directory) none is held.
+func oauthTokenHeld() func(serverURL string) bool {
+	st, err := authStore()
+	if err != nil {
+		return func(string) bool { return false }
+	}
+	return st.Has
+}
+
 // oauthClientFlags are the client identity flags of `auth login`.
 type oauthClientFlags struct {
 	clientID, clientSecret, metadataURL, privateKeyFile, scope string

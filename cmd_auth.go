@@ -131,14 +131,6 @@ func describeToken(t *oauth.Token, now time.Time) string {
 	return strings.Join(parts, ", ")
 }
 
-func authStore() (*oauth.Store, error) {
-	path, err := oauth.DefaultStorePath()
-	if err != nil {
-		return nil, err
-	}
-	return &oauth.Store{Path: path}, nil
-}
-
 func newAuthStatusCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "status [URL]",

@@ -43,11 +43,19 @@ replace one server's static filter (names as CrewAI compares them: sanitized,
 e.g. get_forecast). Secrets are never written: values from .env or that look
 like credentials become os.environ["X"] / "${X}" references.
 
+Filter entries are written as CrewAI compares them (sanitized: getForecast
+becomes get_forecast, with a note), the form lint checks. A remote server
+crewbench holds an OAuth token for (crewbench auth login) gets the header
+CrewAI needs, headers={"Authorization": f"Bearer {os.environ['NAME_TOKEN']}"}:
+CrewAI never runs the OAuth flow itself. Python is wrapped at 88 columns,
+only where Python allows a line break.
+
 --write edits the project's own file instead (the agent's .jsonc or crew.py):
-only the server's tool_filter changes, comments and formatting elsewhere are
-kept. A unified diff is shown first, a backup (FILE.bak) is kept, and the
-change is made only after you confirm (or with --yes). crewbench.yaml is
-never written.`,
+only the server's tool_filter changes, laid out as the old one was; comments
+and formatting elsewhere are kept byte for byte. A unified diff is shown
+first, a backup is kept in .crewbench/backups/ in the project (git-ignored,
+outside the Python package), and the change is made only after you confirm
+(or with --yes). crewbench.yaml is never written.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := "."
@@ -106,7 +114,14 @@ func runExportConfig(cmd *cobra.Command, o *exportConfigOptions, path string) er
 			return exitCode(1, fmt.Errorf("export-config: %w", err))
 		}
 	}
-	res, err := writeback.Export(p, format, writeback.Options{Servers: o.servers, Filters: filters})
+	held := oauthTokenHeld()
+	wantsOAuth := map[string]bool{}
+	for _, s := range p.Servers {
+		if s.Spec.Transport != mcpconn.TransportStdio && s.Spec.URL != "" && held(s.Spec.URL) {
+			wantsOAuth[s.Name] = true
+		}
+	}
+	res, err := writeback.Export(p, format, writeback.Options{Servers: o.servers, Filters: filters, OAuth: wantsOAuth})
 	if err != nil {
 		return exitCode(1, err)
 	}
@@ -163,6 +178,9 @@ func writeFilters(cmd *cobra.Command, o *exportConfigOptions, p *project.Project
 	}
 	var shown []string
 	for _, e := range edits {
+		for _, n := range e.Notes {
+			fmt.Fprintf(errw, "note: %s\n", n)
+		}
 		io.WriteString(out, e.Diff)
 		shown = append(shown, e.Shown)
 	}

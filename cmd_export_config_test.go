@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"crewbench/mcpconn/oauth"
 )
 
 // copyProject copies a testdata project into a temp dir.
@@ -93,22 +95,26 @@ func TestExportConfigWrite(t *testing.T) {
 	if now, _ := os.ReadFile(file); string(now) != string(before) {
 		t.Fatal("the file changed although the user said no")
 	}
-	if _, err := os.Stat(file + ".bak"); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(dir, ".crewbench")); !os.IsNotExist(err) {
 		t.Fatal("a backup was made although nothing was written")
 	}
 
 	// answered yes
 	code, out, errOut = runCLI(t, strings.NewReader("y\n"), "export-config", dir, "--server", "time", "--allow", "get_current_time", "--write")
-	if code != 0 || !strings.Contains(out, "wrote agents/a.jsonc (backup: agents/a.jsonc.bak)") || !strings.Contains(errOut, "[y/N]") {
+	if code != 0 || !strings.Contains(out, "wrote agents/a.jsonc (backup: .crewbench/backups/agents/a.jsonc.") || !strings.Contains(errOut, "[y/N]") {
 		t.Fatalf("confirmed: exit %d\n%s%s", code, out, errOut)
 	}
+	backups, _ := filepath.Glob(filepath.Join(dir, ".crewbench", "backups", "agents", "a.jsonc.*.bak"))
 	after, _ := os.ReadFile(file)
 	want := strings.Replace(string(before), `{ "command": "uvx", "args": ["mcp-server-time"] }`,
 		`{ "command": "uvx", "args": ["mcp-server-time"], "tool_filter": {"type": "static", "allowed_tool_names": ["get_current_time"]} }`, 1)
 	if string(after) != want {
 		t.Fatalf("file after --write:\n%s\nwant:\n%s", after, want)
 	}
-	if b, _ := os.ReadFile(file + ".bak"); string(b) != string(before) {
+	if len(backups) != 1 {
+		t.Fatalf("backups: %v", backups)
+	}
+	if b, _ := os.ReadFile(backups[0]); string(b) != string(before) {
 		t.Error("the backup does not hold the old file")
 	}
 
@@ -126,5 +132,88 @@ func TestExportConfigWrite(t *testing.T) {
 	code, out, errOut = runCLI(t, nil, "export-config", dir, "--server", "example", "--write", "--yes")
 	if code != 0 || !strings.Contains(out, `+      "tool_filter": {"type": "static", "allowed_tool_names": ["search"]},`) {
 		t.Errorf("overlay filter: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// What export-config writes, lint calls correct: for the demo and the
+// testdata projects, a filter given in another form (camelCase, dashes) is
+// written as CrewAI compares it, by --write and in every printed format, and
+// lint finds no filter entry to fix in the result.
+func TestExportConfigAgreesWithLint(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	cases := []struct{ src, server, allow, want string }{
+		{filepath.Join("fixtures", "demo", "project"), "weather", "getForecast,getAlerts", "get_forecast"},
+		{filepath.Join("crew", "writeback", "testdata", "json_crew"), "time", "getCurrentTime,convert-time", "get_current_time"},
+		{filepath.Join("crew", "writeback", "testdata", "classic"), "inventory", "lookupStock", "lookup_stock"},
+		{filepath.Join("crew", "lint", "testdata", "rules", "filter_bad"), "", "", ""},
+		{filepath.Join("crew", "project", "testdata", "json", "market_brief"), "", "", ""},
+	}
+	for _, c := range cases {
+		dir := copyProject(t, c.src)
+		lintCodes := func(what string) {
+			t.Helper()
+			_, out, _ := runCLI(t, nil, "lint", "--json", dir)
+			for _, code := range []string{"filter-name-not-sanitized", "secret-literal"} {
+				if strings.Contains(out, `"`+code+`"`) {
+					t.Errorf("%s %s: lint reports %s:\n%s", c.src, what, code, out)
+				}
+			}
+		}
+		if c.server == "" {
+			// the project's own filters, exported and linted as a project
+			code, out, errOut := runCLI(t, nil, "export-config", "--format", "mcps", dir)
+			if code != 0 {
+				t.Fatalf("%s: exit %d: %s", c.src, code, errOut)
+			}
+			fresh := t.TempDir()
+			writeFiles(t, fresh, map[string]string{"crew.jsonc": `{"agents": ["a"], "tasks": [{"name": "t1", "description": "d", "expected_output": "e", "agent": "a"}]}`, "agents/a.jsonc": "{\"role\": \"r\", \"goal\": \"g\", \"backstory\": \"b\",\n"+out+"}\n"})
+			dir = fresh
+			lintCodes("exported")
+			continue
+		}
+		for _, format := range []string{"mcps", "python"} {
+			code, out, errOut := runCLI(t, nil, "export-config", "--format", format, "--server", c.server, "--allow", c.allow, dir)
+			if code != 0 || !strings.Contains(out, `"`+c.want+`"`) || strings.Contains(out, `"`+strings.Split(c.allow, ",")[0]+`"`) || !strings.Contains(errOut, "is written as") {
+				t.Errorf("%s --format %s: exit %d\n%s%s", c.src, format, code, out, errOut)
+			}
+		}
+		code, out, errOut := runCLI(t, nil, "export-config", "--server", c.server, "--allow", c.allow, "--write", "--yes", dir)
+		if code != 0 || !strings.Contains(errOut, "is written as") {
+			t.Fatalf("%s --write: exit %d\n%s%s", c.src, code, out, errOut)
+		}
+		lintCodes("after --write")
+	}
+}
+
+// A server crewbench holds an OAuth token for is exported with the header
+// CrewAI needs and a note on setting the variable; lint warns about the
+// same server while its config sends no Authorization header.
+func TestExportConfigOAuthServer(t *testing.T) {
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	const url = "https://weather.example.com/mcp"
+	st := &oauth.Store{Path: filepath.Join(state, "crewbench", "oauth-tokens.json")}
+	if err := st.Put(url, &oauth.Token{AccessToken: "at-sekrit-0123456789", TokenType: "Bearer"}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"crew.jsonc": `{"agents": ["a"], "tasks": [{"name": "t1", "description": "d", "expected_output": "e", "agent": "a"}]}`, "agents/a.jsonc": `{"role": "r", "goal": "g", "backstory": "b", "mcps": [{"url": "`+url+`", "headers": {"X-Client": "x"}}]}`})
+	want := map[string]string{
+		"mcps":       `"Authorization": "Bearer ${WEATHER_TOKEN}"`,
+		"python":     `"Authorization": f"Bearer {os.environ['WEATHER_TOKEN']}"`,
+		"mcpservers": `"Authorization": "Bearer ${WEATHER_TOKEN}"`,
+	}
+	for format, w := range want {
+		code, out, errOut := runCLI(t, nil, "export-config", "--format", format, dir)
+		if code != 0 || !strings.Contains(out, w) || strings.Contains(out+errOut, "at-sekrit") {
+			t.Errorf("%s: exit %d\n%s%s", format, code, out, errOut)
+		}
+		if !strings.Contains(errOut, "Set WEATHER_TOKEN to the access token") || !strings.Contains(errOut, "crewbench auth status "+url) {
+			t.Errorf("%s: no note on the variable:\n%s", format, errOut)
+		}
+	}
+	_, out, _ := runCLI(t, nil, "lint", dir)
+	if !strings.Contains(out, "mcp-oauth-not-done-by-crewai") || !strings.Contains(out, "crewbench holds an OAuth token for "+url) {
+		t.Errorf("lint:\n%s", out)
 	}
 }

@@ -54,6 +54,7 @@ Exit status: 0 clean (or warnings without --strict), 1 warnings with --strict,
 			_, findings, err := lint.LintPath(cmd.Context(), path, o.overlay, lint.Options{
 				Connect:       o.connect,
 				ServerTimeout: o.serverTimeout,
+				HasOAuthToken: oauthTokenHeld(),
 			})
 			if err != nil {
 				return exitCode(2, fmt.Errorf("lint: %w", err))
