@@ -370,6 +370,9 @@ func (r projectReplayer) record(req ui.RerunRequest, p *project.Project, runID s
 // the project's own file (diff first, backup kept).
 type projectExporter struct {
 	Project *project.Project
+	// HasOAuthToken reports whether crewbench holds an OAuth token for a
+	// server URL: the export then adds the Authorization header CrewAI needs.
+	HasOAuthToken func(serverURL string) bool
 	// ReadOnly, when set, is why writing is refused (the embedded demo
 	// lives in a temporary directory).
 	ReadOnly string
@@ -384,17 +387,24 @@ func (e projectExporter) Render(_ context.Context, f ui.ExportFormat, req ui.Exp
 	case ui.ExportMCPServers:
 		format = writeback.FormatMCPServers
 	}
-	res, err := writeback.Export(e.Project, format, writeback.Options{Servers: []string{req.Server},
-		Filters: map[string]mcpconn.FilterSpec{req.Server: req.Filter}})
+	opts := writeback.Options{Servers: []string{req.Server}, Filters: map[string]mcpconn.FilterSpec{req.Server: req.Filter}}
+	if s := e.Project.Server(req.Server); s != nil && e.HasOAuthToken != nil && s.Spec.URL != "" &&
+		s.Spec.Transport != mcpconn.TransportStdio && e.HasOAuthToken(s.Spec.URL) {
+		opts.OAuth = map[string]bool{req.Server: true}
+	}
+	res, err := writeback.Export(e.Project, format, opts)
 	if err != nil {
 		return "", err
 	}
+	// the notes as comments of the output's own language (the view wraps
+	// them as comments); the CEL caveat is in the output once already
+	comment := "// note: "
+	if format == writeback.FormatPython {
+		comment = "# note: "
+	}
 	text := res.Text
 	for _, n := range res.Notes {
-		text += "\n# note: " + n
-	}
-	if req.Filter.Expr != "" {
-		text += "\n# note: the CEL expression is not exported: CrewAI files hold only static names (or a Python callable)"
+		text += "\n" + comment + n
 	}
 	return text, nil
 }
@@ -417,6 +427,9 @@ func (e projectExporter) Plan(_ context.Context, req ui.ExportRequest) (ui.Write
 	var files, diffs []string
 	for _, ed := range edits {
 		files = append(files, ed.Shown)
+		for _, n := range ed.Notes {
+			diffs = append(diffs, "note: "+n)
+		}
 		diffs = append(diffs, ed.Diff)
 	}
 	return ui.WritePlan{File: strings.Join(files, ", "), Diff: strings.Join(diffs, "\n"), Opaque: edits}, nil

@@ -51,6 +51,9 @@ type filterPane struct {
 
 	exportMode int // 0 list, 1 mcps JSON, 2 Python, 3 mcpServers, exportPlan
 	exportText string
+	// exportCode says exportText is the exporter's output (not a message),
+	// so a crew.py snippet can be wrapped as Python.
+	exportCode bool
 	plan       *WritePlan
 
 	cursor, offset int
@@ -312,9 +315,9 @@ func (p filterPane) Update(msg tea.Msg) (filterPane, tea.Cmd) {
 		return p, nil
 	case exportMsg:
 		if msg.err != nil {
-			p.exportText = p.st.Text.Danger.Render(msg.err.Error())
+			p.exportText, p.exportCode = p.st.Text.Danger.Render(msg.err.Error()), false
 		} else {
-			p.exportText = msg.text
+			p.exportText, p.exportCode = msg.text, true
 		}
 		return p, nil
 	case writePlanMsg:

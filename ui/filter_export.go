@@ -6,6 +6,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"crewbench/crew/writeback"
 	"crewbench/mcpconn"
 )
 
@@ -28,11 +29,21 @@ func (p *filterPane) export() tea.Cmd {
 	}
 	fs := p.spec()
 	if p.deps.Exporter != nil {
-		p.exportText = p.st.Text.Muted.Render("rendering…")
+		p.exportText, p.exportCode = p.st.Text.Muted.Render("rendering…"), false
 		return renderExport(p.deps.Ctx, p.deps.Exporter, format, ExportRequest{Server: p.server, Agent: p.agentName(), Filter: fs})
 	}
-	p.exportText = filterFragment(format, fs)
+	p.exportText, p.exportCode = filterFragment(format, fs), true
 	return nil
+}
+
+// exportBody is the export text at width w: a crew.py snippet is wrapped
+// as Python (only where Python allows a line break, comments as comments,
+// so what is copied from the screen still parses); anything else as text.
+func (p *filterPane) exportBody(w int) string {
+	if p.exportMode == 2 && p.exportCode {
+		return writeback.WrapPython(p.exportText, w)
+	}
+	return wrapText(p.exportText, w)
 }
 
 // filterFragment renders just the tool_filter of a server entry, in the
@@ -71,11 +82,15 @@ func filterFragment(format ExportFormat, fs mcpconn.FilterSpec) string {
 			fmt.Fprintf(&b, "\"tool_filter\": {\"type\": \"static\", \"allowed_tool_names\": %s, \"blocked_tool_names\": %s}\n", list(fs.Allowed), list(fs.Blocked))
 		}
 	}
-	if fs.Expr != "" {
-		b.WriteString("\n# The CEL expression has no CrewAI config form: CrewAI takes a Python callable\n")
-		b.WriteString("# ({\"python\": \"your_pkg.filters.fn\"} in JSON) that must implement:\n#   " + fs.Expr + "\n")
+	comment := "//"
+	if format == ExportPython {
+		comment = "#"
 	}
-	b.WriteString("\n(add this to the server's entry in the agent's mcps — writing to the project needs export-config)")
+	if fs.Expr != "" {
+		b.WriteString("\n" + comment + " The CEL expression has no CrewAI config form: CrewAI takes a Python callable\n")
+		b.WriteString(comment + " ({\"python\": \"your_pkg.filters.fn\"} in JSON) that must implement:\n" + comment + "   " + foldSpaces(fs.Expr) + "\n")
+	}
+	b.WriteString("\n" + comment + " add this to the server's entry in the agent's mcps (writing to the project needs export-config)")
 	return b.String()
 }
 

@@ -92,7 +92,11 @@ func (p filterPane) listView(w, h int) string {
 				text = colorDiff(p.st, p.plan.Diff)
 			}
 		}
-		return box(f, w, h, title+"\n"+wrapText(text, iw))
+		body := p.exportBody(iw)
+		if p.exportMode == exportPlan && p.plan != nil {
+			body = wrapText(text, iw)
+		}
+		return box(f, w, h, title+"\n"+body)
 	}
 	// The tool column takes what the names need (up to half), the reason
 	// the rest.

@@ -236,7 +236,7 @@ func (x *exporter) jsonCaveats(s *project.Server) []string {
 	}
 	if f.Expr != "" {
 		// said once, in the output: a note would repeat it
-		out = append(out, "the CEL filter "+f.Expr+" has no JSON form: use {\"python\": \"module.function\"}")
+		out = append(out, "the CEL filter "+strings.Join(strings.Fields(f.Expr), " ")+" has no JSON form: use {\"python\": \"module.function\"}")
 	}
 	if adapter(s) {
 		out = append(out, "used through MCPServerAdapter in the project: as an mcps entry its tool names get a server prefix")
@@ -371,7 +371,7 @@ func (x *exporter) python(servers []*project.Server) string {
 		}
 		if f.Expr != "" {
 			// said once, in the output: a note would repeat it
-			comments = append(comments, "# the CEL filter "+f.Expr+" has no Python form here: write create_dynamic_tool_filter(fn)")
+			comments = append(comments, "# the CEL filter "+strings.Join(strings.Fields(f.Expr), " ")+" has no Python form here: write create_dynamic_tool_filter(fn)")
 		}
 		var kw []string
 		val := func(v value) string {
