@@ -193,7 +193,10 @@ type Task struct {
 	OutputJSON          *Schema
 	OutputPydantic      *Schema
 	ResponseModel       *Schema
-	Guardrails          []Guardrail
+	Guardrails []Guardrail
+	// GuardrailsListed: Guardrails came from guardrails: (which replaces
+	// guardrail: when not empty), so CrewAI names them "guardrail {i}".
+	GuardrailsListed    bool
 	GuardrailMaxRetries int // default 3
 	ToolFailurePolicy   string
 	// Type is "" / "Task", "conditional", or "python:<ref>".
