@@ -8,15 +8,19 @@ package crew
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"crewbench/crew/llm"
+	"crewbench/crew/project"
 	"crewbench/crew/prompt"
 	"crewbench/session"
 )
@@ -24,6 +28,7 @@ import (
 // chatServer answers chat completions with the queued contents, in order,
 // and keeps every request body.
 type chatServer struct {
+	url     string
 	mu      sync.Mutex
 	replies []string
 	bodies  []string
@@ -49,11 +54,18 @@ func newChatServer(t *testing.T, replies ...string) (*chatServer, llm.Provider) 
 		})
 	}))
 	t.Cleanup(srv.Close)
-	prov, err := llm.New(llm.Config{Model: "gpt-4o", BaseURL: srv.URL + "/v1", APIKey: "sk-test"})
+	cs.url = srv.URL + "/v1"
+	return cs, cs.provider(t, "gpt-4o")
+}
+
+// provider is CrewAI's native OpenAI provider for model on this server.
+func (cs *chatServer) provider(t *testing.T, model string) llm.Provider {
+	t.Helper()
+	prov, err := llm.New(llm.Config{Model: model, BaseURL: cs.url, APIKey: "sk-test"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cs, prov
+	return prov
 }
 
 func (cs *chatServer) body(t *testing.T, i int) string {
@@ -241,5 +253,193 @@ func TestGuardrailUnreadableVerdictThenPass(t *testing.T) {
 	}
 	if len(errs) != 2 || !strings.HasPrefix(errs[0].(string), "Error while validating the task output: ") || errs[1] != nil {
 		t.Errorf("errors %v", errs)
+	}
+}
+
+// plannerSchemaWire is PlannerTaskPydanticOutput through the OpenAI SDK's
+// to_strict_json_schema: $defs and the lone $ref kept, minimum kept,
+// additionalProperties appended to both objects (openai/lib/_pydantic.py).
+const plannerSchemaWire = `{"$defs":{"PlanPerTask":{"properties":{"task_number":{"description":"The 1-indexed task number this plan corresponds to","minimum":1,"title":"Task Number","type":"integer"},"task":{"description":"The task for which the plan is created","title":"Task","type":"string"},"plan":{"description":"The step by step plan on how the agents can execute their tasks using the available tools with mastery","title":"Plan","type":"string"}},"required":["task_number","task","plan"],"title":"PlanPerTask","type":"object","additionalProperties":false}},"properties":{"list_of_plans_per_task":{"description":"Step by step plan on how the agents can execute their tasks using the available tools with mastery","items":{"$ref":"#/$defs/PlanPerTask"},"title":"List Of Plans Per Task","type":"array"}},"required":["list_of_plans_per_task"],"title":"PlannerTaskPydanticOutput","type":"object","additionalProperties":false}`
+
+// plannerSchemaPrompt is json.dumps(indent=2) of generate_model_description
+// (utilities/pydantic_schema_utils.py:648-691) on the same model: $refs
+// inlined, $defs dropped, additionalProperties appended.
+const plannerSchemaPrompt = `{
+  "properties": {
+    "list_of_plans_per_task": {
+      "description": "Step by step plan on how the agents can execute their tasks using the available tools with mastery",
+      "items": {
+        "properties": {
+          "task_number": {
+            "description": "The 1-indexed task number this plan corresponds to",
+            "minimum": 1,
+            "title": "Task Number",
+            "type": "integer"
+          },
+          "task": {
+            "description": "The task for which the plan is created",
+            "title": "Task",
+            "type": "string"
+          },
+          "plan": {
+            "description": "The step by step plan on how the agents can execute their tasks using the available tools with mastery",
+            "title": "Plan",
+            "type": "string"
+          }
+        },
+        "required": [
+          "task_number",
+          "task",
+          "plan"
+        ],
+        "title": "PlanPerTask",
+        "type": "object",
+        "additionalProperties": false
+      },
+      "title": "List Of Plans Per Task",
+      "type": "array"
+    }
+  },
+  "required": [
+    "list_of_plans_per_task"
+  ],
+  "title": "PlannerTaskPydanticOutput",
+  "type": "object",
+  "additionalProperties": false
+}`
+
+// planning: true runs the planner task first (crews/utils.py:376-377) and
+// appends each plan to its task's interpolated description with no
+// separator, the first plan winning for a duplicate number
+// (crew.py:1451-1477).
+func TestCrewPlanningRequestAndAppendedPlans(t *testing.T) {
+	plan := `{"list_of_plans_per_task":[{"task_number":1,"task":"Research","plan":"Step 1: read."},{"task_number":2,"task":"Write","plan":"Step 1: write."},{"task_number":1,"task":"Research","plan":"ignored duplicate"}]}`
+	cs, prov := newChatServer(t, plan, "notes", "article")
+	researcher := NewAgent("r", "{topic} Researcher", "Find facts", "You dig.", prov)
+	writer := NewAgent("w", "Writer", "Write well", "You write.", prov)
+	c := &Crew{
+		Agents: []*Agent{researcher, writer},
+		Tasks: []*Task{
+			{Name: "research", Description: "Research {topic}.", ExpectedOutput: "Notes.", Agent: researcher},
+			{Name: "write", Description: "Write it up.", ExpectedOutput: "An article.", Agent: writer},
+		},
+		Planning: true, PlanningLLM: cs.provider(t, "gpt-5.4-mini"), PlanningModel: "gpt-5.4-mini",
+	}
+	r := kickoff(t, c, map[string]any{"topic": "MCP"}, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	// CrewPlanner._create_tasks_summary (utilities/planning_handler.py:134-164)
+	// inside the planner task's description (107-111).
+	const ind = "\n                "
+	summary := ind + "Task Number 1 - Research MCP." + ind + `"task_description": Research MCP.` + ind + `"task_expected_output": Notes.` +
+		ind + `"agent": MCP Researcher` + ind + `"agent_goal": Find facts` + ind + `"task_tools": []` + ind + `"agent_tools": "agent has no tools"` +
+		" " + ind + "Task Number 2 - Write it up." + ind + `"task_description": Write it up.` + ind + `"task_expected_output": An article.` +
+		ind + `"agent": Writer` + ind + `"agent_goal": Write well` + ind + `"task_tools": []` + ind + `"agent_tools": "agent has no tools"`
+	desc := "Based on these tasks summary: " + summary + " \n Create the most descriptive plan based on the tasks descriptions, tools available, and agents' goals for them to execute their goals with perfection."
+	system := "You are Task Execution Planner. Planner agent for crew planning\nYour personal goal is: Your goal is to create an extremely detailed, step-by-step plan based on the tasks and tools available to each agent so that they can perform the tasks in an exemplary manner"
+	user := "\nCurrent Task: " + desc + "\n\nThis is the expected criteria for your final answer: Step by step plan on how the agents can execute their tasks using the available tools with mastery\nyou MUST return the actual complete content as the final answer, not a summary." +
+		"\nFormat your final answer according to the following OpenAPI schema: " + plannerSchemaPrompt +
+		"\n\nIMPORTANT: Preserve the original content exactly as-is. Do NOT rewrite, paraphrase, or modify the meaning of the content. Only structure it to match the schema format.\n\nDo not include the OpenAPI schema in the final output. Ensure the final output does not include any code block markers like ```json or ```python.\n\nProvide your complete response:"
+	if got, want := cs.body(t, 0), chatBody(system, user, "gpt-5.4-mini", "PlannerTaskPydanticOutput", plannerSchemaWire); got != want {
+		t.Errorf("planner request\n got %s\nwant %s", got, want)
+	}
+	for i, want := range []string{"\nCurrent Task: Research MCP.Step 1: read.\n", "\nCurrent Task: Write it up.Step 1: write.\n"} {
+		var req map[string]any
+		if err := json.Unmarshal([]byte(cs.body(t, i+1)), &req); err != nil {
+			t.Fatal(err)
+		}
+		msgs := req["messages"].([]any)
+		if got := msgs[1].(map[string]any)["content"].(string); !strings.HasPrefix(got, want) {
+			t.Errorf("task %d prompt %q, want prefix %q", i+1, got, want)
+		}
+	}
+	if got := r.out.TasksOutput[0].Description; got != "Research MCP.Step 1: read." {
+		t.Errorf("description %q", got)
+	}
+	// The planner's LLM is not a crew agent's: its tokens are not counted.
+	if r.out.TokenUsage.SuccessfulRequests != 2 || len(r.out.TasksOutput) != 2 {
+		t.Errorf("usage %+v, %d outputs", r.out.TokenUsage, len(r.out.TasksOutput))
+	}
+	want := []session.Kind{session.DefaultEnv, session.CrewKickoffStarted, session.TaskStarted, session.AgentExecutionStarted}
+	if got := crewAIKinds(r); !slices.Equal(got[:4], want) || r.count(session.TaskStarted) != 3 {
+		t.Errorf("events %v", got)
+	}
+}
+
+// A planner reply that is not the plan model fails the kickoff with
+// CrewPlanner's error (utilities/planning_handler.py:73-77).
+func TestCrewPlanningUnreadablePlanFails(t *testing.T) {
+	cs, prov := newChatServer(t, "no plan here")
+	a := NewAgent("w", "Writer", "Write well", "You write.", prov)
+	c := oneTaskCrew(a)
+	c.Planning, c.PlanningLLM, c.PlanningModel = true, cs.provider(t, "gpt-5.4-mini"), "gpt-5.4-mini"
+	r := kickoff(t, c, nil, Options{})
+	if r.err == nil || r.err.Error() != prompt.PlannerFailed {
+		t.Fatalf("err %v", r.err)
+	}
+	if r.count(session.CrewKickoffFailed) != 1 {
+		t.Errorf("kinds %v", crewAIKinds(r))
+	}
+}
+
+// A JSON project's planning, guardrails and agent reasoning reach the
+// engine: the planner and the guardrail agent answer from their own
+// scripted conversations (matched by CrewAI's roles), guardrails:
+// replaces guardrail:, and what is not reproduced is a note.
+func TestFromProjectWiresLLMCallFeatures(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"crew.jsonc": `{"name": "p", "agents": ["writer"], "planning": true, "tasks": [
+  {"name": "write", "description": "Write.", "expected_output": "Text.", "agent": "writer",
+   "guardrail": "ignored when guardrails is set", "guardrails": ["Be short", {"python": "pkg.check"}], "guardrail_max_retries": 2}]}`,
+		"agents/writer.jsonc": `{"role": "Writer", "goal": "g", "backstory": "b", "reasoning": true, "guardrail": "agent level"}`,
+		"pkg/__init__.py":     "",
+		"pkg/check.py":        "def check(output):\n    return (True, output)\n",
+	}
+	for name, text := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := project.Open(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := `conversations:
+  - agent: Task Execution Planner
+    replies: ['{"list_of_plans_per_task": [{"task_number": 1, "task": "Write.", "plan": " Keep it brief."}]}']
+  - agent: Guardrail Agent
+    replies:
+      - content: '{"valid": true, "feedback": null}'
+        expect: {contains: "Be short"}
+  - agent: Writer
+    replies:
+      - content: "Short."
+        expect: {contains: "Write. Keep it brief."}
+`
+	c, notes, err := FromProject(p, ProjectOptions{LLM: "scripted:inline.yaml", Script: []byte(script)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := c.Tasks[0]
+	if !c.Planning || !slices.Equal(task.Guardrails, []string{"Be short"}) || !task.GuardrailsListed || task.GuardrailMaxRetries != 2 {
+		t.Fatalf("planning %v, guardrails %q listed %v max %d", c.Planning, task.Guardrails, task.GuardrailsListed, task.GuardrailMaxRetries)
+	}
+	all := fmt.Sprint(notes)
+	for _, want := range []string{"guardrail pkg.check is Python", "guardrail applies to Agent.kickoff() only", "planning/reasoning runs CrewAI's plan-and-execute executor"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("notes %q lack %q", all, want)
+		}
+	}
+	r := kickoff(t, c, nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r.out.Raw != "Short." || r.count(session.LLMGuardrailCompleted) != 1 {
+		t.Errorf("raw %q, %d checks", r.out.Raw, r.count(session.LLMGuardrailCompleted))
 	}
 }
