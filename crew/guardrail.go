@@ -111,8 +111,15 @@ func (rs *runState) checkGuardrail(ctx context.Context, tr *taskRun, agent *Agen
 	rs.emit(ev)
 	start := rs.em.Now()
 
-	ga := NewAgent("guardrail", prompt.GuardrailAgentRole, prompt.GuardrailAgentGoal, prompt.GuardrailAgentBackstory, agent.LLM)
-	ga.Model = agent.Model
+	// LLMGuardrail took the LLM of the task's own agent when the task was
+	// built (task.py:391-407); in a hierarchical crew the manager runs the
+	// task but the check still uses that agent's LLM.
+	owner := agent
+	if tr.task.Agent != nil {
+		owner = tr.task.Agent
+	}
+	ga := NewAgent("guardrail", prompt.GuardrailAgentRole, prompt.GuardrailAgentGoal, prompt.GuardrailAgentBackstory, owner.LLM)
+	ga.Model = owner.Model
 	query := prompt.Fill(prompt.GuardrailQuery, "{task_output}", raw, "{guardrail}", guardrail)
 	out, err := rs.kickoffAgent(ctx, ga, query, guardrailModel.format, span)
 	if err != nil && (ctx.Err() != nil || err == ErrAborted) {
@@ -144,7 +151,10 @@ func (rs *runState) checkGuardrail(ctx context.Context, tr *taskRun, agent *Agen
 
 // guardrailVerdict reads the guardrail agent's reply as LLMGuardrailResult:
 // valid, or the feedback (Python's None when absent). A reply that is not
-// the model fails the check with LLMGuardrail's error text.
+// the model fails the check with LLMGuardrail's error prefix; in CrewAI the
+// SDK's parse raises Pydantic's JSON error there, whose text (and the
+// executor's retries around it) crewbench does not reproduce, so it gives
+// LLMGuardrail's not-a-model text after the prefix.
 func guardrailVerdict(out string) (bool, string, any) {
 	d, err := pyjson.LoadsObject(strings.TrimSpace(out))
 	if err != nil {

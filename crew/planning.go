@@ -68,6 +68,9 @@ func (rs *runState) plan(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// In CrewAI a reply that is not the plan model makes the SDK's parse
+	// raise inside the planner task (then the task's retries); crewbench
+	// stops with CrewPlanner's own error instead.
 	d, ok := jsonDictFrom(to.Raw)
 	if !ok {
 		return prompt.TextError(prompt.PlannerFailed)

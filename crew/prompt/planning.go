@@ -36,7 +36,7 @@ func PlannerTaskDescription(tasksSummary string) string {
 }
 
 // PlannedTask is what the tasks summary says about one task, already
-// interpolated. Agent "" means the task has no agent (CrewAI writes None).
+// interpolated. Without HasAgent the agent fields are CrewAI's "None".
 type PlannedTask struct {
 	Description, ExpectedOutput string
 	AgentRole, AgentGoal        string
