@@ -443,3 +443,30 @@ func TestFromProjectWiresLLMCallFeatures(t *testing.T) {
 		t.Errorf("raw %q, %d checks", r.out.Raw, r.count(session.LLMGuardrailCompleted))
 	}
 }
+
+// In a hierarchical crew the manager runs the task, but LLMGuardrail was
+// built with the task agent's LLM (task.py:391-407), so the check goes to
+// that agent's model; the events name the executing agent, which
+// _execute_core made the task's agent (task.py:815-816).
+func TestGuardrailHierarchicalUsesTheTaskAgentsLLM(t *testing.T) {
+	cs, prov := newChatServer(t, `{"valid": true}`)
+	writer := NewAgent("w", "Writer", "Write well", "You write.", prov)
+	writer.Model = "gpt-4o"
+	c := &Crew{
+		Agents: []*Agent{writer}, Process: Hierarchical,
+		ManagerLLM: scripted(t, "replies:\n  - \"managed\"\n"), ManagerModel: "scripted",
+		Tasks: []*Task{{Name: "write", Description: "Write about Berlin.", ExpectedOutput: "One sentence.", Agent: writer, Guardrails: []string{"Be short"}, GuardrailMaxRetries: 3}},
+	}
+	r := kickoff(t, c, nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if got, want := cs.body(t, 0), guardrailRequest("managed", "Be short"); got != want {
+		t.Errorf("guardrail request\n got %s\nwant %s", got, want)
+	}
+	for _, ev := range r.events {
+		if ev.Kind == session.LLMGuardrailStarted && ev.AgentRole != ManagerRole {
+			t.Errorf("guardrail event agent %q", ev.AgentRole)
+		}
+	}
+}
