@@ -3,6 +3,7 @@ package crew
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 
@@ -122,7 +123,7 @@ func (rs *runState) checkGuardrail(ctx context.Context, tr *taskRun, agent *Agen
 	ga.Model = owner.Model
 	query := prompt.Fill(prompt.GuardrailQuery, "{task_output}", raw, "{guardrail}", guardrail)
 	out, err := rs.kickoffAgent(ctx, ga, query, guardrailModel.format, span)
-	if err != nil && (ctx.Err() != nil || err == ErrAborted) {
+	if err != nil && (ctx.Err() != nil || errors.Is(err, ErrAborted)) {
 		return false, "", err
 	}
 	ok, feedback := false, ""
