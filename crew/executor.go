@@ -84,7 +84,9 @@ func (rs *runState) runAgent(ctx context.Context, a *Agent, tr *taskRun, context
 	spec := prompt.TaskSpec{Description: tr.text.description, ExpectedOutput: tr.text.expectedOutput}
 	if tr.task != nil {
 		spec.Markdown = tr.task.Markdown
-		if m := tr.task.outputModel(); m != nil {
+		if b := tr.task.builtin; b != nil {
+			spec.OutputSchema, ar.responseFormat = b.promptSchema, b.format
+		} else if m := tr.task.outputModel(); m != nil {
 			// The "OpenAPI schema" of the output instructions is the model
 			// rendered as the ReAct tools block renders tool models.
 			spec.OutputSchema = toolschema.StrictSchema(m.Schema(), true)

@@ -83,7 +83,9 @@ func FromProject(p *project.Project, opts ProjectOptions) (*Crew, []Note, error)
 		c.ManagerLLM, c.ManagerModel = prov, model
 	}
 	if p.Crew.Planning {
-		b.note("planning: true runs CrewPlanner in CrewAI; crewbench skips it, so task descriptions have no plan appended")
+		if err := b.planning(c); err != nil {
+			return nil, b.notes, err
+		}
 	}
 	if p.Crew.Memory != nil && p.Crew.Memory != false {
 		b.note("crew memory is not reproduced: no memory tools and no recalled memories in prompts")
@@ -203,12 +205,7 @@ func (b *builder) agent(name string) (*Agent, error) {
 	if pa.InjectDate {
 		b.note("agent %s: inject_date is not reproduced", name)
 	}
-	if pa.Guardrail != nil {
-		b.note("agent %s: guardrails are not run", name)
-	}
-	if pa.Planning || pa.Reasoning {
-		b.note("agent %s: planning/reasoning is not reproduced", name)
-	}
+	b.agentExtras(name, pa)
 	for _, ref := range pa.Tools {
 		a.Tools = append(a.Tools, b.tool(ref, name))
 	}
@@ -351,8 +348,8 @@ func (b *builder) task(pt *project.Task, done map[*project.Task]*Task) (*Task, e
 	if pt.HumanInput {
 		b.note("task %s: human_input is not asked for", pt.Name)
 	}
-	if len(pt.Guardrails) > 0 {
-		b.note("task %s: guardrails are not run", pt.Name)
+	if err := b.guardrails(t, pt); err != nil {
+		return nil, err
 	}
 	switch {
 	case pt.Type == "conditional":

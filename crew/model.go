@@ -145,12 +145,26 @@ type Task struct {
 	// OutputPydantic says the schema came from output_pydantic: the output
 	// is a model (str() in Pydantic's form, output_format "pydantic").
 	OutputPydantic bool
+	// Guardrails are string guardrails (CrewAI's LLMGuardrail), checked in
+	// order once the task has an answer (guardrail.go). GuardrailsListed
+	// says they came from guardrails: rather than guardrail:, which names
+	// them "guardrail {i}" in the final error and counts retries per entry.
+	Guardrails          []string
+	GuardrailsListed    bool
+	GuardrailMaxRetries int
+
+	// builtin is the output model of a task CrewAI creates itself (the
+	// crew planner's), a Pydantic class rather than a user's JSON schema.
+	builtin *builtinModel
 }
 
 // outputModel is the model create_model_from_schema builds from
 // output_json (no description enrichment), named after the schema's title;
 // nil without output_json.
 func (t *Task) outputModel() *toolschema.Model {
+	if t != nil && t.builtin != nil {
+		return t.builtin.model
+	}
 	if t == nil || t.OutputJSON == nil {
 		return nil
 	}
@@ -185,6 +199,11 @@ type Crew struct {
 	ManagerLLM   llm.Provider
 	ManagerModel string
 	ManagerAgent *Agent
+	// Planning runs CrewAI's CrewPlanner before the tasks (planning.go)
+	// with PlanningLLM (planning_llm, else gpt-5.4-mini).
+	Planning      bool
+	PlanningLLM   llm.Provider
+	PlanningModel string
 	// Inputs are the default kickoff inputs (crew.jsonc "inputs").
 	Inputs map[string]any
 }

@@ -192,6 +192,11 @@ func (rs *runState) kickoff(ctx context.Context, inputs map[string]any) (*CrewOu
 	if err := rs.interpolate(inputs); err != nil {
 		return nil, err
 	}
+	if c.Planning {
+		if err := rs.plan(ctx); err != nil {
+			return &CrewOutput{TokenUsage: rs.usageSnapshot()}, err
+		}
+	}
 	var manager *Agent
 	if processOf(c) == Hierarchical {
 		var err error
@@ -421,6 +426,16 @@ func (rs *runState) runTask(ctx context.Context, t *Task, manager *Agent, prior 
 	}
 	if m := t.outputModel(); m != nil {
 		rs.structuredOutput(to, t, m, ar, answer, tr.span, base)
+	}
+	if len(t.Guardrails) > 0 {
+		if to, err = rs.runGuardrails(ctx, tr, agent, to, tools, base); err != nil {
+			ev := base
+			ev.Kind, ev.Span, ev.Parent = session.TaskFailed, tr.span, rs.span
+			ev.Outcome, ev.Error, ev.Duration = failedOutcome(ctx), err.Error(), rs.em.Now().Sub(start)
+			ev.Data = map[string]any{"error": err.Error(), "task": taskData(tr), "tool_failures": to.ToolFailures}
+			rs.emit(ev)
+			return to, err
+		}
 	}
 	if err := rs.writeOutputFile(tr, to); err != nil {
 		// CrewAI raises, so the task fails (task.py:502-545).

@@ -61,6 +61,16 @@ const (
 
 	MCPConfigFetchFailed Kind = "mcp_config_fetch_failed"
 
+	// LLMGuardrail* wrap one check of a task guardrail
+	// (events/types/llm_guardrail_events.py); CrewAI has no failed class.
+	LLMGuardrailStarted   Kind = "llm_guardrail_started"
+	LLMGuardrailCompleted Kind = "llm_guardrail_completed"
+	// LiteAgentExecution* wrap an Agent.kickoff() outside a crew task, as
+	// LLMGuardrail runs its guardrail agent (events/types/agent_events.py).
+	LiteAgentExecutionStarted   Kind = "lite_agent_execution_started"
+	LiteAgentExecutionCompleted Kind = "lite_agent_execution_completed"
+	LiteAgentExecutionError     Kind = "lite_agent_execution_error"
+
 	// DefaultEnv opens every CrewAI context, before crew_kickoff_started.
 	DefaultEnv Kind = "default_env"
 	// Flow* wrap each agent execution: CrewAI's executor is a Flow named
@@ -254,7 +264,7 @@ func (k Kind) IsStart() bool {
 	switch k {
 	case CrewKickoffStarted, TaskStarted, AgentExecutionStarted, LLMCallStarted,
 		ToolUsageStarted, MCPConnectionStarted, MCPToolExecutionStarted,
-		MCPAttemptStarted, AgentStepStarted:
+		MCPAttemptStarted, AgentStepStarted, LLMGuardrailStarted, LiteAgentExecutionStarted:
 		return true
 	}
 	return false
@@ -266,7 +276,8 @@ func (k Kind) IsEnd() bool {
 	case CrewKickoffCompleted, CrewKickoffFailed, TaskCompleted, TaskFailed,
 		AgentExecutionCompleted, AgentExecutionError, LLMCallCompleted, LLMCallFailed,
 		ToolUsageFinished, ToolUsageError, MCPConnectionCompleted, MCPConnectionFailed,
-		MCPToolExecutionCompleted, MCPToolExecutionFailed, MCPAttemptFinished, AgentStepFinished:
+		MCPToolExecutionCompleted, MCPToolExecutionFailed, MCPAttemptFinished, AgentStepFinished,
+		LLMGuardrailCompleted, LiteAgentExecutionCompleted, LiteAgentExecutionError:
 		return true
 	}
 	return false
@@ -277,8 +288,10 @@ func (e Event) IsFailure() bool {
 	switch e.Kind {
 	case CrewKickoffFailed, TaskFailed, AgentExecutionError, LLMCallFailed, ToolUsageError,
 		ToolFailureDetected, ToolValidateInputError, ToolSelectionError, ToolExecutionError,
-		MCPConnectionFailed, MCPToolExecutionFailed, MCPConfigFetchFailed:
+		MCPConnectionFailed, MCPToolExecutionFailed, MCPConfigFetchFailed, LiteAgentExecutionError:
 		return true
+	case LLMGuardrailCompleted:
+		return !e.Bool("success")
 	case MCPAttemptFinished:
 		return e.Outcome != "" && e.Outcome != OutcomeOK
 	}

@@ -25,9 +25,12 @@ const (
 	NodeMCPCall // mcp_tool_execution_*: the call sent to an MCP server
 	NodeAttempt // crewbench_mcp_attempt_*: one attempt of an MCP call
 	NodeConnection
+	// NodeGuardrail is one check of a task's string guardrail
+	// (llm_guardrail_*); the guardrail agent's kickoff is a NodeAgent in it.
+	NodeGuardrail
 )
 
-var nodeKindNames = [...]string{"root", "unknown", "crew", "task", "agent", "step", "llm", "tool", "mcp_call", "attempt", "connection"}
+var nodeKindNames = [...]string{"root", "unknown", "crew", "task", "agent", "step", "llm", "tool", "mcp_call", "attempt", "connection", "guardrail"}
 
 func (k NodeKind) String() string {
 	if int(k) < len(nodeKindNames) {
@@ -44,8 +47,11 @@ func NodeKindOf(k Kind) NodeKind {
 		return NodeCrew
 	case TaskStarted, TaskCompleted, TaskFailed:
 		return NodeTask
-	case AgentExecutionStarted, AgentExecutionCompleted, AgentExecutionError:
+	case AgentExecutionStarted, AgentExecutionCompleted, AgentExecutionError,
+		LiteAgentExecutionStarted, LiteAgentExecutionCompleted, LiteAgentExecutionError:
 		return NodeAgent
+	case LLMGuardrailStarted, LLMGuardrailCompleted:
+		return NodeGuardrail
 	case AgentStepStarted, AgentStepFinished:
 		return NodeStep
 	case LLMCallStarted, LLMCallCompleted, LLMCallFailed:
@@ -673,6 +679,13 @@ func title(n *Node) string {
 			return "connect"
 		}
 		return "connect " + n.Server
+	case NodeGuardrail:
+		for _, ev := range n.Events {
+			if g := ev.Str("guardrail_name"); g != "" {
+				return "guardrail " + g
+			}
+		}
+		return "guardrail"
 	}
 	if n.Span == "" {
 		return "(unknown scope)"

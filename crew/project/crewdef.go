@@ -541,17 +541,22 @@ func (l *loader) decodeTaskFields(t *Task, d *decoder, base, label string) {
 	if t.OutputJSON != nil && t.OutputPydantic != nil {
 		d.invalid(d.node("output_pydantic"), "output_pydantic", "Only one output type can be set, either output_pydantic or output_json.")
 	}
-	if n := d.node("guardrail"); !n.IsNull() {
-		t.Guardrails = append(t.Guardrails, *decodeGuardrail(n))
-	}
+	var listed []Guardrail
 	if n := d.node("guardrails"); !n.IsNull() {
 		if n.Kind == KindArray {
 			for _, it := range n.Items {
-				t.Guardrails = append(t.Guardrails, *decodeGuardrail(it))
+				listed = append(listed, *decodeGuardrail(it))
 			}
 		} else {
-			t.Guardrails = append(t.Guardrails, *decodeGuardrail(n))
+			listed = append(listed, *decodeGuardrail(n))
 		}
+	}
+	if n := d.node("guardrail"); !n.IsNull() {
+		t.Guardrails = append(t.Guardrails, *decodeGuardrail(n))
+	}
+	// A non-empty guardrails: replaces guardrail: (task.py:412-469).
+	if len(listed) > 0 {
+		t.Guardrails, t.GuardrailsListed = listed, true
 	}
 	if d.present("max_retries") && !d.present("guardrail_max_retries") {
 		d.integer("max_retries", &t.GuardrailMaxRetries)

@@ -184,16 +184,19 @@ type Task struct {
 	Context    []string
 	ContextSet bool
 
-	Tools               []ToolRef
-	OutputFile          string
-	CreateDirectory     bool // default true
-	AsyncExecution      bool
-	HumanInput          bool
-	Markdown            bool
-	OutputJSON          *Schema
-	OutputPydantic      *Schema
-	ResponseModel       *Schema
-	Guardrails          []Guardrail
+	Tools           []ToolRef
+	OutputFile      string
+	CreateDirectory bool // default true
+	AsyncExecution  bool
+	HumanInput      bool
+	Markdown        bool
+	OutputJSON      *Schema
+	OutputPydantic  *Schema
+	ResponseModel   *Schema
+	Guardrails      []Guardrail
+	// GuardrailsListed: Guardrails came from guardrails: (which replaces
+	// guardrail: when not empty), so CrewAI names them "guardrail {i}".
+	GuardrailsListed    bool
 	GuardrailMaxRetries int // default 3
 	ToolFailurePolicy   string
 	// Type is "" / "Task", "conditional", or "python:<ref>".

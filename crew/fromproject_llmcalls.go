@@ -1,0 +1,73 @@
+package crew
+
+import (
+	"crewbench/crew/project"
+	"crewbench/crew/prompt"
+)
+
+// The project settings of CrewAI features that are LLM calls (string
+// guardrails, crew planning), wired into the engine, and notes for the
+// ones that are not reproduced.
+
+// planning turns planning: true on, with planning_llm (replaced by the
+// overlay's llm: and --llm like manager_llm), else CrewPlanner's own
+// default model.
+func (b *builder) planning(c *Crew) error {
+	l := project.LLM{Model: prompt.PlannerDefaultModel}
+	if pl := b.p.Crew.PlanningLLM; pl != nil {
+		l = *pl
+	}
+	prov, model, err := b.provider(l, true)
+	if err != nil {
+		return err
+	}
+	c.Planning, c.PlanningLLM, c.PlanningModel = true, prov, model
+	for _, pt := range b.p.Tasks {
+		pa := b.p.Agent(pt.Agent)
+		if len(pt.Tools) > 0 || (pa != nil && len(pa.Tools) > 0) {
+			b.note("planning: the planner's tasks summary shows each tool as Python's str(tool), which crewbench writes as the tool names only")
+			break
+		}
+	}
+	return nil
+}
+
+// agentExtras notes the agent settings whose CrewAI behaviour crewbench
+// does not add to a crew run.
+func (b *builder) agentExtras(name string, pa *project.Agent) {
+	if pa.Guardrail != nil {
+		// An agent's guardrail runs only in Agent.kickoff()
+		// (agent/core.py:1697), never when the agent performs a crew task.
+		b.note("agent %s: guardrail applies to Agent.kickoff() only; CrewAI does not run it for crew tasks, and neither does crewbench", name)
+	}
+	if pa.Planning || pa.Reasoning {
+		// Both become a PlanningConfig (agent/core.py:385-404), which turns
+		// on the executor's plan-and-execute mode.
+		b.note("agent %s: planning/reasoning runs CrewAI's plan-and-execute executor (a plan, then one step executor per todo), which crewbench does not reproduce; the agent runs its task directly", name)
+	}
+}
+
+// guardrails sets a task's string guardrails. A Python guardrail is a note:
+// crewbench cannot call it, so it passes.
+func (b *builder) guardrails(t *Task, pt *project.Task) error {
+	var texts []string
+	for _, g := range pt.Guardrails {
+		if g.Python != "" {
+			b.note("task %s: guardrail %s is Python; crewbench cannot run it and lets every output pass it", pt.Name, g.Python)
+			continue
+		}
+		texts = append(texts, g.Text)
+	}
+	if len(texts) == 0 {
+		return nil
+	}
+	if t.Agent == nil {
+		// LLMGuardrail needs the task agent's LLM (task.py:395-399, 420-424).
+		if pt.GuardrailsListed {
+			return prompt.TextError("task " + pt.Name + ": Agent is required to use non-programmatic guardrails")
+		}
+		return prompt.TextError("task " + pt.Name + ": Agent is required to use LLMGuardrail")
+	}
+	t.Guardrails, t.GuardrailsListed, t.GuardrailMaxRetries = texts, pt.GuardrailsListed, pt.GuardrailMaxRetries
+	return nil
+}
