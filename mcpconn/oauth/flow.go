@@ -123,7 +123,7 @@ func (c *Client) Stored(ctx context.Context, serverURL string) *Token {
 	t, err := c.cfg.Store.Get(serverURL)
 	if err != nil || t == nil {
 		if err != nil {
-			c.logf("oauth: %v", err)
+			c.logf("crewbench oauth — %v", err)
 		}
 		return nil
 	}
@@ -132,7 +132,7 @@ func (c *Client) Stored(ctx context.Context, serverURL string) *Token {
 	}
 	nt, err := c.Refresh(ctx, serverURL, t)
 	if err != nil {
-		c.logf("oauth: refreshing the token for %s failed: %v", serverURL, err)
+		c.logf("crewbench oauth — refreshing the token for %s failed: %v", serverURL, err)
 		return nil
 	}
 	return nt
