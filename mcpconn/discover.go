@@ -86,9 +86,9 @@ type Discovery struct {
 
 	// Outcome is an Outcome* class; Error is crewbench's explanation and
 	// CrewAIError the text CrewAI raises or logs for the failure.
-	Outcome     string        `json:"outcome"`
-	Error       string        `json:"error,omitempty"`
-	CrewAIError string        `json:"crewai_error,omitempty"`
+	Outcome     string `json:"outcome"`
+	Error       string `json:"error,omitempty"`
+	CrewAIError string `json:"crewai_error,omitempty"`
 	// Fix says what to do about an auth failure (AuthHint).
 	Fix      string        `json:"fix,omitempty"`
 	Attempts []Attempt     `json:"attempts,omitempty"`
