@@ -464,7 +464,7 @@ func (c *Client) browser(ctx context.Context, ln net.Listener, authURL string) (
 	c.logf("Open this URL to authorize crewbench:\n  %s", authURL)
 	open := c.cfg.OpenBrowser
 	if open == nil {
-		open = openSystemBrowser
+		open = OpenSystemBrowser
 	}
 	if err := open(authURL); err != nil {
 		c.logf("(could not open a browser: %v)", err)
@@ -482,7 +482,9 @@ func (c *Client) browser(ctx context.Context, ln net.Listener, authURL string) (
 	}
 }
 
-func openSystemBrowser(u string) error {
+// OpenSystemBrowser asks the desktop to open u (xdg-open, open or
+// rundll32); it returns once the opener started.
+func OpenSystemBrowser(u string) error {
 	var cmd *exec.Cmd
 	switch runtime.GOOS {
 	case "darwin":
