@@ -34,9 +34,11 @@ resource parameter. Tokens are kept per server URL in a 0600 file,
 $XDG_STATE_HOME/crewbench/oauth-tokens.json, refreshed when they expire,
 and never shown or recorded.
 
-crewbench's session policy (smoke, call --policy session, the workbench)
-sends a stored token. CrewAI itself never does the OAuth dance: a crew
-needs the token in its server's headers, e.g.
+crewbench's own connections send a stored token: the session policy
+(smoke, call --policy session, the workbench's Try), listing tools (tools,
+the workbench's servers view, whose L logs in). CrewAI's call policies send
+only the configured headers, as CrewAI itself never does the OAuth dance: a
+crew needs the token in its server's headers, e.g.
   headers={"Authorization": f"Bearer {os.environ['MCP_TOKEN']}"}`,
 	}
 	cmd.AddCommand(newAuthLoginCmd(), newAuthStatusCmd(), newAuthLogoutCmd())
