@@ -1,17 +1,14 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"crewbench/mcpconn"
 	"crewbench/mcpconn/oauth"
 )
 
@@ -37,9 +34,11 @@ resource parameter. Tokens are kept per server URL in a 0600 file,
 $XDG_STATE_HOME/crewbench/oauth-tokens.json, refreshed when they expire,
 and never shown or recorded.
 
-crewbench's session policy (smoke, call --policy session, the workbench)
-sends a stored token. CrewAI itself never does the OAuth dance: a crew
-needs the token in its server's headers, e.g.
+crewbench's own connections send a stored token: the session policy
+(smoke, call --policy session, the workbench's Try), listing tools (tools,
+the workbench's servers view, whose L logs in). CrewAI's call policies send
+only the configured headers, as CrewAI itself never does the OAuth dance: a
+crew needs the token in its server's headers, e.g.
   headers={"Authorization": f"Bearer {os.environ['MCP_TOKEN']}"}`,
 	}
 	cmd.AddCommand(newAuthLoginCmd(), newAuthStatusCmd(), newAuthLogoutCmd())
@@ -78,37 +77,6 @@ func newAuthLoginCmd() *cobra.Command {
 	f.register(cmd.Flags())
 	cmd.Flags().BoolVar(&sse, "sse", false, "the URL is a legacy HTTP+SSE endpoint")
 	return cmd
-}
-
-// probeChallenge asks the server once without a token, for the
-// WWW-Authenticate challenge that points at its metadata (a server that
-// does not answer 401 gives none; discovery then uses the well-known URLs).
-func probeChallenge(ctx context.Context, url string, sse bool) (oauth.Challenge, error) {
-	ctx, cancel := context.WithTimeout(ctx, oauth.DefaultHTTPTimeout)
-	defer cancel()
-	method, body, accept := http.MethodPost,
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+mcpconn.DefaultProtocolVersion+`","capabilities":{},"clientInfo":{"name":"crewbench","version":"`+mcpconn.ClientVersion+`"}}}`,
-		"application/json, text/event-stream"
-	if sse {
-		method, body, accept = http.MethodGet, "", "text/event-stream"
-	}
-	req, err := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
-	if err != nil {
-		return oauth.Challenge{}, fmt.Errorf("probe %s: %w", url, err)
-	}
-	req.Header.Set("Accept", accept)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return oauth.Challenge{}, fmt.Errorf("probe %s: %w", url, err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
-		return oauth.ParseChallenge(resp.Header), nil
-	}
-	return oauth.Challenge{}, nil
 }
 
 // describeToken says what a token is good for, never the token itself.

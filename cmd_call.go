@@ -367,6 +367,9 @@ func printCall(w io.Writer, r *mcpconn.CallResult) {
 	if r.Error != "" && r.Error != r.Text {
 		fmt.Fprintf(w, "\ndetail: %s\n", r.Error)
 	}
+	if r.Fix != "" {
+		fmt.Fprintf(w, "fix:    %s\n", r.Fix)
+	}
 	fmt.Fprintf(w, "total %s\n", r.Duration.Round(time.Millisecond))
 }
 

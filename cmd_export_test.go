@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -324,4 +325,62 @@ func countSpans(td *tracepb.TracesData) (spans, traces int) {
 		}
 	}
 	return spans, len(ids)
+}
+
+// A real run against a loopback OpenAI-compatible server whose base URL
+// carries credentials: the chat spans sent to the loopback collector name
+// the LLM server (server.address/server.port, GenAI conventions), and
+// neither the recording nor the spans carry the URL's userinfo.
+func TestExportChatSpansNameTheLLMServer(t *testing.T) {
+	llmSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"message":{"role":"assistant","content":"Done."},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}`)
+	}))
+	defer llmSrv.Close()
+	u, err := url.Parse(llmSrv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const userinfo = "llmuser:PLANTED-url-pass-51c"
+	t.Setenv("OPENAI_BASE_URL", "http://"+userinfo+"@"+u.Host+"/v1")
+	t.Setenv("OPENAI_API_KEY", "sk-test")
+	rec := filepath.Join(t.TempDir(), "run.jsonl")
+	if code, _, errs := runCrewCLI(t, "run", "--demo", "--llm", "openai/gpt-4o-mini", "--record", rec, "--color", "never"); code != runExitOK {
+		t.Fatalf("run: exit %d\n%s", code, errs)
+	}
+	recorded, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(recorded), "PLANTED") || strings.Contains(string(recorded), "llmuser") {
+		t.Error("the recording carries the base URL's userinfo")
+	}
+
+	rcv := &otlpReceiver{}
+	col := httptest.NewServer(rcv)
+	defer col.Close()
+	if code, _, errs := runSessionCLI(t, "export", rec, "--otlp-endpoint", col.URL, "--include-content"); code != 0 {
+		t.Fatalf("export: exit %d %s", code, errs)
+	}
+	rcv.mu.Lock()
+	defer rcv.mu.Unlock()
+	chats := 0
+	for i, r := range rcv.requests {
+		if strings.Contains(string(rcv.bodies[i]), "PLANTED") || strings.Contains(string(rcv.bodies[i]), "llmuser") {
+			t.Errorf("request %d carries the base URL's userinfo", i)
+		}
+		for _, s := range spansOf(&tracepb.TracesData{ResourceSpans: r.ResourceSpans}) {
+			a := attrs(s.Attributes)
+			if a["gen_ai.operation.name"] != "chat" {
+				continue
+			}
+			chats++
+			if a["server.address"] != u.Hostname() || a["server.port"] != u.Port() {
+				t.Errorf("chat span %q: server.address %q server.port %q, want %s %s", s.Name, a["server.address"], a["server.port"], u.Hostname(), u.Port())
+			}
+		}
+	}
+	if chats == 0 {
+		t.Fatal("no chat spans exported")
+	}
 }

@@ -51,7 +51,9 @@ it (and why), and naming diagnostics.
 --allow/--block are CrewAI's allowed_tool_names/blocked_tool_names (exact
 match on the sanitized name, blocked beats allowed); --filter-expr is a CEL
 expression over tool and context. --show-env shows the exact environment a stdio
-server gets (secrets redacted). Exit status: 0 when every server connected,
+server gets (secrets redacted). A token stored by 'crewbench auth login' is sent
+to HTTP and SSE servers (the output says so: CrewAI sends only the configured
+headers). Exit status: 0 when every server connected,
 2 when one failed, 1 on usage errors.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runTools(cmd, o, args) },
 	}
@@ -122,6 +124,10 @@ func runTools(cmd *cobra.Command, o *toolsOpts, args []string) error {
 	// returning.
 	reaper := &mcpconn.Reaper{}
 	defer reaper.Wait()
+	// Listing tools is crewbench's own look at a server: a token stored by
+	// `crewbench auth login` is sent (and the report says so, since CrewAI
+	// would not send it).
+	auth := storedTokenAuthorizer()
 	reports := make([]toolsReport, len(specs))
 	errs := make([]error, len(specs))
 	var wg sync.WaitGroup
@@ -129,7 +135,7 @@ func runTools(cmd *cobra.Command, o *toolsOpts, args []string) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			d, err := mcpconn.Discover(ctx, s, mcpconn.Options{Reaper: reaper})
+			d, err := mcpconn.Discover(ctx, s, mcpconn.Options{Reaper: reaper, Auth: auth})
 			reports[i], errs[i] = toolsReport{Discovery: d, Cautions: toolCautions(d)}, err
 			// A server that timed out would only time the probe out too,
 			// past the deadline the user set.
@@ -217,6 +223,9 @@ func printDiscovery(w io.Writer, r toolsReport, showEnv bool) {
 		if h := r.Health; h != nil {
 			fmt.Fprintf(w, "  probe:   bare GET → %s: %s\n", h.Health, h.Detail)
 		}
+		if d.Fix != "" {
+			fmt.Fprintf(w, "  fix:     %s\n", d.Fix)
+		}
 	} else {
 		info := d.Info
 		fmt.Fprintf(w, "  state:   ready in %s", d.Duration.Round(1e6))
@@ -274,9 +283,14 @@ func printDiscovery(w io.Writer, r toolsReport, showEnv bool) {
 	}
 }
 
-// toolCautions warns about the kept tools CrewAI cannot use as listed.
+// toolCautions warns about what CrewAI cannot do as listed: a listing
+// that needed crewbench's stored OAuth token, kept tools it cannot call.
 func toolCautions(d *mcpconn.Discovery) []string {
 	var out []string
+	if d.OAuth {
+		out = append(out, "listed with crewbench's stored OAuth token (crewbench auth login): CrewAI sends only the configured headers, "+
+			"so a crew gets 401 here unless the token is in headers (see export-config)")
+	}
 	for _, t := range d.KeptTools() {
 		if t.TaskSupport() == mcpconn.TaskRequired {
 			out = append(out, fmt.Sprintf("%s runs only as an MCP task (execution.taskSupport: required): "+

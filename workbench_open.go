@@ -64,6 +64,10 @@ func openWorkbench(cmd *cobra.Command, o workbenchOptions) error {
 
 	sink, events, closeEvents := ui.NewEventChannel(ctx, 4096)
 	pool := mcpconn.NewPool(session.NewEmitter(sink))
+	// The pool is crewbench's own view of the servers: it sends tokens
+	// stored by `crewbench auth login` (or L); calls under CrewAI's
+	// policies never borrow such a session.
+	pool.SetAuthorizer(storedTokenAuthorizer())
 	w.mcp.Pool = pool
 	deps := ui.Deps{
 		Ctx:         ctx,
@@ -72,6 +76,7 @@ func openWorkbench(cmd *cobra.Command, o workbenchOptions) error {
 		Events:      events,
 		Caller:      mcpCaller{Pool: pool},
 		Prober:      httpProber{},
+		Auth:        serverAuth{},
 		Palette:     pal,
 		Environ:     os.Environ(),
 		Editor:      editorCommand(),

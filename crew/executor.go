@@ -200,12 +200,22 @@ func (ar *agentRun) llmEventData(started func(string, llm.Request) map[string]an
 	} else {
 		d = llm.CompletedEventData(model, bare, resp)
 	}
+	ar.addServerURL(d)
 	if history && len(req.Messages) == len(ar.wire) {
 		d["messages"] = ar.wireView()
 	} else {
 		d["messages"] = llm.WireMessages(req.Messages)
 	}
 	return d
+}
+
+// addServerURL puts the LLM provider's address (credentials dropped) on an
+// llm_call_* event's data: the OTLP export maps it to server.address and
+// server.port, as the GenAI conventions ask of chat spans.
+func (ar *agentRun) addServerURL(d map[string]any) {
+	if u := llm.ServerURLOf(ar.agent.LLM); u != "" {
+		d[session.KeyServerURL] = u
+	}
 }
 
 // prepareTools decides the mode and renders the tools both ways: the ReAct
@@ -525,6 +535,7 @@ func (ar *agentRun) callLLMWith(ctx context.Context, step string, msgs []llm.Mes
 	if err != nil {
 		ev.Kind, ev.Outcome, ev.Error = session.LLMCallFailed, "failed", err.Error()
 		ev.Data = llm.FailedEventData(model, req, err)
+		ar.addServerURL(ev.Data)
 		ar.rs.emit(ev)
 		if reportsFailureTwice(err) {
 			// CrewAI's OpenAI provider emits llm_call_failed for an error

@@ -86,9 +86,11 @@ type CallResult struct {
 	Attempts []Attempt `json:"attempts"`
 	// Outcome is the final class; Code the JSON-RPC code when relevant;
 	// Error crewbench's own (redacted) explanation.
-	Outcome  string        `json:"outcome"`
-	Code     int           `json:"code,omitempty"`
-	Error    string        `json:"error,omitempty"`
+	Outcome string `json:"outcome"`
+	Code    int    `json:"code,omitempty"`
+	Error   string `json:"error,omitempty"`
+	// Fix says what to do about an auth failure (AuthHint).
+	Fix      string        `json:"fix,omitempty"`
 	Duration time.Duration `json:"duration_ns"`
 }
 
@@ -120,6 +122,7 @@ func Call(ctx context.Context, spec ServerSpec, tool string, args map[string]any
 		c.native(ctx)
 	}
 	r.Duration = time.Since(c.start)
+	r.Fix = AuthHint(spec, r.Outcome, r.Error+" "+r.Text, p)
 	c.emitEnd()
 	return r
 }
@@ -349,7 +352,7 @@ func (c *caller) persistent(ctx context.Context) {
 	l := c.r.Limits
 	var s mcpSession
 	release := func() {}
-	if c.opts.Pool != nil {
+	if c.opts.Pool != nil && !c.opts.Pool.addsToken(c.spec, c.r.Policy) {
 		var err error
 		s, err = c.opts.Pool.sessionFor(ctx, c.spec)
 		if err != nil {
@@ -449,7 +452,7 @@ func (c *caller) errorText(e string) string {
 }
 
 func (c *caller) reconnect(ctx context.Context, old mcpSession) (mcpSession, bool) {
-	if c.opts.Pool != nil {
+	if c.opts.Pool != nil && !c.opts.Pool.addsToken(c.spec, c.r.Policy) {
 		s, err := c.opts.Pool.Reconnect(ctx, Handle(c.spec))
 		return s, err == nil
 	}
@@ -468,7 +471,7 @@ func (c *caller) connect(ctx context.Context, spec ServerSpec, limit time.Durati
 	start := time.Now()
 	cctx, cancel := withLimit(ctx, limit)
 	defer cancel()
-	s, err := c.opts.dialer()(cctx, spec, dialOptions{em: c.opts.Emitter, limits: c.r.Limits, faults: c.opts.Faults, auth: c.opts.Auth})
+	s, err := c.opts.dialer()(cctx, spec, dialOptions{em: c.opts.Emitter, limits: c.r.Limits, faults: c.opts.Faults, auth: c.authFor()})
 	ph := Phase{Duration: time.Since(start)}
 	if err != nil {
 		f := classifyDial(cctx, spec, err)
@@ -574,6 +577,16 @@ func (c *caller) backoff(ctx context.Context, n int, l Limits) bool {
 func (c *caller) raise(f failureInfo, text string) {
 	c.r.Text, c.r.Failed, c.r.FailureReason, c.r.Raised = text, true, FailureException, true
 	c.r.Outcome, c.r.Code, c.r.Error = f.Class, f.Code, f.Detail
+}
+
+// authFor is the authorizer of a connection this call opens itself: the
+// stored token goes only to crewbench's own session policy; CrewAI's
+// policies send exactly the configured headers.
+func (c *caller) authFor() Authorizer {
+	if c.r.Policy == PolicySession {
+		return c.opts.Auth
+	}
+	return nil
 }
 
 func (c *caller) fillResult(res *toolResult) {

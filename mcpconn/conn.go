@@ -80,6 +80,9 @@ type ServerInfo struct {
 	// SessionID is the Mcp-Session-Id a streamable-HTTP server assigned
 	// ("" otherwise). Kept out of JSON output: it is a per-run value.
 	SessionID string `json:"-"`
+	// OAuthToken says the session's requests carried crewbench's stored
+	// OAuth token (not a configured header): CrewAI would not have sent it.
+	OAuthToken bool `json:"-"`
 }
 
 // toolResult is a tools/call result: mcp-go's parsed content plus the raw JSON.
@@ -98,14 +101,16 @@ type dialOptions struct {
 	listen bool
 	// onListChanged is called (non-blocking) on notifications/tools/list_changed.
 	onListChanged func()
-	// auth authorizes the session policy's HTTP requests (nil: none).
+	// auth authorizes the connection's HTTP requests (nil: none). Callers
+	// pass it only for crewbench's own connections (authFor).
 	auth Authorizer
 }
 
 // Authorizer adds credentials that the spec does not configure to the HTTP
 // requests of a server: crewbench's OAuth client (mcpconn/oauth). It is
-// used under PolicySession only; CrewAI's policies send exactly the
-// configured headers, as CrewAI does.
+// used by crewbench's own connections only — the session policy's calls,
+// discovery and the pool — never by a call under CrewAI's policies, which
+// send exactly the configured headers, as CrewAI does.
 type Authorizer interface {
 	Transport(serverURL string, base http.RoundTripper) http.RoundTripper
 }
@@ -138,6 +143,9 @@ type mcpgoSession struct {
 	// again (to validate structured content) on the same session.
 	listedMu sync.Mutex
 	listed   map[string]bool
+	// oauthToken is set once a request went out with the Authorizer's
+	// token rather than a configured Authorization header.
+	oauthToken atomic.Bool
 }
 
 var quietLogger = slog.New(slog.DiscardHandler)
@@ -177,8 +185,19 @@ func dialOnce(ctx context.Context, spec ServerSpec, o dialOptions) (mcpSession, 
 		inner = s.stdio
 	case TransportHTTP, TransportSSE:
 		var auth func(http.RoundTripper) http.RoundTripper
-		if o.auth != nil && EffectivePolicy(spec) == PolicySession {
-			auth = func(base http.RoundTripper) http.RoundTripper { return o.auth.Transport(stripFragment(spec.URL), base) }
+		if o.auth != nil {
+			configured := hasHeader(spec.Headers, "Authorization")
+			auth = func(base http.RoundTripper) http.RoundTripper {
+				// What reaches base is the request as sent: an Authorization
+				// there that the spec did not configure is the stored token.
+				seen := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+					if !configured && r.Header.Get("Authorization") != "" {
+						s.oauthToken.Store(true)
+					}
+					return base.RoundTrip(r)
+				})
+				return o.auth.Transport(stripFragment(spec.URL), seen)
+			}
 		}
 		s.hc = newHTTPClient(o.limits.Connect, o.limits.MaxMessage, auth)
 		var err error
@@ -331,7 +350,26 @@ func (s *mcpgoSession) dialFailed(ctx context.Context, phase string, err error, 
 	return &dialError{phase: phase, f: f, err: err}
 }
 
-func (s *mcpgoSession) Info() ServerInfo { return s.info }
+func (s *mcpgoSession) Info() ServerInfo {
+	i := s.info
+	i.OAuthToken = s.oauthToken.Load()
+	return i
+}
+
+// roundTripFunc adapts a function to http.RoundTripper.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// hasHeader reports whether headers set name (HTTP names ignore case).
+func hasHeader(headers map[string]string, name string) bool {
+	for k := range headers {
+		if strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
+}
 
 func (s *mcpgoSession) Pid() int {
 	if s.stdio == nil {

@@ -86,11 +86,16 @@ type Discovery struct {
 
 	// Outcome is an Outcome* class; Error is crewbench's explanation and
 	// CrewAIError the text CrewAI raises or logs for the failure.
-	Outcome     string        `json:"outcome"`
-	Error       string        `json:"error,omitempty"`
-	CrewAIError string        `json:"crewai_error,omitempty"`
-	Attempts    []Attempt     `json:"attempts,omitempty"`
-	Duration    time.Duration `json:"duration_ns"`
+	Outcome     string `json:"outcome"`
+	Error       string `json:"error,omitempty"`
+	CrewAIError string `json:"crewai_error,omitempty"`
+	// Fix says what to do about an auth failure (AuthHint).
+	Fix      string        `json:"fix,omitempty"`
+	Attempts []Attempt     `json:"attempts,omitempty"`
+	Duration time.Duration `json:"duration_ns"`
+	// OAuth says the listing was made with crewbench's stored OAuth token
+	// (crewbench auth login), which CrewAI would not send.
+	OAuth bool `json:"oauth,omitempty"`
 }
 
 // KeptTools returns the tools the agent gets.
@@ -133,8 +138,11 @@ type Options struct {
 	// Pool provides the persistent sessions of the adapter and session
 	// policies; nil opens one for the call and closes it after.
 	Pool *Pool
-	// Auth authorizes HTTP requests under PolicySession (crewbench's OAuth
-	// client); CrewAI's policies ignore it.
+	// Auth is crewbench's OAuth client (stored tokens). Discover always
+	// uses it: listing tools is crewbench's own look at the server, and the
+	// Discovery says when the listing needed the token (OAuth). Call uses
+	// it under PolicySession only: CrewAI's policies send exactly the
+	// configured headers.
 	Auth Authorizer
 	// Reaper, when set, closes Discover's connection in the background
 	// (the result is returned before a stdio server has exited); nil
@@ -256,6 +264,7 @@ func Discover(ctx context.Context, spec ServerSpec, opts Options) (*Discovery, e
 		pages, err = d.list(ctx, spec, opts, span)
 		if err != nil {
 			d.Duration = time.Since(start)
+			d.Fix = AuthHint(spec, d.Outcome, d.Error+" "+d.CrewAIError, PolicyNative)
 			ev(session.MCPConnectionFailed, session.Event{Outcome: d.Outcome, Error: d.CrewAIError,
 				ErrorType: crewAIErrorType(d.Outcome), Duration: d.Duration,
 				Data: map[string]any{"detail": d.Error}})
@@ -266,6 +275,7 @@ func Discover(ctx context.Context, spec ServerSpec, opts Options) (*Discovery, e
 		}
 	}
 	d.RawPages = pages
+	d.OAuth = d.Info.OAuthToken
 	if err := d.build(spec, pages, opts.AgentRole); err != nil {
 		d.Outcome, d.Error = session.OutcomeProtocol, err.Error()
 		d.CrewAIError = d.wrapCrewAI(err.Error())
@@ -358,6 +368,7 @@ func (d *Discovery) list(ctx context.Context, spec ServerSpec, opts Options, spa
 			acancel()
 			a.Outcome = session.OutcomeOK
 			d.Attempts = append(d.Attempts, a)
+			d.Info = s.Info() // now also says whether a stored token was sent
 			return pages, nil
 		}
 		f := s.failure(actx, err, traceFrom(actx))

@@ -65,9 +65,19 @@ func NewPool(em *session.Emitter) *Pool {
 	return &Pool{em: em, cache: &ToolsCache{}, servers: map[string]*pooled{}}
 }
 
-// SetAuthorizer makes the pool's session-policy servers use a (crewbench's
-// OAuth client); call it before Connect.
+// SetAuthorizer makes the pool's connections of HTTP and SSE servers send
+// a's stored tokens (crewbench's OAuth client): the pool is crewbench's own
+// view of the servers (the workbench's server list, the session policy).
+// A call under one of CrewAI's policies then opens a connection of its own
+// instead of borrowing the pool's, so it sends only the configured
+// headers. Call it before Connect.
 func (p *Pool) SetAuthorizer(a Authorizer) { p.auth = a }
+
+// addsToken says the pool's session for spec may carry a stored token that
+// a call under policy must not send.
+func (p *Pool) addsToken(spec ServerSpec, policy Policy) bool {
+	return p.auth != nil && policy != PolicySession && spec.Transport != TransportStdio
+}
 
 // SetAgentRole sets context.agent_role for CEL filters evaluated by the pool.
 func (p *Pool) SetAgentRole(role string) { p.role = role }
@@ -167,9 +177,12 @@ func (p *Pool) discoverOn(ctx context.Context, spec ServerSpec, s mcpSession) (*
 	if err != nil {
 		f := s.failure(lctx, err, traceFrom(lctx))
 		d.fail(f, f.Text)
+		d.Fix = AuthHint(spec, f.Class, f.Detail+" "+f.Text, PolicyNative)
 		d.Duration = time.Since(start)
 		return d, fmt.Errorf("list tools of %s: %s", d.Server, f.Detail)
 	}
+	d.Info = s.Info()
+	d.OAuth = d.Info.OAuthToken
 	d.RawPages = pages
 	if err := d.build(spec, pages, p.role); err != nil {
 		d.Outcome, d.Error = session.OutcomeProtocol, err.Error()

@@ -212,6 +212,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, notice(noticeInfo, "health %s: %s (%s)", msg.server, msg.res.Health, fmtDur(msg.res.Duration))
 	case poolShutMsg:
 		return m, tea.Quit
+	case authStateMsg, loginURLMsg, loginDoneMsg:
+		var cmd tea.Cmd
+		m.servers, cmd = m.servers.Update(msg)
+		return m, cmd
 
 	case noticeMsg:
 		return m, m.setNotice(msg)
@@ -540,7 +544,7 @@ func (m *Model) applyStatus(st []mcpconn.ServerStatus) tea.Cmd {
 	cmd := m.tools.SetTools(m.srv)
 	m.filter.SetServers(m.srv)
 	m.try.SetServers(m.srv)
-	return cmd
+	return tea.Batch(cmd, m.servers.checkAuth())
 }
 
 // noticeTTL is how long an info or warning notice stays in the status bar.

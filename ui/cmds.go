@@ -96,6 +96,38 @@ func probe(ctx context.Context, p HealthProber, server, url string, headers map[
 	}
 }
 
+func authState(ctx context.Context, a ServerAuth, server, url string, sse, probe bool) tea.Cmd {
+	return func() tea.Msg { return authStateMsg{server: server, state: a.State(ctx, url, sse, probe)} }
+}
+
+// login runs the OAuth browser flow for one server. Its message is
+// loginURLMsg as soon as the authorization URL is known (the flow goes on;
+// waitLogin delivers its end), or loginDoneMsg when it ended first.
+func login(ctx context.Context, a ServerAuth, server, url string, sse bool) tea.Cmd {
+	return func() tea.Msg {
+		urls := make(chan string, 1)
+		done := make(chan error, 1)
+		go func() {
+			done <- a.Login(ctx, url, sse, func(u string) {
+				select {
+				case urls <- u:
+				default:
+				}
+			})
+		}()
+		select {
+		case u := <-urls:
+			return loginURLMsg{server: server, url: u, done: done}
+		case err := <-done:
+			return loginDoneMsg{server: server, err: err}
+		}
+	}
+}
+
+func waitLogin(server string, done <-chan error) tea.Cmd {
+	return func() tea.Msg { return loginDoneMsg{server: server, err: <-done} }
+}
+
 // closePool reaps every server. It runs when the user quits, so the
 // screen can say "stopping servers…" while the shutdown sequences run.
 func closePool(pool ServerPool) tea.Cmd {

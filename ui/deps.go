@@ -41,6 +41,9 @@ type Deps struct {
 	Calls CallRecorder
 	// Prober checks an HTTP server's endpoint.
 	Prober HealthProber
+	// Auth is crewbench's OAuth client for the servers view: each HTTP/SSE
+	// server's auth state and the browser login (L); nil switches both off.
+	Auth ServerAuth
 	// Runner kicks off crews; nil when the workspace has no crew.
 	Runner Runner
 	// Watcher runs the project's own command as a watched real CrewAI run
@@ -153,6 +156,37 @@ type CallRecorder interface {
 // HealthProber probes an HTTP MCP endpoint (mcpconn.ProbeHTTP).
 type HealthProber interface {
 	Probe(ctx context.Context, url string, headers map[string]string, timeout time.Duration) mcpconn.HealthResult
+}
+
+// ServerAuth is crewbench's OAuth client (mcpconn/oauth, as `crewbench
+// auth login|status` use it). The workbench calls it from commands only.
+type ServerAuth interface {
+	// State reads what the token store holds for the server URL; with
+	// probe it also asks the server once without a token (its 401 and
+	// WWW-Authenticate challenge).
+	State(ctx context.Context, url string, sse, probe bool) AuthState
+	// Login runs the browser flow of `crewbench auth login URL` (loopback
+	// callback on 127.0.0.1) and stores the token. show receives the
+	// authorization URL as soon as it is known (the system browser is
+	// asked to open it too); Login returns once the token is stored or the
+	// flow failed (bounded by the flow's own timeout and ctx).
+	Login(ctx context.Context, url string, sse bool, show func(authURL string)) error
+}
+
+// AuthState is one server's OAuth state: the stored token (never its
+// value) and, when probed, the server's answer without a token.
+type AuthState struct {
+	Token       bool
+	Expiry      time.Time // zero: no expiry given
+	Refreshable bool
+	Scope       string
+	// Probed says the server was asked without a token: Status is its
+	// HTTP status and Challenge its WWW-Authenticate header ("" none).
+	Probed    bool
+	Status    int
+	Challenge string
+	// Err says the store could not be read or the probe failed.
+	Err string
 }
 
 // CrewInfo describes one crew the Runner can kick off.

@@ -30,6 +30,16 @@ var screens = []struct {
 		m := settled(t, goldenDeps(), w, h)
 		return step(t, m, keyRunes("v"))
 	}},
+	{"servers_oauth_required", func(t *testing.T, w, h int) Model {
+		m, _ := onHosted(t, &fakeAuth{challenge: "Bearer"}, w, h)
+		return m
+	}},
+	{"servers_login_waiting", func(t *testing.T, w, h int) Model {
+		a := &fakeAuth{challenge: "Bearer", release: make(chan struct{})}
+		t.Cleanup(func() { close(a.release) })
+		m, _ := onHosted(t, a, w, h)
+		return stepRun(t, m, keyRunes("L"), 1)
+	}},
 	{"tools", func(t *testing.T, w, h int) Model {
 		m := settled(t, goldenDeps(), w, h)
 		return step(t, m, keyRunes("2"))

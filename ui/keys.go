@@ -53,7 +53,7 @@ type InputKeys struct {
 
 // ServerKeys act on the selected server.
 type ServerKeys struct {
-	Reconnect, Probe, Section, Tools, Filter key.Binding
+	Reconnect, Probe, Section, Tools, Filter, Login key.Binding
 }
 
 // ToolKeys act on the tool list and the tool detail.
@@ -142,6 +142,7 @@ func DefaultKeyMap() *KeyMap {
 		Section:   kb([]string{"v"}, "v", "info/env/stderr/log"),
 		Tools:     kb([]string{"enter"}, "enter", "its tools"),
 		Filter:    kb([]string{"f"}, "f", "filter playground"),
+		Login:     kb([]string{"L"}, "L", "login"),
 	}
 	km.Tools = ToolKeys{
 		Search: kb([]string{"/"}, "/", "search"),

@@ -40,6 +40,21 @@ type (
 	}
 	// poolShutMsg says Close returned: every server process is reaped.
 	poolShutMsg struct{ err error }
+	// authStateMsg is a server's OAuth state; loginURLMsg says a login is
+	// waiting for the user at url (done delivers its end); loginDoneMsg
+	// says it ended.
+	authStateMsg struct {
+		server string
+		state  AuthState
+	}
+	loginURLMsg struct {
+		server, url string
+		done        <-chan error
+	}
+	loginDoneMsg struct {
+		server string
+		err    error
+	}
 )
 
 // Pane intents.

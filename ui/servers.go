@@ -41,10 +41,11 @@ type serversPane struct {
 	width   int
 	height  int
 	focused bool
+	auth    *serverAuthState
 }
 
 func newServersPane(st *Styles, km *KeyMap, d *serverData, deps Deps) serversPane {
-	return serversPane{st: st, km: km, d: d, deps: deps}
+	return serversPane{st: st, km: km, d: d, deps: deps, auth: newServerAuthState()}
 }
 
 func (p *serversPane) SetSize(w, h int) { p.width, p.height = w, h; p.clampCursor() }
@@ -72,7 +73,7 @@ func (p serversPane) selected() string {
 func (p serversPane) Update(msg tea.Msg) (serversPane, tea.Cmd) {
 	k, ok := msg.(tea.KeyMsg)
 	if !ok {
-		return p, nil
+		return p, p.updateAuth(msg)
 	}
 	l, s := p.km.List, p.km.Servers
 	name := p.selected()
@@ -93,6 +94,8 @@ func (p serversPane) Update(msg tea.Msg) (serversPane, tea.Cmd) {
 		return p, tea.Batch(notice(noticeInfo, "reconnecting %s…", name), reconnect(p.deps.Ctx, p.deps.Pool, name))
 	case key.Matches(k, s.Probe):
 		return p, p.probe(name)
+	case key.Matches(k, s.Login):
+		return p, p.startLogin(name)
 	}
 	p.clampCursor()
 	return p, nil
@@ -115,14 +118,23 @@ func (p serversPane) probe(name string) tea.Cmd {
 	return tea.Batch(append(cmds, notice(noticeInfo, "probing %s…", name))...)
 }
 
+// ShortHelp offers L first after the cursor keys, and only on a server it
+// applies to, so it shows in an 80-column footer.
 func (p serversPane) ShortHelp() []key.Binding {
 	s := p.km.Servers
-	return []key.Binding{p.km.List.Up, p.km.List.Down, s.Tools, s.Filter, s.Reconnect, s.Probe, s.Section}
+	return append([]key.Binding{p.km.List.Up, p.km.List.Down}, append(p.loginKey(), s.Tools, s.Filter, s.Reconnect, s.Probe, s.Section)...)
 }
 
 func (p serversPane) FullHelp() [][]key.Binding {
 	l, s := p.km.List, p.km.Servers
-	return [][]key.Binding{{l.Up, l.Down, l.PageUp, l.PageDown, l.Top, l.Bottom}, {s.Tools, s.Filter, s.Reconnect, s.Probe, s.Section}}
+	return [][]key.Binding{{l.Up, l.Down, l.PageUp, l.PageDown, l.Top, l.Bottom}, append(p.loginKey(), s.Tools, s.Filter, s.Reconnect, s.Probe, s.Section)}
+}
+
+func (p serversPane) loginKey() []key.Binding {
+	if p.canLogin(p.selected()) {
+		return []key.Binding{p.km.Servers.Login}
+	}
+	return nil
 }
 
 // listHeight is the outer height of the server list box.
@@ -245,6 +257,8 @@ func (p serversPane) detailCell(name string, w int) string {
 	switch {
 	case !ok:
 		return ""
+	case p.authSummary(name) != "":
+		return p.st.Text.Warning.Render(fit(p.authSummary(name), w))
 	case st.Error != "":
 		return p.st.Text.Danger.Render(fit(printable(p.deps.Redactor.RedactString(foldSpaces(st.Error))), w))
 	case st.Discovery != nil && st.Discovery.Info.Name != "":
@@ -377,6 +391,7 @@ func (p serversPane) infoLines(name string, w int) []string {
 			out = append(out, p.kv("headers", strings.Join(hs, "; ")))
 		}
 	}
+	out = append(out, p.authLines(name, w)...)
 	if sn, err := mcpconn.CrewAIServerName(spec); err == nil && sn != "" {
 		out = append(out, p.kv("server_name", sn+p.st.Text.Subtle.Render("  (CrewAI's tool prefix)")))
 	}

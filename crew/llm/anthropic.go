@@ -32,6 +32,8 @@ type anthropicProvider struct {
 	svc   anthropic.MessageService
 	fc    bool
 	red   *session.Redactor // the API key marked
+	// endpoint is the base URL without credentials (ServerURL).
+	endpoint string
 }
 
 func newAnthropic(cfg Config, model string) (*anthropicProvider, error) {
@@ -65,14 +67,16 @@ func newAnthropic(cfg Config, model string) (*anthropicProvider, error) {
 		cfg:   cfg,
 		// The service, not anthropic.NewClient: NewClient reads ANTHROPIC_*
 		// and a credential chain from the process environment.
-		svc: anthropic.NewMessageService(opts...),
-		fc:  cfg.functionCalling(),
-		red: session.NewRedactor(key),
+		svc:      anthropic.NewMessageService(opts...),
+		fc:       cfg.functionCalling(),
+		red:      session.NewRedactor(key),
+		endpoint: endpointURL(base),
 	}, nil
 }
 
 func (p *anthropicProvider) Model() string                 { return p.model }
 func (p *anthropicProvider) SupportsFunctionCalling() bool { return p.fc }
+func (p *anthropicProvider) ServerURL() string             { return p.endpoint }
 
 // Call implements Provider.
 func (p *anthropicProvider) Call(ctx context.Context, req Request, onChunk func(Chunk)) (Response, error) {

@@ -25,6 +25,9 @@ import (
 //	  temperature    number   (only when set)
 //	  max_tokens     int      (only when set)
 //	  stream         bool
+//	  server_url     string   the provider's base URL without credentials
+//	                          (only for providers with a server; on every
+//	                          llm_call_* event)
 //	llm_call_completed:
 //	  call_id, model, messages   as above (messages again, so one event suffices)
 //	  response       string   the text content (CrewAI's field; "" for pure tool calls)

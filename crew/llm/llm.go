@@ -30,6 +30,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -168,6 +169,28 @@ type Provider interface {
 	Model() string
 	// SupportsFunctionCalling decides native vs ReAct mode (CrewAI §5.0).
 	SupportsFunctionCalling() bool
+}
+
+// ServerURLOf is the address a provider sends its requests to, for the
+// server_url of its LLM events (OpenTelemetry's server.address and
+// server.port on chat spans); "" for providers that talk to no server
+// (scripted, replay).
+func ServerURLOf(p Provider) string {
+	if e, ok := p.(interface{ ServerURL() string }); ok {
+		return e.ServerURL()
+	}
+	return ""
+}
+
+// endpointURL is a base URL as events may carry it: scheme, host, port and
+// path only. Userinfo, query and fragment can hold credentials (an API key
+// in ?key=…, user:password@), so they are dropped rather than masked.
+func endpointURL(base string) string {
+	u, err := url.Parse(strings.TrimSpace(base))
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
 }
 
 // DefaultTimeout bounds one call when Config.Timeout is zero. It equals the

@@ -27,6 +27,7 @@ type openAIProvider struct {
 	svc      openai.ChatCompletionService
 	fc       bool
 	red      *session.Redactor // the API key marked
+	endpoint string            // the base URL without credentials (ServerURL)
 }
 
 func newOpenAI(cfg Config, provider, model string) (*openAIProvider, error) {
@@ -74,9 +75,10 @@ func newOpenAI(cfg Config, provider, model string) (*openAIProvider, error) {
 		cfg:      cfg,
 		// The service, not openai.NewClient: NewClient reads OPENAI_* from the
 		// process environment, which would bypass Config.Env.
-		svc: openai.NewChatCompletionService(opts...),
-		fc:  openAIFunctionCalling(cfg, provider, model),
-		red: session.NewRedactor(key),
+		svc:      openai.NewChatCompletionService(opts...),
+		fc:       openAIFunctionCalling(cfg, provider, model),
+		red:      session.NewRedactor(key),
+		endpoint: endpointURL(base),
 	}, nil
 }
 
@@ -95,6 +97,7 @@ func isO1(model string) bool { return strings.Contains(strings.ToLower(model), "
 
 func (p *openAIProvider) Model() string                 { return p.model }
 func (p *openAIProvider) SupportsFunctionCalling() bool { return p.fc }
+func (p *openAIProvider) ServerURL() string             { return p.endpoint }
 
 // Call implements Provider.
 func (p *openAIProvider) Call(ctx context.Context, req Request, onChunk func(Chunk)) (Response, error) {

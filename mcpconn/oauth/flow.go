@@ -123,7 +123,7 @@ func (c *Client) Stored(ctx context.Context, serverURL string) *Token {
 	t, err := c.cfg.Store.Get(serverURL)
 	if err != nil || t == nil {
 		if err != nil {
-			c.logf("oauth: %v", err)
+			c.logf("crewbench oauth — %v", err)
 		}
 		return nil
 	}
@@ -132,7 +132,7 @@ func (c *Client) Stored(ctx context.Context, serverURL string) *Token {
 	}
 	nt, err := c.Refresh(ctx, serverURL, t)
 	if err != nil {
-		c.logf("oauth: refreshing the token for %s failed: %v", serverURL, err)
+		c.logf("crewbench oauth — refreshing the token for %s failed: %v", serverURL, err)
 		return nil
 	}
 	return nt
@@ -464,7 +464,7 @@ func (c *Client) browser(ctx context.Context, ln net.Listener, authURL string) (
 	c.logf("Open this URL to authorize crewbench:\n  %s", authURL)
 	open := c.cfg.OpenBrowser
 	if open == nil {
-		open = openSystemBrowser
+		open = OpenSystemBrowser
 	}
 	if err := open(authURL); err != nil {
 		c.logf("(could not open a browser: %v)", err)
@@ -482,7 +482,9 @@ func (c *Client) browser(ctx context.Context, ln net.Listener, authURL string) (
 	}
 }
 
-func openSystemBrowser(u string) error {
+// OpenSystemBrowser asks the desktop to open u (xdg-open, open or
+// rundll32); it returns once the opener started.
+func OpenSystemBrowser(u string) error {
 	var cmd *exec.Cmd
 	switch runtime.GOOS {
 	case "darwin":

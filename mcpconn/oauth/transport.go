@@ -36,7 +36,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		b, err := io.ReadAll(req.Body)
 		req.Body.Close()
 		if err != nil {
-			return nil, fmt.Errorf("oauth: reading the request body: %w", err)
+			return nil, fmt.Errorf("reading the request body to authorize it: %w", err)
 		}
 		body = b
 	}
@@ -96,17 +96,17 @@ func (t *transport) reauthorize(ctx context.Context, tok *Token, ch Challenge, s
 		}
 	}
 	if !c.cfg.Interactive {
-		c.logf("oauth: %s needs authorization: run `crewbench auth login %s` (or pass --oauth)", t.server, t.server)
+		c.logf("crewbench oauth — %s needs authorization: run `crewbench auth login %s` (or pass --oauth)", t.server, t.server)
 		return nil
 	}
 	extra := ""
 	if status == http.StatusForbidden {
 		if tok != nil && hasScopes(tok.Scope, ch.Scope) {
-			c.logf("oauth: %s refuses the token although it has the scopes it asks for (%s); not asking again", t.server, ch.Scope)
+			c.logf("crewbench oauth — %s refuses the token although it has the scopes it asks for (%s); not asking again", t.server, ch.Scope)
 			return nil
 		}
 		if c.stepUps[t.server] >= MaxStepUps {
-			c.logf("oauth: %s still wants more scope after %d step-ups; giving up", t.server, MaxStepUps)
+			c.logf("crewbench oauth — %s still wants more scope after %d step-ups; giving up", t.server, MaxStepUps)
 			return nil
 		}
 		c.stepUps[t.server]++
@@ -116,7 +116,7 @@ func (t *transport) reauthorize(ctx context.Context, tok *Token, ch Challenge, s
 	}
 	nt, err := c.login(fctx, t.server, ch, extra)
 	if err != nil {
-		c.logf("oauth: authorization for %s failed: %v", t.server, err)
+		c.logf("crewbench oauth — authorization for %s failed: %v", t.server, err)
 		return nil
 	}
 	return nt

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"path/filepath"
+	"testing"
+
+	"github.com/charmbracelet/x/exp/teatest"
+
+	"crewbench/mcpconn"
+	"crewbench/mcpconn/oauth"
+	"crewbench/session"
+	"crewbench/themes"
+	"crewbench/ui"
+)
+
+// browserFollowing stands in for the user's browser: it loads the
+// authorization URL and follows the fake authorization server's redirect
+// to the loopback callback on 127.0.0.1, as a browser would after the
+// user approved.
+func browserFollowing(t *testing.T) func(string) error {
+	return func(u string) error {
+		go func() {
+			resp, err := http.Get(u)
+			if err != nil {
+				t.Errorf("browser: %v", err)
+				return
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}()
+		return nil
+	}
+}
+
+// Flow: a streamable-HTTP server behind OAuth (the fake authorization
+// server) is refused by the pool; the servers view says OAuth is required,
+// L runs the browser flow with its loopback callback, the token is
+// stored, and the server is connected again with it.
+func TestFlow_LogInToAnOAuthServerFromTheServersView(t *testing.T) {
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	fake := protectedServer(t)
+	spec := mcpconn.ServerSpec{Name: "hosted", Transport: mcpconn.TransportHTTP, URL: fake.MCPURL()}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sink, events, closeEvents := ui.NewEventChannel(ctx, 1024)
+	pool := mcpconn.NewPool(session.NewEmitter(sink))
+	pool.SetAuthorizer(storedTokenAuthorizer())
+	defer func() { _ = pool.Close(); closeEvents() }()
+	deps := ui.Deps{Ctx: ctx, Workspace: ui.Workspace{Name: "hosted", Servers: []ui.ServerEntry{{Spec: spec}}}, Pool: poolAdapter{Pool: pool},
+		Events: events, Palette: themes.Dark(), Auth: serverAuth{openBrowser: browserFollowing(t)}}
+	tm := teatest.NewTestModel(t, ui.New(deps), teatest.WithInitialTermSize(120, 36))
+	screenHas(t, tm, "servers 0/1 ready", "OAuth required (401 + WWW-Authenticate)", "L login")
+	send(tm, "L")
+	screenHas(t, tm, "servers 1/1 ready", "token stored · expires in", "refresh available", "scope mcp:tools")
+	send(tm, "q")
+	_ = finalSnapshot(t, tm)
+
+	tok, err := (&oauth.Store{Path: filepath.Join(state, "crewbench", "oauth-tokens.json")}).Get(fake.MCPURL())
+	if err != nil || tok == nil {
+		t.Fatalf("no stored token: %v", err)
+	}
+	if len(fake.AuthQueries) != 1 || fake.AuthQueries[0].Get("redirect_uri") == "" {
+		t.Fatalf("authorization requests: %v", fake.AuthQueries)
+	}
+	if u := fake.AuthQueries[0].Get("redirect_uri"); len(u) < 17 || u[:17] != "http://127.0.0.1:" {
+		t.Errorf("redirect_uri %q is not a loopback callback on 127.0.0.1", u)
+	}
+	if last := fake.Bearer[len(fake.Bearer)-1]; last != "Bearer "+tok.AccessToken {
+		t.Error("the reconnect did not send the stored token")
+	}
+}
