@@ -3,10 +3,13 @@ package crew
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"crewbench/crew/project"
 	"crewbench/crew/prompt"
 	"crewbench/crew/pyjson"
 	"crewbench/session"
@@ -190,5 +193,42 @@ func TestTemplateStopWordCutsReActReplies(t *testing.T) {
 	got := messageTexts(r)
 	if len(got) != 2 || got[1][1] != "assistant: Thought: t\nAction: ping\nAction Input: {}\nObservation: pong" {
 		t.Errorf("second call %q", got)
+	}
+}
+
+// The project's fields reach the engine, and none of them is a "not
+// reproduced" note any more.
+func TestFromProjectCarriesDateTemplatesAndHumanInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("crew.jsonc", `{"agents": ["a"], "tasks": [{"name": "t", "description": "d", "expected_output": "e", "agent": "a", "human_input": true}]}`)
+	write("agents/a.jsonc", `{"role": "R", "goal": "G", "backstory": "B", "settings": {
+		"inject_date": true, "date_format": "%d %B %Y", "use_system_prompt": false,
+		"system_template": "S {{ .System }}", "prompt_template": "P {{ .Prompt }}", "response_template": "A {{ .Response }} E"}}`)
+	p, err := project.Open(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, notes, err := FromProject(p, ProjectOptions{LLM: "scripted:inline.yaml", Script: []byte("replies: [done]\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := c.Agents[0]
+	want := prompt.Templates{System: "S {{ .System }}", Prompt: "P {{ .Prompt }}", Response: "A {{ .Response }} E"}
+	if !a.InjectDate || a.DateFormat != "%d %B %Y" || a.UseSystemPrompt || a.Templates != want || !c.Tasks[0].HumanInput {
+		t.Errorf("agent %+v, task human_input %v", a, c.Tasks[0].HumanInput)
+	}
+	for _, n := range notes {
+		if s := string(n); strings.Contains(s, "inject_date") || strings.Contains(s, "template") || strings.Contains(s, "human_input") {
+			t.Errorf("note %q", s)
+		}
 	}
 }
