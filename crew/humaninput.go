@@ -24,7 +24,7 @@ import (
 // PauseHumanInput pause): the TUI asks in a text field, `crewbench run`
 // reads a line of stdin (LineFeedback), and Headless accepts at once.
 
-// humanFeedback is _handle_regular_feedback (human_input.py:243-262) with
+// humanFeedback is _handle_regular_feedback (human_input.py:237-264) with
 // the executor's _invoke_loop (experimental/agent_executor.py:3256-3284):
 // iterations back to 0, the messages kept, one more executor flow.
 func (ar *agentRun) humanFeedback(ctx context.Context, answer string) (string, error) {
@@ -39,6 +39,12 @@ func (ar *agentRun) humanFeedback(ctx context.Context, answer string) (string, e
 		msg := prompt.Fill(prompt.FeedbackInstructions, "{feedback}", feedback)
 		ar.appendMsg(llm.Message{Role: llm.RoleUser, Content: prompt.RStrip(msg)})
 		ar.iterations = 0
+		if ar.fellBack {
+			// use_native_tools is reset and native support checked again
+			// (agent_executor.py:1374-1386): the next call offers the tools
+			// natively, and a provider that refuses them falls back again.
+			ar.mode, ar.fellBack = prompt.ModeNative, false
+		}
 		if answer, err = ar.flow(ctx); err != nil {
 			return "", err
 		}

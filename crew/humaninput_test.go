@@ -12,7 +12,7 @@ import (
 	"crewbench/session"
 )
 
-// human_input: true (core/providers/human_input.py:243-262, 339-368;
+// human_input: true (core/providers/human_input.py:237-264, 336-368;
 // experimental/agent_executor.py:3213-3311): after the final answer the
 // human is asked; feedback becomes the feedback_instructions user message
 // (translations/en.json:31) after the assistant's answer, the executor runs
@@ -166,4 +166,35 @@ func hasKind(events []session.Event, k session.Kind) bool {
 		}
 	}
 	return false
+}
+
+// After a fallback to ReAct, a feedback iteration checks native support
+// again (agent_executor.py:1374-1386, 3256-3271): tools are offered
+// natively once more, and a provider that refuses them falls back again,
+// appending the fallback notice a second time.
+func TestHumanInputAfterReActFallback(t *testing.T) {
+	a := NewAgent("a", "Analyst", "Find facts", "Careful.", scripted(t, "replies:\n  - error: unsupported_tools\n  - \"Final Answer: one\"\n  - error: unsupported_tools\n  - \"Final Answer: two\"\n"))
+	a.Tools = []Tool{pingTool()}
+	cr := greetingCrew(a)
+	cr.Tasks[0].HumanInput = true
+	r := kickoff(t, cr, nil, Options{Stepper: NewLineFeedback(strings.NewReader("again\n"), io.Discard)})
+	if r.err != nil || r.out.Raw != "two" {
+		t.Fatalf("err %v raw %q", r.err, r.out.Raw)
+	}
+	var offered []int
+	for _, ev := range r.events {
+		if ev.Kind == session.LLMCallStarted {
+			tools, _ := ev.Data["tools"].([]any)
+			offered = append(offered, len(tools))
+		}
+	}
+	notices := 0
+	for _, m := range r.out.TasksOutput[0].Messages {
+		if strings.HasPrefix(m.Content, prompt.NativeFallback) {
+			notices++
+		}
+	}
+	if len(offered) != 4 || offered[0] == 0 || offered[1] != 0 || offered[2] == 0 || offered[3] != 0 || notices != 2 {
+		t.Errorf("tools offered per call %v, fallback notices %d", offered, notices)
+	}
 }
