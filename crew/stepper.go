@@ -23,7 +23,8 @@ const (
 	PauseHumanInput PauseKind = "human_input"
 )
 
-// Pause is everything a UI needs to show before an LLM or tool call.
+// Pause is everything a UI needs to show before an LLM or tool call, or
+// when a human_input task asks for feedback.
 type Pause struct {
 	Kind      PauseKind
 	RunID     string
@@ -167,7 +168,8 @@ func (r *PauseRequest) Reply(d Decision) {
 
 // ChanStepper pauses at breakpoints, and at every human-input question, by
 // sending a PauseRequest on C and waiting for the reply. Pauses are
-// serialised: parallel tool calls queue up one at a time. Change breakpoints with SetBreakpoints at any time.
+// serialised: parallel tool calls queue up one at a time. Change
+// breakpoints with SetBreakpoints at any time.
 type ChanStepper struct {
 	C <-chan *PauseRequest
 

@@ -75,7 +75,7 @@ type tracePane struct {
 	pause     *crew.PauseRequest
 	pauseView viewport.Model
 	pauseTab  int // pauseMessages or pauseTools
-	editMode  int // 0 none, 1 canned result, 2 args, 3 reply
+	editMode  int // 0 none, 1 canned result, 2 args, 3 reply, 4 messages, 5 human feedback
 	canned    textinput.Model
 	feedback  textinput.Model // a human-input pause's answer
 	editor    textarea.Model
