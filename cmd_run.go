@@ -55,6 +55,10 @@ session file under $XDG_STATE_HOME/crewbench/sessions (--record FILE picks
 the file, --no-record turns it off); --otlp-endpoint sends spans live to an
 OpenTelemetry collector.
 
+A task with human_input: true asks for feedback on its final answer: type it
+on stdin and press Enter, and the agent runs again with it; an empty line (or
+the end of stdin) accepts the answer.
+
 --llm MODEL replaces every agent's LLM (and the manager's): a CrewAI/LiteLLM
 model string such as openai/gpt-4o-mini, anthropic/claude-haiku-4-5,
 ollama/llama3.1, or scripted:FILE.
@@ -133,8 +137,11 @@ func runRun(cmd *cobra.Command, o *runOpts, args []string) error {
 		sinks = append(sinks, extra)
 	}
 	em := session.NewEmitter(sinks)
+	// A human_input task's feedback is one line of stdin; end of input
+	// accepts the answer.
 	out, runErr := crew.Kickoff(cmd.Context(), c, inputs, crew.Options{
 		Emitter: em, RunID: runID, MCP: mcp, Stream: o.stream, OutputDir: o.outputDir,
+		Stepper: crew.NewLineFeedback(cmd.InOrStdin(), stderr),
 	})
 	_ = printer.Close()
 	finishEventSinks(stderr, closeSinks, jsonSink)

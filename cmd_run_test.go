@@ -152,3 +152,62 @@ func TestRunFailures(t *testing.T) {
 		t.Errorf("help:\n%s", stdout)
 	}
 }
+
+// human_input: true in a headless run: the feedback is a line of stdin,
+// the agent runs again with CrewAI's feedback_instructions message, and an
+// empty line accepts the new answer.
+func TestRunHumanInputFromStdin(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("crew.jsonc", `{"agents": ["a"], "tasks": [{"name": "greet", "description": "Greet {who}", "expected_output": "A greeting", "agent": "a", "human_input": true}]}`)
+	write("agents/a.jsonc", `{"role": "Greeter", "goal": "Greet", "backstory": "Kind."}`)
+	write("script.yaml", "replies:\n  - \"Final Answer: Hello, dear reader, how do you do today?\"\n  - \"Final Answer: Hi.\"\n")
+	rec := filepath.Join(dir, "run.jsonl")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var out, errb bytes.Buffer
+	code := execute(ctx, []string{"run", dir, "--llm", "scripted:" + filepath.Join(dir, "script.yaml"), "--input", "who=Ana", "--color", "never", "--record", rec},
+		strings.NewReader("Shorter, please.\n\n"), &out, &errb)
+	stderr := errb.String()
+	if code != runExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if strings.TrimSpace(out.String()) != "Hi." {
+		t.Errorf("stdout %q", out.String())
+	}
+	for _, want := range []string{
+		"Final answer of Greeter for greet:\nHello, dear reader, how do you do today?",
+		"💬 Human Feedback Required\nProvide feedback on the Final Result above.",
+		"Processing your feedback...",
+		"💬 human feedback: Shorter, please.",
+		"💬 the human accepted the answer",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	f, err := session.ReadFile(rec, session.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last []any
+	for _, ev := range f.Events {
+		if ev.Kind == session.LLMCallStarted {
+			last, _ = ev.Data["messages"].([]any)
+		}
+	}
+	if len(last) != 4 {
+		t.Fatalf("the second call has %d messages", len(last))
+	}
+	m, _ := last[3].(map[string]any)
+	if m["role"] != "user" || m["content"] != "User feedback: Shorter, please.\nInstructions: Use this feedback to enhance the next output iteration.\nNote: Do not respond or add commentary." {
+		t.Errorf("feedback message %v", m)
+	}
+}

@@ -43,6 +43,9 @@ type agentRun struct {
 	// nil without one.
 	responseFormat *llm.ResponseFormat
 
+	// stops are the executor's stop words (stopWords).
+	stops []string
+
 	toolText   prompt.ToolText
 	native     []llm.Tool
 	nativeMap  map[string]Tool
@@ -94,7 +97,8 @@ func (rs *runState) runAgent(ctx context.Context, a *Agent, tr *taskRun, context
 		}
 	}
 	taskPrompt := prompt.TaskPrompt(spec, contextText)
-	msgs := prompt.Build(ar.mode, prompt.Persona{Role: p.role, Goal: p.goal, Backstory: p.backstory, UseSystemPrompt: a.UseSystemPrompt}, taskPrompt, ar.toolText)
+	ar.stops = stopWords(a)
+	msgs := prompt.Build(ar.mode, rs.promptPersona(a, p, ar.base, parent), taskPrompt, ar.toolText)
 	if msgs.System != "" {
 		ar.appendMsg(llm.Message{Role: llm.RoleSystem, Content: msgs.System})
 	}
@@ -108,32 +112,53 @@ func (rs *runState) runAgent(ctx context.Context, a *Agent, tr *taskRun, context
 		"messages": ar.wireView(),
 	}
 	rs.emit(ev)
-	ar.flowEvent(session.FlowStarted, nil)
-	ar.agentLogs(KindAgentLogsStarted, map[string]any{"agent_role": p.role, "task_description": tr.text.description, "verbose": false})
 	start := rs.em.Now()
 
-	out, err := ar.loop(ctx)
+	out, err := ar.flow(ctx)
+	if err == nil && tr.task != nil && tr.task.HumanInput {
+		out, err = ar.humanFeedback(ctx, out)
+		err = timeoutCause(ctx, err)
+	}
 	ev = ar.base
 	ev.Span, ev.Parent, ev.Duration = ar.span, parent, rs.em.Now().Sub(start)
-	var timeout *taskTimeoutError
-	if err != nil && ctx.Err() != nil && errors.As(context.Cause(ctx), &timeout) {
-		err = timeout // max_execution_time expired: the error is CrewAI's TimeoutError
-	}
 	if err != nil {
-		ar.flowEvent(session.FlowFailed, map[string]any{"error": err.Error()})
 		ev.Kind, ev.Outcome, ev.Error = session.AgentExecutionError, "failed", err.Error()
 		ev.Data = map[string]any{"agent": p.role, "task": taskData(tr), "error": err.Error()}
 		rs.emit(ev)
 		return "", ar, err
 	}
-	ar.agentLogs(KindAgentLogsExecution, map[string]any{"agent_role": p.role, "formatted_answer": out, "verbose": false})
-	ar.flowEvent(session.FlowFinished, map[string]any{"result": out})
 	ev = ar.base
 	ev.Span, ev.Parent, ev.Duration = ar.span, parent, rs.em.Now().Sub(start)
 	ev.Kind, ev.Outcome = session.AgentExecutionCompleted, "ok"
 	ev.Data = map[string]any{"agent": p.role, "task": taskData(tr), "output": out, "iterations": ar.iterations}
 	rs.emit(ev)
 	return out, ar, nil
+}
+
+// flow is one kickoff of CrewAI's AgentExecutor flow: flow_started and
+// agent_logs_started, the loop, then agent_logs_execution and
+// flow_finished, or flow_failed.
+func (ar *agentRun) flow(ctx context.Context) (string, error) {
+	ar.flowEvent(session.FlowStarted, nil)
+	ar.agentLogs(KindAgentLogsStarted, map[string]any{"agent_role": ar.p.role, "task_description": ar.tr.text.description, "verbose": false})
+	out, err := ar.loop(ctx)
+	if err = timeoutCause(ctx, err); err != nil {
+		ar.flowEvent(session.FlowFailed, map[string]any{"error": err.Error()})
+		return "", err
+	}
+	ar.agentLogs(KindAgentLogsExecution, map[string]any{"agent_role": ar.p.role, "formatted_answer": out, "verbose": false})
+	ar.flowEvent(session.FlowFinished, map[string]any{"result": out})
+	return out, nil
+}
+
+// timeoutCause is err, or CrewAI's TimeoutError when max_execution_time
+// expired (the deadline's cause).
+func timeoutCause(ctx context.Context, err error) error {
+	var timeout *taskTimeoutError
+	if err != nil && ctx.Err() != nil && errors.As(context.Cause(ctx), &timeout) {
+		return timeout
+	}
+	return err
 }
 
 // CrewAI's agent log events (crewai-formats.md §6.2, §6.3):
@@ -354,11 +379,9 @@ func (ar *agentRun) reactStep(ctx context.Context, step string) (string, bool, e
 		return "", false, err
 	}
 	text := resp.Content
-	// Providers apply the stop word; cut here too, as CrewAI's LLM classes
-	// do, for servers that ignore it.
-	if i := strings.Index(text, prompt.StopWord); i >= 0 {
-		text = text[:i]
-	}
+	// Providers apply the stop words; cut here too, as CrewAI's LLM classes
+	// do, for servers that ignore them.
+	text = cutAtStops(text, ar.stops)
 	if text == "" {
 		return "", false, prompt.TextError(prompt.EmptyResponse)
 	}
@@ -492,7 +515,7 @@ func (ar *agentRun) callLLMWith(ctx context.Context, step string, msgs []llm.Mes
 		Meta:     llm.CallMeta{AgentRole: ar.p.role, TaskName: ar.tr.name, Turn: ar.turn, CallID: callID},
 	}
 	if ar.mode != prompt.ModeNative && history {
-		req.Stop = []string{prompt.StopWord}
+		req.Stop = ar.stops[:len(ar.stops):len(ar.stops)]
 	}
 	if ar.mode == prompt.ModeNoTools && history {
 		// An agent without tools asks for the output model directly

@@ -8,6 +8,7 @@ import (
 
 	"crewbench/crew/llm"
 	"crewbench/crew/project"
+	"crewbench/crew/prompt"
 	"crewbench/crew/pyjson"
 	"crewbench/mcpconn"
 )
@@ -198,13 +199,8 @@ func (b *builder) agent(name string) (*Agent, error) {
 	a.ToolFailurePolicy = FailurePolicy(pa.ToolFailurePolicy)
 	a.UseSystemPrompt = pa.UseSystemPrompt
 	a.RespectContextWindow = pa.RespectContextWindow
-	if pa.SystemTemplate != "" || pa.PromptTemplate != "" {
-		a.UseSystemPrompt = false
-		b.note("agent %s: system_template/prompt_template are not rendered; crewbench sends CrewAI's single-message form", name)
-	}
-	if pa.InjectDate {
-		b.note("agent %s: inject_date is not reproduced", name)
-	}
+	a.Templates = prompt.Templates{System: pa.SystemTemplate, Prompt: pa.PromptTemplate, Response: pa.ResponseTemplate}
+	a.InjectDate, a.DateFormat = pa.InjectDate, pa.DateFormat
 	b.agentExtras(name, pa)
 	for _, ref := range pa.Tools {
 		a.Tools = append(a.Tools, b.tool(ref, name))
@@ -345,9 +341,7 @@ func (b *builder) task(pt *project.Task, done map[*project.Task]*Task) (*Task, e
 		t.AsyncExecution = true
 		b.note("task %s: async_execution: crewbench runs the task in list order with CrewAI's context (the last synchronous output); CrewAI runs it concurrently with the async tasks next to it", pt.Name)
 	}
-	if pt.HumanInput {
-		b.note("task %s: human_input is not asked for", pt.Name)
-	}
+	t.HumanInput = pt.HumanInput
 	if err := b.guardrails(t, pt); err != nil {
 		return nil, err
 	}

@@ -54,6 +54,7 @@ func (p FailurePolicy) Valid() bool {
 const (
 	DefaultMaxIter       = 25
 	DefaultMaxRetryLimit = 2
+	DefaultDateFormat    = "%Y-%m-%d"
 )
 
 // Agent is one agent as the engine runs it. Role, Goal and Backstory are the
@@ -80,6 +81,12 @@ type Agent struct {
 	ToolFailurePolicy    FailurePolicy
 	UseSystemPrompt      bool
 	RespectContextWindow bool
+	// Templates are system_template, prompt_template and response_template.
+	Templates prompt.Templates
+	// InjectDate appends "Current Date: …" (the run's clock formatted with
+	// DateFormat, a Python strftime format) to the prompt.
+	InjectDate bool
+	DateFormat string
 
 	// timesExecuted is CrewAI's _times_executed: the max_retry_limit budget,
 	// shared by every task the agent runs and never reset.
@@ -97,7 +104,7 @@ func NewAgent(key, role, goal, backstory string, provider llm.Provider) *Agent {
 	return &Agent{
 		Key: key, Role: role, Goal: goal, Backstory: backstory, LLM: provider,
 		MaxIter: DefaultMaxIter, MaxRetryLimit: DefaultMaxRetryLimit,
-		Cache: true, UseSystemPrompt: true, RespectContextWindow: true,
+		Cache: true, UseSystemPrompt: true, RespectContextWindow: true, DateFormat: DefaultDateFormat,
 	}
 }
 
@@ -145,6 +152,11 @@ type Task struct {
 	// OutputPydantic says the schema came from output_pydantic: the output
 	// is a model (str() in Pydantic's form, output_format "pydantic").
 	OutputPydantic bool
+	// HumanInput is human_input: after the agent's final answer a human is
+	// asked for feedback, and the agent re-runs with it until the answer is
+	// accepted (an empty reply).
+	HumanInput bool
+
 	// Guardrails are string guardrails (CrewAI's LLMGuardrail), checked in
 	// order once the task has an answer (guardrail.go). GuardrailsListed
 	// says they came from guardrails: rather than guardrail:, which names
@@ -231,6 +243,20 @@ func (c *Crew) Validate() error {
 		}
 	default:
 		return fmt.Errorf("unknown process %q (sequential or hierarchical)", c.Process)
+	}
+	// CrewAI builds every agent's executor before the first task
+	// (crews/utils.py:94), which is where a bad response_template raises.
+	agents := append([]*Agent{c.ManagerAgent}, c.Agents...)
+	for _, t := range c.Tasks {
+		agents = append(agents, t.Agent)
+	}
+	for _, a := range agents {
+		if a == nil {
+			continue
+		}
+		if _, err := prompt.StopWords(a.Templates.Response); err != nil {
+			return fmt.Errorf("agent %q: %w", a.Key, err)
+		}
 	}
 	for i, t := range c.Tasks {
 		for _, ctxTask := range t.Context {

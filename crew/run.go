@@ -34,7 +34,8 @@ type Options struct {
 	MCP MCPResolver
 	// Stream asks providers for streamed replies (llm_stream_chunk events).
 	Stream bool
-	// Now is the clock for RPM limiting; nil means time.Now.
+	// Now is the clock for RPM limiting and for inject_date's "Current
+	// Date" (read as local time, like datetime.now()); nil means time.Now.
 	Now func() time.Time
 }
 

@@ -17,9 +17,14 @@ type PauseKind string
 const (
 	PauseLLMCall  PauseKind = "llm_call"
 	PauseToolCall PauseKind = "tool_call"
+	// PauseHumanInput asks for a human's feedback on a human_input task's
+	// final answer (Decision.Feedback; blank accepts). Every stepper that
+	// pauses at all must answer it, breakpoints or not.
+	PauseHumanInput PauseKind = "human_input"
 )
 
-// Pause is everything a UI needs to show before an LLM or tool call.
+// Pause is everything a UI needs to show before an LLM or tool call, or
+// when a human_input task asks for feedback.
 type Pause struct {
 	Kind      PauseKind
 	RunID     string
@@ -44,6 +49,9 @@ type Pause struct {
 	OriginalName  string
 	Server        string
 	Args          *pyjson.Object
+
+	// Human input: the final answer the human reviews.
+	FinalAnswer string
 
 	onPause func()
 }
@@ -84,6 +92,8 @@ type Decision struct {
 	Result string
 	Args   *pyjson.Object
 	Reply  *llm.Response
+	// Feedback answers a PauseHumanInput: blank accepts the answer.
+	Feedback string
 }
 
 // ErrAborted is returned when a stepper aborts the run.
@@ -156,9 +166,10 @@ func (r *PauseRequest) Reply(d Decision) {
 	}
 }
 
-// ChanStepper pauses at breakpoints by sending a PauseRequest on C and
-// waiting for the reply. Pauses are serialised: parallel tool calls queue up
-// one at a time. Change breakpoints with SetBreakpoints at any time.
+// ChanStepper pauses at breakpoints, and at every human-input question, by
+// sending a PauseRequest on C and waiting for the reply. Pauses are
+// serialised: parallel tool calls queue up one at a time. Change
+// breakpoints with SetBreakpoints at any time.
 type ChanStepper struct {
 	C <-chan *PauseRequest
 
@@ -192,7 +203,8 @@ func (s *ChanStepper) Breakpoints() Breakpoints {
 // Before implements Stepper.
 func (s *ChanStepper) Before(ctx context.Context, p *Pause) (Decision, error) {
 	s.mu.Lock()
-	pause := s.stepping || s.bp.Match(p)
+	human := p.Kind == PauseHumanInput
+	pause := human || s.stepping || s.bp.Match(p)
 	s.mu.Unlock()
 	if !pause {
 		return Decision{Action: Continue}, nil
@@ -208,9 +220,11 @@ func (s *ChanStepper) Before(ctx context.Context, p *Pause) (Decision, error) {
 	}
 	select {
 	case d := <-req.reply:
-		s.mu.Lock()
-		s.stepping = d.Action == Step
-		s.mu.Unlock()
+		if !human { // answering a human keeps the stepping mode as it was
+			s.mu.Lock()
+			s.stepping = d.Action == Step
+			s.mu.Unlock()
+		}
 		return d, nil
 	case <-ctx.Done():
 		return Decision{}, ctx.Err()

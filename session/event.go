@@ -143,6 +143,11 @@ const (
 	// and what the user decided.
 	StepPaused  Kind = "crewbench_step_paused"
 	StepResumed Kind = "crewbench_step_resumed"
+	// HumanInputRequested / HumanInputReceived: a human_input task asks
+	// for feedback on its final answer, and what the human said (CrewAI
+	// emits no event for task human input).
+	HumanInputRequested Kind = "crewbench_human_input_requested"
+	HumanInputReceived  Kind = "crewbench_human_input_received"
 	// Warning is a non-fatal message CrewAI would log (e.g. "No tools
 	// discovered from MCP server: …").
 	Warning Kind = "crewbench_warning"

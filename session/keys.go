@@ -51,6 +51,7 @@ const (
 	KeyUsageCount    = "usage_count"     // usage_limit_reached
 	KeyMaxUsageCount = "max_usage_count" // usage_limit_reached
 	KeyMessage       = "message"         // warnings, guards, notifications: the text shown
+	KeyFeedback      = "feedback"        // crewbench_human_input_received: the human's reply
 	KeyLine          = "line"            // crewbench_mcp_stderr: one stderr line
 	KeyDirection     = "direction"       // crewbench_mcp_frame: "send" or "recv"
 	KeyFrame         = "payload"         // crewbench_mcp_frame: the JSON-RPC message as JSON text (redacted, capped)

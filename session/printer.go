@@ -237,6 +237,12 @@ func (p *Printer) event(n *Node, ev Event) {
 			pointLine("✗ "+strings.ReplaceAll(string(ev.Kind), "_", " ")+": "+firstNonEmpty(ev.Error, ev.Str(KeyMessage)), ansiRed)
 		case Warning:
 			pointLine("! "+firstNonEmpty(ev.Str(KeyMessage), ev.Error), ansiYellow)
+		case HumanInputReceived:
+			if fb := strings.TrimSpace(ev.Str(KeyFeedback)); fb != "" {
+				pointLine("💬 human feedback: "+p.clip(markLineBreaks(fb)), ansiCyan)
+			} else {
+				pointLine("💬 the human accepted the answer", ansiDim)
+			}
 		case MCPToolsListed:
 			t := firstNonEmpty(ev.Str(KeyMessage), "tools listed")
 			if server := ServerOf(ev); server != "" {

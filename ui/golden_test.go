@@ -95,6 +95,10 @@ var screens = []struct {
 			Messages: []llm.Message{{Role: "system", Content: "You are Weekend Forecaster. Give travellers to Lisbon an accurate weekend outlook"},
 				{Role: "user", Content: "Current Task: Collect the weekend forecast for Lisbon."}}})
 	}},
+	{"trace_pause_human", func(t *testing.T, w, h int) Model {
+		return pausedAt(t, goldenDeps(), w, h, &crew.Pause{Kind: crew.PauseHumanInput, TaskName: "forecast_task", AgentRole: "Weekend Forecaster",
+			FinalAnswer: "Lisbon's weekend looks travel-friendly: sunny on Saturday, 24°C; a light breeze on Sunday."})
+	}},
 	{"sessions", func(t *testing.T, w, h int) Model {
 		m := settled(t, goldenDeps(), w, h)
 		m = step(t, m, sessionsListedMsg{list: mustList(t)})

@@ -88,6 +88,8 @@ type PauseKeys struct {
 	Continue, Step, Skip, Edit, Abort, Editor, Submit key.Binding
 	// View switches an LLM-call pause between its messages and its tools.
 	View key.Binding
+	// Feedback answers a human-input pause with what is typed.
+	Feedback key.Binding
 }
 
 // SessionKeys drive the sessions list, the re-run form and the result.
@@ -201,6 +203,9 @@ func DefaultKeyMap() *KeyMap {
 		Editor: kb([]string{"ctrl+e"}, "ctrl+e", "$EDITOR"),
 		Submit: kb([]string{"ctrl+s"}, "ctrl+s", "submit"),
 		View:   kb([]string{"v"}, "v", "messages/tools"),
+		// Enter, as in any text field; an empty answer accepts (CrewAI's
+		// "simply hit Enter without typing anything").
+		Feedback: kb([]string{"enter"}, "enter", "send (empty: accept)"),
 	}
 	km.Watch = defaultWatchKeys()
 	km.Sessions = SessionKeys{

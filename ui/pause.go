@@ -22,8 +22,11 @@ import (
 
 // pauseWhat names what a pause is before, for the status bar.
 func pauseWhat(p *crew.Pause) string {
-	if p.Kind == crew.PauseLLMCall {
+	switch p.Kind {
+	case crew.PauseLLMCall:
 		return "an LLM call (" + p.Model + ")"
+	case crew.PauseHumanInput:
+		return "the final answer is accepted: human feedback"
 	}
 	name := p.ToolName
 	if name == "" {
@@ -37,6 +40,9 @@ func pauseWhat(p *crew.Pause) string {
 func (p tracePane) decide(k tea.KeyMsg) (tracePane, tea.Cmd, bool) {
 	pk := p.km.Pause
 	req := p.pause
+	if req.Pause.Kind == crew.PauseHumanInput {
+		return p.decideHuman(k)
+	}
 	switch {
 	case key.Matches(k, pk.Continue):
 		if p.run != nil && p.run.stepStart {
@@ -82,6 +88,7 @@ func (p tracePane) reply(d crew.Decision, what string) (tracePane, tea.Cmd, bool
 	p.pause, p.editMode, p.editErr = nil, 0, ""
 	p.canned.Blur()
 	p.editor.Blur()
+	p.feedback.Blur()
 	p.SetSize(p.width, p.height)
 	var next tea.Cmd
 	if p.run != nil && !p.run.done {
@@ -183,6 +190,9 @@ func (p *tracePane) renderPause() {
 		} else {
 			b = append(b, st.Subtle.Render("(none)"))
 		}
+	case crew.PauseHumanInput:
+		b = append(b, "")
+		b = append(b, p.humanInputLines(pz)...)
 	case crew.PauseLLMCall:
 		model := pz.Model
 		if pz.Mode != "" {
@@ -300,6 +310,8 @@ func (p tracePane) pauseBox(w, h int) string {
 	}
 	var body string
 	switch p.editMode {
+	case humanInputMode:
+		body = p.pauseView.View() + "\n" + p.feedback.View()
 	case 1:
 		body = p.st.Text.Muted.Render("Skip the tool: type the result the model sees (enter submits, esc cancels)") + "\n" + p.canned.View()
 	case 2, 3, editMessagesMode:
@@ -315,6 +327,9 @@ func (p tracePane) pauseBox(w, h int) string {
 		}
 	default:
 		keys := p.km.Pause.hints(pz.Kind == crew.PauseToolCall, p.realRun())
+		if pz.Kind == crew.PauseHumanInput {
+			keys = p.km.Pause.humanHints()
+		}
 		if pz.Kind == crew.PauseLLMCall {
 			if p.pauseTab == pauseTools {
 				keys += " · " + keyHint(p.km.Pause.View, "messages")

@@ -75,8 +75,9 @@ type tracePane struct {
 	pause     *crew.PauseRequest
 	pauseView viewport.Model
 	pauseTab  int // pauseMessages or pauseTools
-	editMode  int // 0 none, 1 canned result, 2 args, 3 reply
+	editMode  int // 0 none, 1 canned result, 2 args, 3 reply, 4 messages, 5 human feedback
 	canned    textinput.Model
+	feedback  textinput.Model // a human-input pause's answer
 	editor    textarea.Model
 	editErr   string
 
@@ -97,7 +98,7 @@ func newTracePane(st *Styles, km *KeyMap, now func() time.Time, red *session.Red
 	return tracePane{
 		st: st, km: km, now: now, red: red,
 		tree: session.NewTree(), collapsed: map[*session.Node]bool{}, follow: true,
-		payload: viewport.New(0, 0), pauseView: viewport.New(0, 0), canned: ci, editor: ta,
+		payload: viewport.New(0, 0), pauseView: viewport.New(0, 0), canned: ci, editor: ta, feedback: newFeedbackInput(st),
 	}
 }
 
@@ -109,6 +110,7 @@ func (p *tracePane) SetSize(w, h int) {
 	piw, pih := inner(p.st.Pane.Focused, w, ph)
 	p.pauseView.Width, p.pauseView.Height = piw, max(1, pih-2)
 	p.canned.Width = max(1, piw-10)
+	p.feedback.Width = max(1, piw-12)
 	p.editor.SetWidth(max(1, piw))
 	p.editor.SetHeight(max(1, pih-3))
 	if p.payloadOpen {
@@ -330,6 +332,10 @@ func (p tracePane) Update(msg tea.Msg) (tracePane, tea.Cmd) {
 		p.SetSize(p.width, p.height)
 		p.renderPause()
 		p.pauseView.GotoTop()
+		if msg.req.Pause.Kind == crew.PauseHumanInput {
+			p.feedback.SetValue("")
+			return p, tea.Batch(p.askHuman(), notice(noticeWarn, "the agent asks for feedback on its final answer — type it and press enter; an empty enter accepts"))
+		}
 		keys := p.km.Pause.hints(msg.req.Pause.Kind == crew.PauseToolCall, p.realRun())
 		if msg.req.Pause.Kind == crew.PauseLLMCall {
 			keys += " · " + keyHint(p.km.Pause.View)
@@ -346,6 +352,9 @@ func (p tracePane) Update(msg tea.Msg) (tracePane, tea.Cmd) {
 		}
 		return p, nil
 	case tea.KeyMsg:
+		if p.editMode == humanInputMode {
+			return p.updateHumanInput(msg)
+		}
 		if p.editMode != 0 {
 			return p.updateEdit(msg)
 		}
@@ -373,6 +382,11 @@ func (p tracePane) Update(msg tea.Msg) (tracePane, tea.Cmd) {
 	if p.editMode == 1 {
 		var cmd tea.Cmd
 		p.canned, cmd = p.canned.Update(msg)
+		return p, cmd
+	}
+	if p.editMode == humanInputMode {
+		var cmd tea.Cmd
+		p.feedback, cmd = p.feedback.Update(msg)
 		return p, cmd
 	}
 	if p.editMode > 1 {
@@ -481,6 +495,10 @@ func (p tracePane) cursorNode() *session.Node {
 func (p tracePane) ShortHelp() []key.Binding {
 	l, t, pk := p.km.List, p.km.Trace, p.km.Pause
 	switch {
+	case p.editMode == humanInputMode:
+		return []key.Binding{pk.Feedback, l.PageDown}
+	case p.pause != nil && p.pause.Pause.Kind == crew.PauseHumanInput:
+		return []key.Binding{pk.Continue, pk.Edit, pk.Abort, l.PageDown}
 	case p.editMode == 1:
 		return []key.Binding{p.km.Input.Done, p.km.Input.Cancel}
 	case p.editMode > 1:
@@ -523,6 +541,6 @@ func (p tracePane) FullHelp() [][]key.Binding {
 	l, t, pk := p.km.List, p.km.Trace, p.km.Pause
 	return [][]key.Binding{{l.Up, l.Down, l.PageUp, l.PageDown, l.Top, l.Bottom, l.Open},
 		{t.Collapse, t.Expand, t.Toggle, t.Follow, t.Kind, t.Status, t.Stop},
-		{pk.Continue, pk.Step, pk.Skip, pk.Edit, pk.View, pk.Submit, pk.Editor}, // pk.Abort is t.Stop's X
+		{pk.Continue, pk.Step, pk.Skip, pk.Edit, pk.View, pk.Submit, pk.Editor, pk.Feedback}, // pk.Abort is t.Stop's X
 		{p.km.Watch.Output, p.km.Watch.Messages, p.km.Watch.NoSkip}}
 }

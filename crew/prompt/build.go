@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"errors"
 	"strings"
 
 	"crewbench/crew/pyjson"
@@ -28,7 +29,26 @@ type Persona struct {
 	// UseSystemPrompt sends a separate system message (the default). False
 	// puts everything in one user message.
 	UseSystemPrompt bool
+	// Templates are the agent's system_template, prompt_template and
+	// response_template; any of them turns the prompt into one user message.
+	Templates Templates
+	// DateBlock is the inject_date block (DateBlock), empty without
+	// inject_date. It ends the system message, or the single message.
+	DateBlock string
 }
+
+// Templates are an agent's custom prompt templates, with the placeholders
+// "{{ .System }}", "{{ .Prompt }}" and "{{ .Response }}".
+type Templates struct {
+	System, Prompt, Response string
+}
+
+// The templates' placeholders (utilities/prompts.py:241-248).
+const (
+	systemPlaceholder   = "{{ .System }}"
+	promptPlaceholder   = "{{ .Prompt }}"
+	responsePlaceholder = "{{ .Response }}"
+)
 
 // ToolText is what {tools} and {tool_names} expand to.
 type ToolText struct {
@@ -45,11 +65,23 @@ type Messages struct {
 	User   string
 }
 
-// Build returns the opening messages for a task prompt, with CrewAI's
-// substitution order: {role}, {goal}, {backstory} first into the slice
-// templates, then {input}, {tool_names}, {tools} into each message (so a
-// literal "{tools}" in a task description is replaced too, but a "{role}"
-// is not), and every message right-stripped.
+// Build returns the opening messages for a task prompt, as
+// Prompts.task_execution and AgentExecutor._setup_messages build them
+// (utilities/prompts.py:93-141, 211-257; experimental/agent_executor.py:
+// 310-335): {goal}, {role}, {backstory} replaced first, in that order, into
+// the slice templates; then the date block appended; then {input},
+// {tool_names}, {tools} replaced into each message (so a literal "{tools}"
+// in a task description is replaced too, but a "{role}" is not); every
+// message right-stripped (format_message_for_llm).
+//
+// With both system_template and prompt_template set, the one user message
+// is the system template with "{{ .System }}" replaced by every slice but
+// "task" (so in native and no-tools mode the task slice is in it too), a
+// newline, the prompt template with "{{ .Prompt }}" replaced by the ReAct
+// task slice whatever the mode, and, with a response_template, a newline
+// and its text before "{{ .Response }}". With only one of the two
+// templates, or use_system_prompt false, the slices are joined into one
+// user message; otherwise the system message holds all but the task slice.
 func Build(mode Mode, p Persona, taskPrompt string, tools ToolText) Messages {
 	system := RolePlaying
 	var user string
@@ -63,8 +95,8 @@ func Build(mode Mode, p Persona, taskPrompt string, tools ToolText) Messages {
 		user = TaskNoTools
 	}
 	persona := func(s string) string {
-		s = strings.ReplaceAll(s, "{role}", p.Role)
 		s = strings.ReplaceAll(s, "{goal}", p.Goal)
+		s = strings.ReplaceAll(s, "{role}", p.Role)
 		return strings.ReplaceAll(s, "{backstory}", p.Backstory)
 	}
 	inputs := func(s string) string {
@@ -72,10 +104,39 @@ func Build(mode Mode, p Persona, taskPrompt string, tools ToolText) Messages {
 		s = strings.ReplaceAll(s, "{tool_names}", tools.Names)
 		return strings.ReplaceAll(s, "{tools}", tools.Description)
 	}
-	if !p.UseSystemPrompt {
-		return Messages{User: rstrip(inputs(persona(system + user)))}
+	t := p.Templates
+	switch {
+	case t.System != "" && t.Prompt != "":
+		parts := system
+		if mode != ModeReAct {
+			parts += user
+		}
+		whole := strings.ReplaceAll(t.System, systemPlaceholder, parts) + "\n" + strings.ReplaceAll(t.Prompt, promptPlaceholder, Task)
+		if t.Response != "" {
+			before, _, _ := strings.Cut(t.Response, responsePlaceholder)
+			whole += "\n" + before
+		}
+		return Messages{User: rstrip(inputs(persona(whole) + p.DateBlock))}
+	case t.System != "" || t.Prompt != "" || !p.UseSystemPrompt:
+		return Messages{User: rstrip(inputs(persona(system+user) + p.DateBlock))}
 	}
-	return Messages{System: rstrip(inputs(persona(system))), User: rstrip(inputs(persona(user)))}
+	return Messages{System: rstrip(inputs(persona(system) + p.DateBlock)), User: rstrip(inputs(persona(user)))}
+}
+
+// StopWords are an executor's stop words: the observation slice, and with
+// a response_template its text after "{{ .Response }}", stripped
+// (agent/core.py:1103-1109). CrewAI takes split("{{ .Response }}")[1], so a
+// response_template without the placeholder fails the kickoff with
+// Python's IndexError.
+func StopWords(responseTemplate string) ([]string, error) {
+	if responseTemplate == "" {
+		return []string{StopWord}, nil
+	}
+	parts := strings.Split(responseTemplate, responsePlaceholder)
+	if len(parts) < 2 {
+		return nil, errors.New("response_template has no \"" + responsePlaceholder + "\" (CrewAI fails the kickoff: IndexError: list index out of range)")
+	}
+	return []string{StopWord, strings.TrimFunc(parts[1], isPySpace)}, nil
 }
 
 // ToolsReminder is the tools slice filled in, appended to every third
@@ -91,6 +152,9 @@ func FormatReminder(toolNames string) string {
 
 // RStrip is Python's str.rstrip(): trailing whitespace of any kind.
 func RStrip(s string) string { return rstrip(s) }
+
+// Blank is Python's s.strip() == "": nothing but whitespace.
+func Blank(s string) bool { return strings.TrimFunc(s, isPySpace) == "" }
 
 // rstrip is Python's str.rstrip(): trailing whitespace of any kind.
 func rstrip(s string) string {

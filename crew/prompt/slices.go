@@ -72,6 +72,23 @@ const (
 	NativeExecutionError = "Error executing tool: {error}"
 	NativeFinalThought   = "Tool result is the final answer"
 
+	// CurrentDate opens the inject_date block, the date follows
+	// (utilities/prompts.py:163, an f-string, not a translation).
+	CurrentDate = "\n\nCurrent Date: "
+
+	// FeedbackInstructions is the user message that carries a human's
+	// feedback on a task's final answer (translations/en.json:31
+	// "feedback_instructions", formatted by _format_feedback_message,
+	// experimental/agent_executor.py:3307-3311).
+	FeedbackInstructions = "User feedback: {feedback}\nInstructions: Use this feedback to enhance the next output iteration.\nNote: Do not respond or add commentary."
+
+	// What CrewAI prints when a human_input task asks for feedback
+	// (core/providers/human_input.py:345-351, the panel's title and text)
+	// and after a non-empty answer (human_input.py:366).
+	HumanFeedbackTitle      = "💬 Human Feedback Required"
+	HumanFeedbackPrompt     = "Provide feedback on the Final Result above.\n\n• If you are happy with the result, simply hit Enter without typing anything.\n• Otherwise, provide specific improvement requests.\n• You can provide multiple rounds of feedback until satisfied."
+	HumanFeedbackProcessing = "Processing your feedback..."
+
 	// EmptyResponse is raised when the LLM returns nothing.
 	EmptyResponse = "Invalid response from LLM call - None or empty."
 

@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"crewbench/crew"
 	"crewbench/crew/llm"
@@ -280,7 +281,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	// Output files are not written: a re-run is an experiment, and must
 	// not overwrite what the real run produced.
-	res.Output, res.RunErr = crew.Kickoff(ctx, c, RecordedInputs(f), crew.Options{Emitter: session.NewEmitter(sinks), RunID: runID, MCP: mcp})
+	// The human answers and the dates are the recorded run's, so a re-run
+	// of a human_input or inject_date crew asks the same things.
+	res.Output, res.RunErr = crew.Kickoff(ctx, c, RecordedInputs(f), crew.Options{
+		Emitter: session.NewEmitter(sinks), RunID: runID, MCP: mcp,
+		Stepper: newRecordedFeedback(f.Events), Now: recordedClock(f.Events),
+	})
 	res.Events = col.Events()
 	res.Recorded, res.Served = rp.replay.Len(), rp.replay.Served()
 	res.All, res.First = rp.Result(res.Served)
@@ -414,4 +420,49 @@ func (rp *Provider) Result(served int) ([]Divergence, *Divergence) {
 		first.Statement = first.text()
 	}
 	return all, first
+}
+
+// recordedFeedback answers a re-run's human-input questions with what the
+// human answered in the recording, in order, and accepts once those are
+// used up; every other pause continues.
+type recordedFeedback struct {
+	mu      sync.Mutex
+	answers []string
+}
+
+func newRecordedFeedback(events []session.Event) *recordedFeedback {
+	s := &recordedFeedback{}
+	for _, ev := range events {
+		if ev.Kind == session.HumanInputReceived {
+			s.answers = append(s.answers, ev.Str(session.KeyFeedback))
+		}
+	}
+	return s
+}
+
+// Before implements crew.Stepper.
+func (s *recordedFeedback) Before(_ context.Context, p *crew.Pause) (crew.Decision, error) {
+	if p.Kind != crew.PauseHumanInput {
+		return crew.Decision{Action: crew.Continue}, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := crew.Decision{Action: crew.Continue}
+	if len(s.answers) > 0 {
+		d.Feedback, s.answers = s.answers[0], s.answers[1:]
+	}
+	return d, nil
+}
+
+// recordedClock runs from the recorded kickoff's time (in its zone, as
+// datetime.now() saw it) at the real pace, so rpm limits still pass; nil
+// (the wall clock) when the recording has no kickoff.
+func recordedClock(events []session.Event) func() time.Time {
+	for _, ev := range events {
+		if ev.Kind == session.CrewKickoffStarted && !ev.Time.IsZero() {
+			at, start := ev.Time, time.Now()
+			return func() time.Time { return at.Add(time.Since(start)) }
+		}
+	}
+	return nil
 }

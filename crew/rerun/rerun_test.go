@@ -3,6 +3,7 @@ package rerun
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -216,5 +217,76 @@ func TestProviderDivergenceKinds(t *testing.T) {
 				t.Errorf("recorded %d", rp.Recorded())
 			}
 		})
+	}
+}
+
+// A re-run of a human_input, inject_date crew answers the questions as the
+// human did and dates the prompt as the recorded run did, so an unchanged
+// re-run does not diverge.
+func TestRunReplaysHumanFeedbackAndTheRecordedDate(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("crew.jsonc", `{"agents": ["a"], "tasks": [{"name": "greet", "description": "Greet", "expected_output": "A greeting", "agent": "a", "human_input": true}]}`)
+	write("agents/a.jsonc", `{"role": "Greeter", "goal": "Greet", "backstory": "Kind.", "llm": "scripted:script.yaml", "settings": {"inject_date": true}}`)
+	write("script.yaml", "replies:\n  - \"Final Answer: Hello there, friend.\"\n  - \"Final Answer: Hi.\"\n")
+	open := func() *project.Project {
+		p, err := project.Open(dir, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	c, _, err := crew.FromProject(open(), crew.ProjectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Recorded on New Year's Eve, in another zone than the test's.
+	recorded := time.Date(2025, 12, 31, 23, 59, 59, 0, time.FixedZone("UTC-5", -5*3600))
+	clock := func() time.Time { return recorded }
+	path := filepath.Join(dir, "run.jsonl")
+	rec, err := session.Create(path, session.RecorderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	_, runErr := crew.Kickoff(ctx, c, nil, crew.Options{Emitter: session.NewEmitter(rec).WithClock(clock, nil), Now: clock,
+		Stepper: crew.NewLineFeedback(strings.NewReader("Shorter.\n\n"), io.Discard)})
+	if err := rec.Close(); err != nil || runErr != nil {
+		t.Fatalf("record: %v, run: %v", err, runErr)
+	}
+	f, err := session.ReadFile(path, session.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(ctx, Options{File: f, Path: path, Project: open()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.RunErr != nil || res.Diverged() || res.Served != 2 || res.Recorded != 2 {
+		t.Fatalf("re-run: err %v, first divergence %+v, served %d of %d", res.RunErr, res.First, res.Served, res.Recorded)
+	}
+	var feedback []string
+	for _, ev := range res.Events {
+		if ev.Kind == session.HumanInputReceived {
+			feedback = append(feedback, ev.Str(session.KeyFeedback))
+		}
+		if ev.Kind == session.LLMCallStarted {
+			msgs, _ := ev.Data["messages"].([]map[string]any)
+			if len(msgs) == 0 || !strings.HasSuffix(msgs[0]["content"].(string), "\n\nCurrent Date: 2025-12-31") {
+				t.Errorf("system message %v", msgs)
+			}
+		}
+	}
+	if strings.Join(feedback, "|") != "Shorter.|" {
+		t.Errorf("feedback %q", feedback)
 	}
 }
