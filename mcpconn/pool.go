@@ -38,11 +38,12 @@ type ServerStatus struct {
 // adapter and session policies, tools/list_changed re-listing and pings.
 // Native calls never use it (CrewAI opens a fresh session per call).
 type Pool struct {
-	em     *session.Emitter
-	cache  *ToolsCache
-	role   string
-	dialFn dialFunc
-	auth   Authorizer
+	em       *session.Emitter
+	cache    *ToolsCache
+	role     string
+	dialFn   dialFunc
+	auth     Authorizer
+	features *ClientFeatures
 
 	mu      sync.Mutex
 	servers map[string]*pooled
@@ -68,6 +69,26 @@ func NewPool(em *session.Emitter) *Pool {
 // SetAuthorizer makes the pool's session-policy servers use a (crewbench's
 // OAuth client); call it before Connect.
 func (p *Pool) SetAuthorizer(a Authorizer) { p.auth = a }
+
+// SetClientFeatures sets the client capabilities the pool's session-policy
+// connections declare (elicitation, sampling, roots). Call it before
+// Connect.
+func (p *Pool) SetClientFeatures(f *ClientFeatures) { p.features = f }
+
+// speaksAs reports whether the pool's session for spec's server speaks the
+// wire spec's policy asks for: a session dialed under a CrewAI policy
+// declares nothing and says clientInfo "mcp", so a session-policy call
+// (crewbench's own wire) does not borrow it, and the other way round. A
+// server the pool does not know yet is added with spec.
+func (p *Pool) speaksAs(spec ServerSpec) bool {
+	e := p.entry(Handle(spec))
+	if e == nil {
+		return true
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return crewAIWire(e.spec) == crewAIWire(spec)
+}
 
 // SetAgentRole sets context.agent_role for CEL filters evaluated by the pool.
 func (p *Pool) SetAgentRole(role string) { p.role = role }
@@ -129,7 +150,7 @@ func (p *Pool) connectEntry(ctx context.Context, e *pooled) (mcpSession, error) 
 	if dialer == nil {
 		dialer = dial
 	}
-	s, err := dialer(cctx, spec, dialOptions{em: p.em, limits: l, faults: e.faults, listen: true, auth: p.auth,
+	s, err := dialer(cctx, spec, dialOptions{em: p.em, limits: l, faults: e.faults, listen: true, auth: p.auth, features: p.features,
 		onListChanged: func() {
 			select {
 			case e.changed <- struct{}{}:
