@@ -122,3 +122,27 @@ func TestCallFeatureFlagsNeedSessionPolicy(t *testing.T) {
 		t.Errorf("exit %d: %s\n%s", code, out, errs)
 	}
 }
+
+// tools says what its connection declared (nothing, as CrewAI) and, with
+// --compare-capabilities, which tools the server lists only to a client
+// declaring elicitation, sampling and roots.
+func TestToolsCompareCapabilities(t *testing.T) {
+	code, out, errs := run(t, "tools", "--compare-capabilities", "--stdio", fixtureCommandLine(t, "asks"))
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{"client:  declared no capabilities, as CrewAI's client",
+		"! listed only to a client that declares elicitation (form), sampling, roots, so CrewAI's agents never see them (CrewAI declares none): list_roots"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = run(t, "tools", "--json", "--compare-capabilities", "--stdio", fixtureCommandLine(t, "weather"))
+	var reps []struct {
+		Compared bool     `json:"compared_capabilities"`
+		Only     []string `json:"only_listed_with_capabilities"`
+	}
+	if err := json.Unmarshal([]byte(out), &reps); code != 0 || err != nil || len(reps) != 1 || !reps[0].Compared || len(reps[0].Only) != 0 {
+		t.Errorf("weather hides nothing: exit %d %v %+v", code, err, reps)
+	}
+}

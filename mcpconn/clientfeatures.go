@@ -483,3 +483,36 @@ func serverRequestSummary(method string, result json.RawMessage, rpcErr string) 
 	}
 	return method + " → answered"
 }
+
+// ProbeFeatures declares every capability crewbench can, to compare what
+// a server lists to such a client with what it lists to CrewAI's (which
+// declares none): roots are roots (a server may ask for them at once),
+// elicitation is declined and sampling refused (no one is there to ask).
+func ProbeFeatures(roots []Root) *ClientFeatures {
+	return &ClientFeatures{
+		Elicit: func(context.Context, ElicitRequest) (ElicitResponse, error) {
+			return ElicitResponse{Action: ElicitDecline}, nil
+		},
+		Sample: func(context.Context, SampleRequest) (SampleResponse, error) {
+			return SampleResponse{}, &RequestError{Code: -1, Message: "crewbench is only comparing tool lists: sampling is not answered"}
+		},
+		Roots: roots,
+	}
+}
+
+// OnlyListedWith returns the names of the tools capable lists and plain
+// does not, in capable's order: the tools a server shows only to a client
+// that declares capabilities.
+func OnlyListedWith(plain, capable *Discovery) []string {
+	seen := map[string]bool{}
+	for _, t := range plain.Tools {
+		seen[t.Name] = true
+	}
+	var out []string
+	for _, t := range capable.Tools {
+		if !seen[t.Name] {
+			out = append(out, t.Name)
+		}
+	}
+	return out
+}
