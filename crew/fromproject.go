@@ -122,7 +122,8 @@ func (b *builder) env(key string) string {
 func (b *builder) provider(l project.LLM, manager bool) (llm.Provider, string, error) {
 	if b.opts.LLM != "" {
 		l = project.LLM{Model: b.opts.LLM}
-	} else if ov := b.p.Crew.LLMOverride; ov != nil && manager {
+	} else if b.p.Crew != nil && b.p.Crew.LLMOverride != nil && manager {
+		ov := b.p.Crew.LLMOverride
 		l = *ov
 	}
 	if l.Model == "" {

@@ -118,6 +118,9 @@ func TestTrySamplingApproval(t *testing.T) {
 			t.Errorf("the help bar lacks the answers:\n%s", v)
 		}
 		m = step(t, m, keyRunes(tc.key))
+		if m.try.ask.active() {
+			t.Errorf("%s: still asking", tc.key)
+		}
 		if got := (<-q.reply).approved; got != tc.approved {
 			t.Errorf("%s: approved %v", tc.key, got)
 		}
