@@ -352,7 +352,7 @@ func (c *caller) persistent(ctx context.Context) {
 	// A call with features of its own (the workbench's Try view asking its
 	// user) declares them on a connection of its own: the pool's sessions
 	// declared the pool's.
-	pooled := c.opts.Pool != nil && c.opts.Pool.speaksAs(c.spec) && (c.opts.Client == nil || c.r.Policy != PolicySession)
+	pooled := c.opts.Pool != nil && (c.opts.Client == nil || c.r.Policy != PolicySession)
 	if pooled {
 		var err error
 		s, err = c.opts.Pool.sessionFor(ctx, c.spec)

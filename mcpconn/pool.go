@@ -75,20 +75,6 @@ func (p *Pool) SetAuthorizer(a Authorizer) { p.auth = a }
 // Connect.
 func (p *Pool) SetClientFeatures(f *ClientFeatures) { p.features = f }
 
-// speaksAs reports whether the pool's session for spec's server speaks the
-// wire spec's policy asks for: a session dialed under a CrewAI policy
-// declares nothing and says clientInfo "mcp", so a session-policy call
-// (crewbench's own wire) does not borrow it, and the other way round. A
-// server the pool does not know yet is added with spec.
-func (p *Pool) speaksAs(spec ServerSpec) bool {
-	e := p.entry(Handle(spec))
-	if e == nil {
-		return true
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return crewAIWire(e.spec) == crewAIWire(spec)
-}
 
 // SetAgentRole sets context.agent_role for CEL filters evaluated by the pool.
 func (p *Pool) SetAgentRole(role string) { p.role = role }
