@@ -176,7 +176,7 @@ func runCall(cmd *cobra.Command, o *callOpts, args []string) error {
 		return exitCode(exitUsage, err)
 	}
 	r := mcpconn.Call(ctx, spec, tool, toolArgs, mcpconn.Options{Emitter: session.NewEmitter(sinks), Auth: auth, Client: features})
-	missing := missingToolHint(ctx, spec, r, auth)
+	missing := missingToolHint(ctx, spec, r, mcpconn.Options{Auth: auth, Client: features})
 
 	out := cmd.OutOrStdout()
 	var printErr error
@@ -245,7 +245,9 @@ func parseToolArgs(s string) (map[string]any, error) {
 // error, an isError result such as "Unknown tool: …"), so the tools/list
 // is the judge. When the tool is missing, r's outcome becomes not_found and
 // the hint names the closest tool; otherwise the hint is "".
-func missingToolHint(ctx context.Context, spec mcpconn.ServerSpec, r *mcpconn.CallResult, auth mcpconn.Authorizer) string {
+// The listing declares what the call declared (opts.Client): a server may
+// list a tool only to a client with a capability.
+func missingToolHint(ctx context.Context, spec mcpconn.ServerSpec, r *mcpconn.CallResult, opts mcpconn.Options) string {
 	switch r.Outcome {
 	case session.OutcomeNotFound, session.OutcomeIsError, session.OutcomeJSONRPCError:
 	default:
@@ -254,7 +256,7 @@ func missingToolHint(ctx context.Context, spec mcpconn.ServerSpec, r *mcpconn.Ca
 	if len(r.Attempts) == 0 || ctx.Err() != nil {
 		return "" // never reached the tool
 	}
-	d, err := mcpconn.Discover(ctx, spec, mcpconn.Options{Auth: auth})
+	d, err := mcpconn.Discover(ctx, spec, opts)
 	if err != nil {
 		return ""
 	}

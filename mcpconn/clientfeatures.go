@@ -339,6 +339,15 @@ func ElicitFields(schema json.RawMessage) ([]ElicitField, error) {
 		OneOf       []struct {
 			Const string `json:"const"`
 		} `json:"oneOf"`
+		// Items is a multi-select enum's (SEP-1330): {"type":"string",
+		// "enum":[…]} or {"anyOf":[{"const":…,"title":…}]}.
+		Items *struct {
+			Type  string   `json:"type"`
+			Enum  []string `json:"enum"`
+			AnyOf []struct {
+				Const string `json:"const"`
+			} `json:"anyOf"`
+		} `json:"items"`
 	}
 	if err := json.Unmarshal(s.Properties, &props); err != nil {
 		return nil, err
@@ -350,14 +359,20 @@ func ElicitFields(schema json.RawMessage) ([]ElicitField, error) {
 	out := make([]ElicitField, 0, len(order))
 	for _, name := range order {
 		p := props[name]
-		switch p.Type {
-		case "string", "number", "integer", "boolean":
-		default:
-			return nil, fmt.Errorf("property %q: type %q is not a primitive (string, number, integer, boolean)", name, p.Type)
-		}
 		enum := p.Enum
 		for _, o := range p.OneOf { // titled single-select enums (SEP-1330)
 			enum = append(enum, o.Const)
+		}
+		switch {
+		case p.Type == "string", p.Type == "number", p.Type == "integer", p.Type == "boolean":
+		case p.Type == "array" && p.Items != nil && (len(p.Items.Enum) > 0 || len(p.Items.AnyOf) > 0):
+			// A multi-select enum: its choices are the items'.
+			enum = append([]string{}, p.Items.Enum...)
+			for _, o := range p.Items.AnyOf {
+				enum = append(enum, o.Const)
+			}
+		default:
+			return nil, fmt.Errorf("property %q: type %q is not a primitive (string, number, integer, boolean) or a multi-select enum", name, p.Type)
 		}
 		out = append(out, ElicitField{Name: name, Title: p.Title, Description: p.Description, Type: p.Type,
 			Enum: enum, Required: req[name], Default: p.Default})

@@ -200,6 +200,8 @@ func TestElicitDefaults(t *testing.T) {
 		{"required without default", `{"type":"object","properties":{"email":{"type":"string"}},"required":["email"]}`,
 			ElicitDecline, nil},
 		{"empty form", `{"type":"object","properties":{}}`, ElicitAccept, map[string]any{}},
+		{"multi-select enum (SEP-1330)", `{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string","enum":["a","b"]},"default":["b"]}}}`,
+			ElicitAccept, map[string]any{"tags": []any{"b"}}},
 	} {
 		fields, err := ElicitFields(json.RawMessage(c.schema))
 		if err != nil {
