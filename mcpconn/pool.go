@@ -75,7 +75,6 @@ func (p *Pool) SetAuthorizer(a Authorizer) { p.auth = a }
 // Connect.
 func (p *Pool) SetClientFeatures(f *ClientFeatures) { p.features = f }
 
-
 // SetAgentRole sets context.agent_role for CEL filters evaluated by the pool.
 func (p *Pool) SetAgentRole(role string) { p.role = role }
 
