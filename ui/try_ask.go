@@ -213,7 +213,9 @@ func (p tryPane) askHelp() []key.Binding {
 	if p.ask.q.sample != nil {
 		return []key.Binding{t.Accept, t.Decline}
 	}
-	return []key.Binding{t.Accept, t.Decline, t.Dismiss, p.km.List.Up, p.km.List.Down, t.Edit}
+	// ↑/↓ move between the fields as in the form (not shown: the bar
+	// fits 80 columns).
+	return []key.Binding{t.Accept, t.Decline, t.Dismiss, t.Edit}
 }
 
 // askView draws the question in the form's box.
