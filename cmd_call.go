@@ -32,6 +32,7 @@ type callOpts struct {
 	json     bool
 	session  sessionFlags
 	oauth    oauthUseFlag
+	features clientFeatureFlags
 }
 
 func newCallCmd() *cobra.Command {
@@ -81,6 +82,7 @@ failure, 3 the tool returned an error, 4 timeout.`,
 	fs.DurationVar(&o.backoff, cf.Backoff.Name, 0, cf.Backoff.Usage)
 	fs.BoolVar(&o.json, "json", false, "print JSON")
 	o.oauth.register(fs)
+	o.features.register(fs)
 	addSessionFlags(cmd, &o.session)
 	return cmd
 }
@@ -144,6 +146,15 @@ func runCall(cmd *cobra.Command, o *callOpts, args []string) error {
 		spec.Timeouts.Backoff = o.backoff
 	}
 
+	var features *mcpconn.ClientFeatures
+	if mcpconn.EffectivePolicy(spec) == mcpconn.PolicySession {
+		if features, err = o.features.features(&o.target.project, cmd.ErrOrStderr()); err != nil {
+			return exitCode(exitUsage, err)
+		}
+	} else if o.features.any() {
+		return exitCode(exitUsage, errors.New("--elicitation, --allow-sampling and --roots need --policy session: CrewAI's policies declare no client capabilities, as CrewAI does"))
+	}
+
 	// The recording (and a live export) hide the server's own credentials
 	// (secret env values, Authorization and other credential headers) on
 	// top of the standard rules.
@@ -164,8 +175,8 @@ func runCall(cmd *cobra.Command, o *callOpts, args []string) error {
 	if err != nil {
 		return exitCode(exitUsage, err)
 	}
-	r := mcpconn.Call(ctx, spec, tool, toolArgs, mcpconn.Options{Emitter: session.NewEmitter(sinks), Auth: auth})
-	missing := missingToolHint(ctx, spec, r, auth)
+	r := mcpconn.Call(ctx, spec, tool, toolArgs, mcpconn.Options{Emitter: session.NewEmitter(sinks), Auth: auth, Client: features})
+	missing := missingToolHint(ctx, spec, r, mcpconn.Options{Auth: auth, Client: features})
 
 	out := cmd.OutOrStdout()
 	var printErr error
@@ -234,7 +245,9 @@ func parseToolArgs(s string) (map[string]any, error) {
 // error, an isError result such as "Unknown tool: …"), so the tools/list
 // is the judge. When the tool is missing, r's outcome becomes not_found and
 // the hint names the closest tool; otherwise the hint is "".
-func missingToolHint(ctx context.Context, spec mcpconn.ServerSpec, r *mcpconn.CallResult, auth mcpconn.Authorizer) string {
+// The listing declares what the call declared (opts.Client): a server may
+// list a tool only to a client with a capability.
+func missingToolHint(ctx context.Context, spec mcpconn.ServerSpec, r *mcpconn.CallResult, opts mcpconn.Options) string {
 	switch r.Outcome {
 	case session.OutcomeNotFound, session.OutcomeIsError, session.OutcomeJSONRPCError:
 	default:
@@ -243,7 +256,7 @@ func missingToolHint(ctx context.Context, spec mcpconn.ServerSpec, r *mcpconn.Ca
 	if len(r.Attempts) == 0 || ctx.Err() != nil {
 		return "" // never reached the tool
 	}
-	d, err := mcpconn.Discover(ctx, spec, mcpconn.Options{Auth: auth})
+	d, err := mcpconn.Discover(ctx, spec, opts)
 	if err != nil {
 		return ""
 	}

@@ -32,6 +32,7 @@ type smokeOpts struct {
 	project            projectFlags
 	session            sessionFlags
 	oauth              oauthUseFlag
+	features           clientFeatureFlags
 }
 
 func newSmokeCmd() *cobra.Command {
@@ -83,6 +84,7 @@ Exit status: 0 all passed, 2 connection failure, 3 some tool failed,
 		"also call the tools whose annotations say they may modify something (destructive, or not read-only)")
 	fs.BoolVar(&o.json, "json", false, "print JSON")
 	o.oauth.register(fs)
+	o.features.register(fs)
 	addSessionFlags(cmd, &o.session)
 	return cmd
 }
@@ -192,6 +194,10 @@ func runSmoke(cmd *cobra.Command, o *smokeOpts, args []string) error {
 		return exitCode(exitUsage, err)
 	}
 	ctx = withAuthorizer(ctx, auth)
+	features, err := o.features.features(&o.project, cmd.ErrOrStderr())
+	if err != nil {
+		return exitCode(exitUsage, err)
+	}
 
 	// One recording for the whole run, hiding the server's credentials.
 	o.session.redactor = session.NewRedactor(mcpconn.SecretValues(spec)...)
@@ -209,7 +215,7 @@ func runSmoke(cmd *cobra.Command, o *smokeOpts, args []string) error {
 	if record != nil {
 		em = session.NewEmitter(record)
 	}
-	rep := smokeAll(ctx, spec, o, em)
+	rep := smokeAll(ctx, spec, o, features, em)
 	writeErr := writeSmoke(cmd.OutOrStdout(), rep, o.json)
 	// The pool is closed by now, so its last events (processes exiting)
 	// are in the recording.
@@ -232,10 +238,11 @@ func runSmoke(cmd *cobra.Command, o *smokeOpts, args []string) error {
 // smokeAll connects, lists the tools and calls each one on one kept
 // session (but those o skips), emitting everything through em. The pool is
 // closed when it returns.
-func smokeAll(ctx context.Context, spec mcpconn.ServerSpec, o *smokeOpts, em *session.Emitter) smokeReport {
+func smokeAll(ctx context.Context, spec mcpconn.ServerSpec, o *smokeOpts, features *mcpconn.ClientFeatures, em *session.Emitter) smokeReport {
 	start := time.Now()
 	pool := mcpconn.NewPool(em)
 	pool.SetAuthorizer(authorizerFrom(ctx))
+	pool.SetClientFeatures(features)
 	defer pool.Close()
 	_ = pool.Connect(ctx, spec)
 	st, _ := pool.ServerStatus(mcpconn.Handle(spec))
@@ -333,7 +340,11 @@ func writeSmoke(w io.Writer, rep smokeReport, asJSON bool) error {
 	if len(rep.Skipped) > 0 {
 		counts += fmt.Sprintf(" (%d called, %d skipped)", len(rep.Tools), len(rep.Skipped))
 	}
-	fmt.Fprintf(w, "  server %s %s, protocol %s, %s\n\n", rep.Info.Name, rep.Info.Version, rep.Info.ProtocolVersion, counts)
+	fmt.Fprintf(w, "  server %s %s, protocol %s, %s\n", rep.Info.Name, rep.Info.Version, rep.Info.ProtocolVersion, counts)
+	if len(rep.Info.Declared) > 0 {
+		fmt.Fprintf(w, "  client capabilities declared (not CrewAI's, which declares none): %s\n", strings.Join(rep.Info.Declared, ", "))
+	}
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  TOOL\tRESULT\tOUTCOME\tTIME\tARGUMENTS\tANSWER")
 	for _, t := range rep.Tools {

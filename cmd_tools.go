@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -32,6 +33,9 @@ type toolsOpts struct {
 	showEnv bool
 	raw     bool
 	adapter bool
+	// compareCaps lists each server's tools a second time, declaring
+	// elicitation, sampling and roots, to show what it hides from CrewAI.
+	compareCaps bool
 }
 
 func newToolsCmd() *cobra.Command {
@@ -66,6 +70,8 @@ headers). Exit status: 0 when every server connected,
 	fs.BoolVar(&o.showEnv, "show-env", false, "show the exact environment each stdio server gets (secrets redacted)")
 	fs.BoolVar(&o.raw, "raw", false, "with --json: include the raw tools/list pages")
 	fs.BoolVar(&o.adapter, "adapter", false, "name tools as MCPServerAdapter does (bare sanitized names)")
+	fs.BoolVar(&o.compareCaps, "compare-capabilities", false, "list each server's tools again as a client declaring elicitation, sampling and roots "+
+		"(CrewAI's declares none) and show the tools it lists only to such a client")
 	return cmd
 }
 
@@ -81,6 +87,14 @@ type toolsReport struct {
 	// Where and Fix locate and fix an invalid server (outcome "invalid").
 	Where string `json:"where,omitempty"`
 	Fix   string `json:"fix,omitempty"`
+	// Compared says --compare-capabilities listed the tools again as a
+	// client declaring Declared; OnlyWithCapabilities are the tools listed
+	// only then (CrewAI's agents never see them), CompareError why the
+	// second listing failed.
+	Compared             bool     `json:"compared_capabilities,omitempty"`
+	CompareDeclared      []string `json:"compare_declared,omitempty"`
+	OnlyWithCapabilities []string `json:"only_listed_with_capabilities,omitempty"`
+	CompareError         string   `json:"compare_error,omitempty"`
 }
 
 // healthProbeTimeout bounds the diagnostic GET after a failed HTTP connect.
@@ -146,6 +160,9 @@ func runTools(cmd *cobra.Command, o *toolsOpts, args []string) error {
 			if s.Transport == mcpconn.TransportStdio && (o.showEnv || o.json) {
 				reports[i].Environment = mcpconn.RedactEnv(mcpconn.StdioEnvironment(s, nil))
 			}
+			if err == nil && o.compareCaps {
+				reports[i].compareCapabilities(ctx, s, rootsFromDir(o.target.project.path), reaper)
+			}
 			if !o.raw {
 				d.RawPages = nil
 			}
@@ -187,6 +204,22 @@ func runTools(cmd *cobra.Command, o *toolsOpts, args []string) error {
 		return silentExit{code: exitUsage}
 	}
 	return nil
+}
+
+// compareCapabilities lists the server's tools again under the session
+// policy, declaring every capability crewbench can, and keeps the tools
+// listed only then.
+func (r *toolsReport) compareCapabilities(ctx context.Context, s mcpconn.ServerSpec, roots []mcpconn.Root, reaper *mcpconn.Reaper) {
+	s.Policy = mcpconn.PolicySession
+	features := mcpconn.ProbeFeatures(roots)
+	r.Compared, r.CompareDeclared = true, features.Declared()
+	// A cache of its own: the first listing's entry must not answer it.
+	d, err := mcpconn.Discover(ctx, s, mcpconn.Options{Reaper: reaper, Cache: &mcpconn.ToolsCache{}, Client: features})
+	if err != nil {
+		r.CompareError = d.Error
+		return
+	}
+	r.OnlyWithCapabilities = mcpconn.OnlyListedWith(r.Discovery, d)
 }
 
 // outcomeInvalid is the outcome of a server CrewAI rejects before
@@ -239,6 +272,11 @@ func printDiscovery(w io.Writer, r toolsReport, showEnv bool) {
 		if info.Instructions != "" {
 			fmt.Fprintf(w, "  notes:   %s\n", oneLine(info.Instructions, 100))
 		}
+		if len(info.Declared) == 0 {
+			fmt.Fprintln(w, "  client:  declared no capabilities, as CrewAI's client (a server may hide tools from it; --compare-capabilities shows which)")
+		} else {
+			fmt.Fprintf(w, "  client:  declared %s (beyond CrewAI, which declares none)\n", strings.Join(info.Declared, ", "))
+		}
 	}
 	if showEnv && len(r.Environment) > 0 {
 		fmt.Fprintln(w, "  environment (exactly what the server process gets; no shell, inherited cwd):")
@@ -267,6 +305,16 @@ func printDiscovery(w io.Writer, r toolsReport, showEnv bool) {
 	}
 	for _, c := range r.Cautions {
 		fmt.Fprintf(w, "  ! %s\n", c)
+	}
+	switch {
+	case !r.Compared:
+	case r.CompareError != "":
+		fmt.Fprintf(w, "  capabilities: the second listing (declaring %s) failed: %s\n", strings.Join(r.CompareDeclared, ", "), r.CompareError)
+	case len(r.OnlyWithCapabilities) > 0:
+		fmt.Fprintf(w, "  ! listed only to a client that declares %s, so CrewAI's agents never see them (CrewAI declares none): %s\n",
+			strings.Join(r.CompareDeclared, ", "), strings.Join(r.OnlyWithCapabilities, ", "))
+	default:
+		fmt.Fprintf(w, "  capabilities: the server lists the same tools to a client declaring %s\n", strings.Join(r.CompareDeclared, ", "))
 	}
 	for _, h := range d.Hints {
 		if h.Kind == filter.HintKeepsNothing {

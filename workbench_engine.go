@@ -49,13 +49,48 @@ func (a poolAdapter) Ping(ctx context.Context, name string, timeout time.Duratio
 // Close implements ui.ServerPool.
 func (a poolAdapter) Close() error { return a.Pool.Close() }
 
-// mcpCaller calls tools with mcpconn.Call; the adapter and session
-// policies reuse the pool's sessions.
-type mcpCaller struct{ Pool *mcpconn.Pool }
+// mcpCaller calls tools with mcpconn.Call; the adapter policy reuses the
+// pool's sessions. Under the session policy a call declares elicitation,
+// sampling and roots (beyond CrewAI) on a connection of its own and puts
+// the server's questions to the user through the asker.
+type mcpCaller struct {
+	Pool *mcpconn.Pool
+	// Project is the workspace's project (nil for ad-hoc servers): its
+	// directory is the root and its LLM answers approved sampling requests.
+	Project *project.Project
+}
 
 // Call implements ui.ToolCaller.
-func (c mcpCaller) Call(ctx context.Context, spec mcpconn.ServerSpec, tool string, args map[string]any, em *session.Emitter) *mcpconn.CallResult {
-	return mcpconn.Call(ctx, spec, tool, args, mcpconn.Options{Emitter: em, Pool: c.Pool})
+func (c mcpCaller) Call(ctx context.Context, spec mcpconn.ServerSpec, tool string, args map[string]any, em *session.Emitter, asker ui.Asker) *mcpconn.CallResult {
+	opts := mcpconn.Options{Emitter: em, Pool: c.Pool}
+	if asker != nil && mcpconn.EffectivePolicy(spec) == mcpconn.PolicySession {
+		opts.Client = c.features(asker)
+	}
+	return mcpconn.Call(ctx, spec, tool, args, opts)
+}
+
+// features are the workbench's client capabilities for one call: the
+// user answers elicitation; sampling, once the user approves it, goes to
+// the project's LLM (as run picks it); the project directory is the root.
+func (c mcpCaller) features(asker ui.Asker) *mcpconn.ClientFeatures {
+	dir := ""
+	if c.Project != nil {
+		dir = c.Project.Dir
+	}
+	return &mcpconn.ClientFeatures{
+		Elicit: asker.Elicit,
+		Sample: func(ctx context.Context, req mcpconn.SampleRequest) (mcpconn.SampleResponse, error) {
+			if err := asker.ApproveSampling(ctx, req); err != nil {
+				return mcpconn.SampleResponse{}, err
+			}
+			prov, _, err := crew.ProjectLLM(c.Project, "", nil)
+			if err != nil {
+				return mcpconn.SampleResponse{}, fmt.Errorf("no LLM to answer sampling: %w", err)
+			}
+			return llmSampler{p: prov}.Sample(ctx, req)
+		},
+		Roots: rootsFromDir(dir),
+	}
 }
 
 // httpProber probes with mcpconn.ProbeHTTP.

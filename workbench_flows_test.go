@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -331,5 +334,48 @@ func TestFlow_RerunARecordedSessionWithAChangedFilter(t *testing.T) {
 	}
 	if rec, err := session.ReadFile(res.Recording, session.ReadOptions{}); err != nil || rec.Header.Meta["faults"] == nil {
 		t.Errorf("the re-run's recording must name its faults: %v %+v", err, rec)
+	}
+}
+
+// Flow: under the session policy a Try call's server asks the user. The
+// asks fixture's elicitation shows as a form with its defaults (A accepts
+// it), and its sampling request waits for approval before a loopback
+// OpenAI-compatible LLM answers it.
+func TestFlow_TryAnswersTheServersQuestions(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"id":"c1","object":"chat.completion","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"message":{"role":"assistant","content":"One line."},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}`)
+	}))
+	defer srv.Close()
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
+	t.Setenv("OPENAI_API_KEY", "sk-test")
+	t.Setenv("MODEL", "openai/gpt-4o-mini")
+	command, args := fixturetest.Command("asks")
+	spec := mcpconn.ServerSpec{Name: "asks", Transport: mcpconn.TransportStdio, Command: command, Args: args, Policy: mcpconn.PolicySession}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sink, events, closeEvents := ui.NewEventChannel(ctx, 1024)
+	pool := mcpconn.NewPool(session.NewEmitter(sink))
+	defer func() { _ = pool.Close(); closeEvents() }()
+	deps := ui.Deps{Ctx: ctx, Workspace: ui.Workspace{Name: "asks", Servers: []ui.ServerEntry{{Spec: spec}}}, Pool: poolAdapter{Pool: pool},
+		Events: events, Caller: mcpCaller{Pool: pool}, Palette: themes.Dark()}
+	tm := teatest.NewTestModel(t, ui.New(deps), teatest.WithInitialTermSize(120, 36))
+	screenHas(t, tm, "servers 1/1 ready")
+	send(tm, "2", "/", "ask_preferences", "enter", "t")
+	screenHas(t, tm, "Try ask_preferences @ asks")
+	send(tm, "r")
+	screenHas(t, tm, "The server asks (elicitation)", "Choose your display preferences", "Colour", "◂ green ▸")
+	send(tm, "A")
+	screenHas(t, tm, `"action":"accept"`, "server asked elicitation/create → accept")
+	send(tm, "2", "/", "ctrl+u", "summarize", "enter", "t")
+	screenHas(t, tm, "Try summarize @ asks")
+	send(tm, "enter", "a long text", "enter", "r")
+	screenHas(t, tm, "The server asks for an LLM reply (sampling)", "user: Summarize in one line: a long text")
+	send(tm, "A")
+	screenHas(t, tm, "gpt-4o-mini: One line.")
+	send(tm, "q")
+	fm := finalSnapshot(t, tm)
+	if r := fm.TryResult; r == nil || r.Outcome != session.OutcomeOK || r.Text != "gpt-4o-mini: One line." {
+		t.Fatalf("result = %+v", r)
 	}
 }

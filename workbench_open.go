@@ -74,7 +74,7 @@ func openWorkbench(cmd *cobra.Command, o workbenchOptions) error {
 		Workspace:   w.ws,
 		Pool:        poolAdapter{Pool: pool},
 		Events:      events,
-		Caller:      mcpCaller{Pool: pool},
+		Caller:      mcpCaller{Pool: pool, Project: w.project},
 		Prober:      httpProber{},
 		Auth:        serverAuth{},
 		Palette:     pal,

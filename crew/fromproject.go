@@ -125,7 +125,8 @@ func (b *builder) env(key string) string {
 func (b *builder) provider(l project.LLM, manager bool) (llm.Provider, string, error) {
 	if b.opts.LLM != "" {
 		l = project.LLM{Model: b.opts.LLM}
-	} else if ov := b.p.Crew.LLMOverride; ov != nil && manager {
+	} else if b.p.Crew != nil && b.p.Crew.LLMOverride != nil && manager {
+		ov := b.p.Crew.LLMOverride
 		l = *ov
 	}
 	if l.Model == "" {
@@ -354,4 +355,30 @@ func (b *builder) task(pt *project.Task, done map[*project.Task]*Task) (*Task, e
 		b.note("task %s: %s tasks run as plain tasks", pt.Name, pt.Type)
 	}
 	return t, nil
+}
+
+// ProjectLLM builds the provider crewbench's own MCP calls answer a
+// server's sampling requests with: model when set (--sampling-llm), else
+// the crew's LLM as run picks it (crewbench.yaml's llm:, else the first
+// agent's), else CrewAI's default from the environment (MODEL, …,
+// gpt-4.1-mini). p may be nil (an ad-hoc server outside a project); the
+// environment is then the process's. It returns the model string used.
+func ProjectLLM(p *project.Project, model string, script []byte) (llm.Provider, string, error) {
+	if p == nil {
+		cfg := llm.FromEnv(nil)
+		if model != "" {
+			cfg.Model = model
+		}
+		prov, err := llm.New(cfg)
+		return prov, cfg.Model, err
+	}
+	b := &builder{p: p, opts: ProjectOptions{LLM: model, Script: script}, providers: map[string]llm.Provider{}}
+	var l project.LLM
+	switch {
+	case p.Crew != nil && p.Crew.LLMOverride != nil:
+		l = *p.Crew.LLMOverride
+	case len(p.Agents) > 0:
+		l = p.Agents[0].ResolvedLLM
+	}
+	return b.provider(l, false)
 }

@@ -352,7 +352,14 @@ func (c *caller) persistent(ctx context.Context) {
 	l := c.r.Limits
 	var s mcpSession
 	release := func() {}
-	if c.opts.Pool != nil && !c.opts.Pool.addsToken(c.spec, c.r.Policy) {
+	// A call with features of its own (the workbench's Try view asking its
+	// user) declares them on a connection of its own: the pool's sessions
+	// declared the pool's.
+	// A pooled session may also carry a stored token that a CrewAI-policy
+	// call must not send.
+	pooled := c.opts.Pool != nil && (c.opts.Client == nil || c.r.Policy != PolicySession) &&
+		!c.opts.Pool.addsToken(c.spec, c.r.Policy)
+	if pooled {
 		var err error
 		s, err = c.opts.Pool.sessionFor(ctx, c.spec)
 		if err != nil {
@@ -400,9 +407,9 @@ func (c *caller) persistent(ctx context.Context) {
 		}
 		if f.Class == session.OutcomeTransportClosed && c.r.Policy == PolicySession && !reconnected {
 			reconnected = true
-			if ns, ok := c.reconnect(ctx, s); ok {
+			if ns, ok := c.reconnect(ctx, s, pooled); ok {
 				s = ns
-				if c.opts.Pool == nil {
+				if !pooled {
 					release = func() { c.closeSession(ns) }
 				}
 				n-- // the reconnect does not use up an attempt
@@ -451,8 +458,8 @@ func (c *caller) errorText(e string) string {
 	return "Error executing MCP tool " + c.r.Tool + ": " + e
 }
 
-func (c *caller) reconnect(ctx context.Context, old mcpSession) (mcpSession, bool) {
-	if c.opts.Pool != nil && !c.opts.Pool.addsToken(c.spec, c.r.Policy) {
+func (c *caller) reconnect(ctx context.Context, old mcpSession, pooled bool) (mcpSession, bool) {
+	if pooled {
 		s, err := c.opts.Pool.Reconnect(ctx, Handle(c.spec))
 		return s, err == nil
 	}
@@ -471,7 +478,7 @@ func (c *caller) connect(ctx context.Context, spec ServerSpec, limit time.Durati
 	start := time.Now()
 	cctx, cancel := withLimit(ctx, limit)
 	defer cancel()
-	s, err := c.opts.dialer()(cctx, spec, dialOptions{em: c.opts.Emitter, limits: c.r.Limits, faults: c.opts.Faults, auth: c.authFor()})
+	s, err := c.opts.dialer()(cctx, spec, dialOptions{em: c.opts.Emitter, limits: c.r.Limits, faults: c.opts.Faults, auth: c.authFor(), features: c.opts.Client})
 	ph := Phase{Duration: time.Since(start)}
 	if err != nil {
 		f := classifyDial(cctx, spec, err)

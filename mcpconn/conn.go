@@ -77,6 +77,10 @@ type ServerInfo struct {
 	Capabilities    json.RawMessage `json:"capabilities,omitempty"`
 	ToolsListChange bool            `json:"tools_list_changed"`
 	Logging         bool            `json:"logging"`
+	// Declared lists the client capabilities crewbench declared in the
+	// handshake (ClientFeatures.Declared); empty is CrewAI's client, which
+	// declares none.
+	Declared []string `json:"client_capabilities,omitempty"`
 	// SessionID is the Mcp-Session-Id a streamable-HTTP server assigned
 	// ("" otherwise). Kept out of JSON output: it is a per-run value.
 	SessionID string `json:"-"`
@@ -104,6 +108,9 @@ type dialOptions struct {
 	// auth authorizes the connection's HTTP requests (nil: none). Callers
 	// pass it only for crewbench's own connections (authFor).
 	auth Authorizer
+	// features are the client capabilities declared beyond CrewAI's
+	// (session policy only; nil: none).
+	features *ClientFeatures
 }
 
 // Authorizer adds credentials that the spec does not configure to the HTTP
@@ -207,9 +214,12 @@ func dialOnce(ctx context.Context, spec ServerSpec, o dialOptions) (mcpSession, 
 				transport.WithHTTPBasicClient(s.hc),
 				transport.WithHTTPLogger(quietLogger),
 			}
-			if o.listen && spec.ProtocolVersion != "auto" {
+			if (o.listen || len(o.features.Declared()) > 0 && !crewAIWire(spec)) && spec.ProtocolVersion != "auto" {
 				// Legacy (pinned) sessions need the GET stream to hear
-				// tools/list_changed while idle (guide 2.6).
+				// tools/list_changed while idle (guide 2.6), and to hear
+				// the requests a server sends there rather than on the
+				// call's own stream (mcp-go servers send sampling and
+				// roots/list only there).
 				//lint:ignore SA1019 crewbench pins the legacy protocol on purpose.
 				opts = append(opts, transport.WithContinuousListening())
 			}
@@ -232,7 +242,12 @@ func dialOnce(ctx context.Context, spec ServerSpec, o dialOptions) (mcpSession, 
 		return nil, fmt.Errorf("unknown transport %q", spec.Transport)
 	}
 
-	s.tap = &tap{Interface: inner, spec: spec, faults: o.faults, onFrame: s.emitFrame}
+	var features *ClientFeatures
+	if !s.crewAI {
+		features = o.features
+	}
+	s.tap = &tap{Interface: inner, spec: spec, faults: o.faults, onFrame: s.emitFrame,
+		crewAI: s.crewAI, features: features, onServerRequest: s.emitServerRequest}
 	s.tap.onClose = func() { _ = inner.Close() }
 	if sse, ok := inner.(*transport.SSE); ok {
 		s.tap.watchStream(sse)
@@ -251,6 +266,7 @@ func dialOnce(ctx context.Context, spec ServerSpec, o dialOptions) (mcpSession, 
 	default:
 		copts = append(copts, client.WithProtocolVersion(v))
 	}
+	copts = append(copts, features.clientOptions(Handle(spec))...)
 	s.c = client.NewClient(tr, copts...)
 	s.c.OnNotification(func(n mcp.JSONRPCNotification) { s.notification(n, o.onListChanged) })
 
@@ -285,6 +301,7 @@ func dialOnce(ctx context.Context, spec ServerSpec, o dialOptions) (mcpSession, 
 		ToolsListChange: res.Capabilities.Tools != nil && res.Capabilities.Tools.ListChanged,
 		Logging:         res.Capabilities.Logging != nil,
 		SessionID:       s.c.GetSessionId(),
+		Declared:        features.Declared(),
 	}
 	if raw, _, _, _ := itr.snapshot(); len(raw) > 0 {
 		var r struct {
@@ -486,6 +503,16 @@ func (s *mcpgoSession) emitFrame(f frame) {
 	s.em.Emit(session.Event{Kind: session.MCPFrame, Server: Handle(s.spec), Parent: s.curSpan(),
 		Data: map[string]any{session.KeyDirection: dir, session.KeyMethod: f.Method, session.KeyRequestID: f.ID, "bytes": f.Size,
 			session.KeyFrame: body, "truncated": truncated}})
+}
+
+// emitServerRequest reports a request the server sent and its answer.
+func (s *mcpgoSession) emitServerRequest(method, id, summary string, refused bool) {
+	if s.em == nil {
+		return
+	}
+	s.em.Emit(session.Event{Kind: session.MCPServerRequest, Server: Handle(s.spec), Parent: s.curSpan(),
+		Data: map[string]any{session.KeyMethod: method, session.KeyRequestID: id,
+			session.KeyMessage: s.secrets.redact(summary), "refused": refused}})
 }
 
 func (s *mcpgoSession) stdioHooks() stdioHooks {

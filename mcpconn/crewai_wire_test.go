@@ -94,3 +94,42 @@ func TestSessionPolicyKeepsCrewbenchWire(t *testing.T) {
 		t.Errorf("WireNote(session) = %q", note)
 	}
 }
+
+// CrewAI's client declares no capabilities: under every CrewAI policy the
+// initialize carries "capabilities":{} even when client features are passed
+// (over stdio and HTTP), and a server that lists a tool only to clients
+// with roots hides it, as it does from CrewAI.
+func TestCrewAIPoliciesDeclareNoCapabilities(t *testing.T) {
+	leakCheck(t)
+	features := ProbeFeatures([]Root{{URI: "file:///tmp"}})
+	for transport, spec := range asksSpecs(t) {
+		for _, p := range []Policy{PolicyNative, PolicyAdapter} {
+			s := spec
+			s.Policy = p
+			em, col := recorder()
+			r := Call(context.Background(), s, "ask_preferences", nil, Options{Emitter: em, Client: features})
+			if got := initializeCapabilities(t, col); got != `{}` {
+				t.Errorf("%s %s: declared %s", transport, p, got)
+			}
+			if !strings.Contains(r.Text, "Elicitation not supported") {
+				t.Errorf("%s %s: %q", transport, p, r.Text)
+			}
+			d, err := Discover(context.Background(), s, Options{Cache: &ToolsCache{}, Client: features})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, listed := d.Tool("list_roots"); listed || len(d.Info.Declared) > 0 {
+				t.Errorf("%s %s: list_roots listed %v, declared %v", transport, p, listed, d.Info.Declared)
+			}
+			assertGone(t, spawnedPids(col))
+		}
+	}
+	for _, p := range []Policy{PolicyNative, PolicyHTTPSString, PolicyAdapter} {
+		if !crewAIWire(ServerSpec{Policy: p}) {
+			t.Errorf("%s is not on CrewAI's wire", p)
+		}
+	}
+	if crewAIWire(ServerSpec{Policy: PolicySession}) {
+		t.Error("the session policy is crewbench's wire")
+	}
+}

@@ -144,6 +144,9 @@ type Options struct {
 	// it under PolicySession only: CrewAI's policies send exactly the
 	// configured headers.
 	Auth Authorizer
+	// Client are the client capabilities to declare under PolicySession
+	// (elicitation, sampling, roots); CrewAI's policies ignore them.
+	Client *ClientFeatures
 	// Reaper, when set, closes Discover's connection in the background
 	// (the result is returned before a stdio server has exited); nil
 	// closes it before Discover returns.
@@ -346,7 +349,7 @@ func (d *Discovery) list(ctx context.Context, spec ServerSpec, opts Options, spa
 	// Native / AMP / adapter: connect (30 s, not retried), then list_tools
 	// through the retry wrapper (30 s per attempt, 3 attempts), disconnect.
 	cctx, cancel := withLimit(ctx, l.Connect)
-	s, err := opts.dialer()(cctx, spec, dialOptions{em: opts.Emitter, limits: l, faults: opts.Faults, auth: opts.Auth})
+	s, err := opts.dialer()(cctx, spec, dialOptions{em: opts.Emitter, limits: l, faults: opts.Faults, auth: opts.Auth, features: opts.Client})
 	if err != nil {
 		f := classifyDial(cctx, spec, err)
 		cancel()
@@ -413,7 +416,7 @@ func (d *Discovery) listHTTPS(ctx context.Context, spec ServerSpec, opts Options
 		pages, info, f, err := func() ([]json.RawMessage, ServerInfo, failureInfo, error) {
 			cctx, ccancel := withLimit(actx, l.Connect)
 			defer ccancel()
-			s, err := opts.dialer()(cctx, noHeaders, dialOptions{em: opts.Emitter, limits: l, faults: opts.Faults, auth: opts.Auth})
+			s, err := opts.dialer()(cctx, noHeaders, dialOptions{em: opts.Emitter, limits: l, faults: opts.Faults, auth: opts.Auth, features: opts.Client})
 			if err != nil {
 				return nil, ServerInfo{}, classifyDial(cctx, noHeaders, err), err
 			}

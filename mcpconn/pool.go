@@ -38,11 +38,12 @@ type ServerStatus struct {
 // adapter and session policies, tools/list_changed re-listing and pings.
 // Native calls never use it (CrewAI opens a fresh session per call).
 type Pool struct {
-	em     *session.Emitter
-	cache  *ToolsCache
-	role   string
-	dialFn dialFunc
-	auth   Authorizer
+	em       *session.Emitter
+	cache    *ToolsCache
+	role     string
+	dialFn   dialFunc
+	auth     Authorizer
+	features *ClientFeatures
 
 	mu      sync.Mutex
 	servers map[string]*pooled
@@ -78,6 +79,11 @@ func (p *Pool) SetAuthorizer(a Authorizer) { p.auth = a }
 func (p *Pool) addsToken(spec ServerSpec, policy Policy) bool {
 	return p.auth != nil && policy != PolicySession && spec.Transport != TransportStdio
 }
+
+// SetClientFeatures sets the client capabilities the pool's session-policy
+// connections declare (elicitation, sampling, roots). Call it before
+// Connect.
+func (p *Pool) SetClientFeatures(f *ClientFeatures) { p.features = f }
 
 // SetAgentRole sets context.agent_role for CEL filters evaluated by the pool.
 func (p *Pool) SetAgentRole(role string) { p.role = role }
@@ -139,7 +145,7 @@ func (p *Pool) connectEntry(ctx context.Context, e *pooled) (mcpSession, error) 
 	if dialer == nil {
 		dialer = dial
 	}
-	s, err := dialer(cctx, spec, dialOptions{em: p.em, limits: l, faults: e.faults, listen: true, auth: p.auth,
+	s, err := dialer(cctx, spec, dialOptions{em: p.em, limits: l, faults: e.faults, listen: true, auth: p.auth, features: p.features,
 		onListChanged: func() {
 			select {
 			case e.changed <- struct{}{}:

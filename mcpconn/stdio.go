@@ -279,6 +279,14 @@ func (t *stdioTransport) handleLine(line []byte) {
 		if json.Unmarshal(line, &req) != nil {
 			return
 		}
+		// The params as sent (not a map): an elicitation form keeps the
+		// order of the schema's properties.
+		var raw struct {
+			Params json.RawMessage `json:"params"`
+		}
+		if json.Unmarshal(line, &raw) == nil && len(raw.Params) > 0 {
+			req.Params = raw.Params
+		}
 		t.handleServerRequest(req)
 	default:
 		var resp transport.JSONRPCResponse

@@ -3,6 +3,7 @@ package mcpconn
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"sync"
@@ -91,6 +92,11 @@ type tap struct {
 	faults  *FaultState
 	onFrame func(frame)
 	onClose func() // drop fault: tear the connection down
+	// crewAI and features decide which server requests are answered
+	// (refusal); onServerRequest reports each one answered or refused.
+	crewAI          bool
+	features        *ClientFeatures
+	onServerRequest func(method, id, summary string, refused bool)
 
 	// lost is closed when a legacy SSE stream ends, with lostErr saying
 	// why: the responses of pending requests would have come on it, and
@@ -246,11 +252,50 @@ func (t *tap) SetNotificationHandler(h func(mcp.JSONRPCNotification)) {
 	})
 }
 
-// SetRequestHandler forwards server→client requests (sampling, roots, ping).
+// SetRequestHandler forwards server→client requests (elicitation,
+// sampling, roots, ping) to mcp-go's handler, reporting each request and
+// its answer as frames. A capability the connection did not declare is
+// refused here, with the MCP Python SDK's answer on CrewAI's wire (mcp-go
+// would say "no handler configured") and crewbench's own otherwise; an
+// answer a callback refused with a RequestError keeps its code.
 func (t *tap) SetRequestHandler(h transport.RequestHandler) {
-	if b, ok := t.Interface.(transport.BidirectionalInterface); ok {
-		b.SetRequestHandler(h)
+	b, ok := t.Interface.(transport.BidirectionalInterface)
+	if !ok {
+		return
 	}
+	b.SetRequestHandler(func(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+		params, _ := json.Marshal(req.Params)
+		id := req.ID.String()
+		t.report(frame{Out: false, Method: req.Method, ID: id, Size: len(params), Body: params})
+		var resp *transport.JSONRPCResponse
+		if why, refused := refusal(t.crewAI, t.features, req.Method); refused {
+			resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.INVALID_REQUEST, why, nil)
+		} else {
+			r, err := h(context.WithValue(ctx, rawParamsKey{}, json.RawMessage(params)), req)
+			var re *RequestError
+			switch {
+			case errors.As(err, &re):
+				resp = transport.NewJSONRPCErrorResponse(req.ID, re.Code, re.Message, nil)
+			case err != nil:
+				resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, err.Error(), nil)
+			default:
+				resp = r
+			}
+		}
+		if resp == nil {
+			return nil, nil
+		}
+		body, errText := []byte(resp.Result), ""
+		if resp.Error != nil {
+			body, _ = json.Marshal(resp.Error)
+			errText = resp.Error.Message
+		}
+		t.report(frame{Out: true, Method: req.Method, ID: id, Size: len(body), Body: body})
+		if t.onServerRequest != nil && req.Method != string(mcp.MethodPing) {
+			t.onServerRequest(req.Method, id, serverRequestSummary(req.Method, resp.Result, errText), errText != "")
+		}
+		return resp, nil
+	})
 }
 
 // SetConnectionLostHandler forwards to transports that support it (SSE).

@@ -4,7 +4,7 @@
 # It turns the scenario's MCP_CONFORMANCE_CONTEXT (pre-registered client
 # credentials, a private key) into crewbench's CREWBENCH_OAUTH_* variables,
 # names the suite's test client metadata document URL, and runs
-#   crewbench smoke --no-record --oauth=headless SERVER_URL
+#   crewbench smoke --no-record --oauth=headless --elicitation=defaults SERVER_URL
 set -euo pipefail
 crewbench=$1 url=$2
 if [ -n "${MCP_CONFORMANCE_CONTEXT:-}" ]; then
@@ -20,4 +20,6 @@ if [ -n "${MCP_CONFORMANCE_CONTEXT:-}" ]; then
 fi
 # The URL the suite expects a client metadata document client to use.
 export CREWBENCH_OAUTH_CLIENT_METADATA_URL=https://conformance-test.local/client-metadata.json
-exec "$crewbench" smoke --no-record --oauth=headless "$url"
+# --elicitation=defaults: a headless client answers elicitation with the
+# form's defaults (SEP-1034), as a user smoke-testing such a server would ask.
+exec "$crewbench" smoke --no-record --oauth=headless --elicitation=defaults "$url"

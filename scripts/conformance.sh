@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every client scenario of the official MCP conformance suite against
-# `crewbench smoke --no-record --oauth=headless URL` (through
+# `crewbench smoke --no-record --oauth=headless --elicitation=defaults URL` (through
 # scripts/conformance-client.sh, which passes the scenario's client
 # credentials), prints PASS/FAIL per scenario and a
 # total, and fails when a scenario listed in scripts/conformance-baseline.txt

@@ -120,6 +120,10 @@ const (
 	MCPStderr Kind = "crewbench_mcp_stderr"
 	// MCPNotification is a server notification: logging, progress, list_changed.
 	MCPNotification Kind = "crewbench_mcp_notification"
+	// MCPServerRequest is a request a server sent the client
+	// (elicitation/create, sampling/createMessage, roots/list) and how
+	// crewbench answered it (Data: method, request id, message, refused).
+	MCPServerRequest Kind = "crewbench_mcp_server_request"
 	// MCPServerState is a pool state change: connecting, ready, failed, closed.
 	MCPServerState Kind = "crewbench_mcp_server_state"
 	// MCPToolsListed reports a completed discovery with tool counts.

@@ -163,8 +163,9 @@ func applyFilter(ctx context.Context, gen int, server string, allowed, blocked [
 // the call returns) and, when rec is set, in the workbench's call
 // recording; the result comes as callDoneMsg.
 func startCall(ctx context.Context, c ToolCaller, rec CallRecorder, id int, spec mcpconn.ServerSpec, tool string,
-	args map[string]any, events chan session.Event) tea.Cmd {
+	args map[string]any, events chan session.Event, asker callAsker) tea.Cmd {
 	return func() tea.Msg {
+		defer close(asker.done) // no question comes after the call
 		sink := &closingSink{ctx: ctx, ch: events}
 		sinks := session.Fanout{sink}
 		done := callDoneMsg{id: id}
@@ -177,7 +178,7 @@ func startCall(ctx context.Context, c ToolCaller, rec CallRecorder, id int, spec
 			}
 			done.recordErr = err
 		}
-		done.res = c.Call(ctx, spec, tool, args, session.NewEmitter(sinks))
+		done.res = c.Call(ctx, spec, tool, args, session.NewEmitter(sinks), asker)
 		sink.Close()
 		return done
 	}
@@ -240,6 +241,19 @@ func waitForCallEvents(id int, ch <-chan session.Event) tea.Cmd {
 			return callEventsClosedMsg{id: id}
 		}
 		return callEventsMsg{id: id, events: batch}
+	}
+}
+
+// waitForAsk waits for the next question the call's server asks, until
+// the call is over.
+func waitForAsk(id int, a callAsker) tea.Cmd {
+	return func() tea.Msg {
+		select {
+		case q := <-a.ch:
+			return askMsg{id: id, q: q}
+		case <-a.done:
+			return nil
+		}
 	}
 }
 

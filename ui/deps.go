@@ -134,9 +134,22 @@ type ServerPool interface {
 }
 
 // ToolCaller calls one tool the way mcpconn.Call does, emitting the call's
-// events (attempts, retries, spawns) through em.
+// events (attempts, retries, spawns) through em. Under the session policy
+// the call declares elicitation, sampling and roots (beyond CrewAI, which
+// declares none) and puts the server's questions to the user through
+// asker; under CrewAI's policies it declares nothing.
 type ToolCaller interface {
-	Call(ctx context.Context, spec mcpconn.ServerSpec, tool string, args map[string]any, em *session.Emitter) *mcpconn.CallResult
+	Call(ctx context.Context, spec mcpconn.ServerSpec, tool string, args map[string]any, em *session.Emitter, asker Asker) *mcpconn.CallResult
+}
+
+// Asker puts a server's questions during a Try call to the user: an
+// elicitation form, or a sampling request to approve before the configured
+// LLM answers it. Both block until the user answers or ctx ends.
+type Asker interface {
+	Elicit(ctx context.Context, req mcpconn.ElicitRequest) (mcpconn.ElicitResponse, error)
+	// ApproveSampling returns nil when the user approves, and
+	// mcpconn.ErrUserRejected when they do not.
+	ApproveSampling(ctx context.Context, req mcpconn.SampleRequest) error
 }
 
 // CallRecorder records try-a-tool calls. The workbench uses it from

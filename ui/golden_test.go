@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -10,6 +11,7 @@ import (
 	"crewbench/crew"
 	"crewbench/crew/llm"
 	"crewbench/crew/pyjson"
+	"crewbench/mcpconn"
 	"crewbench/session"
 )
 
@@ -73,6 +75,18 @@ var screens = []struct {
 		m = typeText(t, m, "Lisbon")
 		m = step(t, m, keyType(tea.KeyEnter))
 		return runTryCall(t, m)
+	}},
+	{"try_elicitation", func(t *testing.T, w, h int) Model {
+		m := settled(t, goldenDeps(), w, h)
+		m = step(t, m, showTryMsg{server: "weather", tool: "getForecast"})
+		fields, err := mcpconn.ElicitFields(json.RawMessage(askSchema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.try.callID, m.try.asker = 1, newCallAsker()
+		q := &pendingAsk{elicit: &mcpconn.ElicitRequest{Server: "weather", Message: "Who gets the report?",
+			Schema: json.RawMessage(askSchema), Fields: fields}, reply: make(chan askReply, 1)}
+		return step(t, m, askMsg{id: 1, q: q})
 	}},
 	{"kickoff", func(t *testing.T, w, h int) Model {
 		m := settled(t, goldenDeps(), w, h)

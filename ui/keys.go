@@ -71,6 +71,10 @@ type TryKeys struct {
 	Run, Edit, Toggle, Raw, Editor, Policy, Copy, Cancel key.Binding
 	// ToggleBack is the Toggle key that steps a choice backwards (←).
 	ToggleBack key.Binding
+	// Accept, Decline and Dismiss answer a server's question during the
+	// call (elicitation: accept, decline, cancel; sampling: approve,
+	// refuse).
+	Accept, Decline, Dismiss key.Binding
 }
 
 // KickoffKeys drive the kickoff screen.
@@ -174,6 +178,9 @@ func DefaultKeyMap() *KeyMap {
 		Copy:       kb([]string{"y"}, "y", "copy command"),
 		Cancel:     kb([]string{"X"}, "X", "cancel call"),
 		ToggleBack: kb([]string{"left"}, "←", "choose the previous"),
+		Accept:     kb([]string{"A"}, "A", "accept/approve"),
+		Decline:    kb([]string{"D"}, "D", "decline"),
+		Dismiss:    kb([]string{"C"}, "C", "dismiss"),
 	}
 	km.Kickoff = KickoffKeys{
 		Run:    kb([]string{"r"}, "r", "run"),

@@ -176,7 +176,7 @@ func viewBindings(km *KeyMap) map[string][]key.Binding {
 		"servers":  {s.Reconnect, s.Probe, s.Section, s.Tools, s.Filter},
 		"tools":    {to.Search, to.Sort, to.Scope, to.Try, to.Filter, to.Scheme},
 		"filter":   {f.Edit, f.Server, f.Agent, f.Fix, f.Export, f.Write, f.Confirm, f.Reset},
-		"try":      {tr.Run, tr.Edit, tr.Toggle, tr.Raw, tr.Editor, tr.Policy, tr.Copy, tr.Cancel},
+		"try":      {tr.Run, tr.Edit, tr.Toggle, tr.Raw, tr.Editor, tr.Policy, tr.Copy, tr.Cancel, tr.Accept, tr.Decline, tr.Dismiss},
 		"kickoff":  {k.Run, k.Step, k.Edit, k.Toggle, k.Crew},
 		"trace":    {tc.Collapse, tc.Expand, tc.Toggle, tc.Follow, tc.Kind, tc.Status, tc.Stop},
 		"pause":    {p.Continue, p.Step, p.Skip, p.Edit, p.Abort, p.Editor, p.Submit, p.View},

@@ -20,6 +20,9 @@ type toolRow struct {
 	spec   mcpconn.ServerSpec
 	tool   *mcpconn.Tool
 	order  int // position in server order, for the default sort
+	// declared are the client capabilities the listing connection
+	// declared (none under CrewAI's policies).
+	declared []string
 }
 
 // match is one visible row with the fuzzy-matched byte offsets of each name.
@@ -130,7 +133,7 @@ func (p *toolsPane) SetTools(d *serverData) tea.Cmd {
 		}
 		spec, _ := d.spec(name)
 		for i := range disc.Tools {
-			p.rows = append(p.rows, toolRow{server: name, spec: spec, tool: &disc.Tools[i], order: len(p.rows)})
+			p.rows = append(p.rows, toolRow{server: name, spec: spec, tool: &disc.Tools[i], order: len(p.rows), declared: disc.Info.Declared})
 		}
 	}
 	cmd := p.rescope()

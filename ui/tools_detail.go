@@ -50,7 +50,8 @@ func (p *toolsPane) renderDetail() {
 	}
 	p.detailKey = r.server + "\x00" + r.tool.Name
 	text := toolDetail(p.st, r.spec, r.server, r.tool, names.Schemes()[p.scheme], p.detail.Width) +
-		renderedSchema(p.st, r.tool, strings.HasPrefix(p.ws.LLM, "anthropic/"))
+		renderedSchema(p.st, r.tool, strings.HasPrefix(p.ws.LLM, "anthropic/")) +
+		clientCapabilitiesNote(p.st, r.declared)
 	p.detail.SetContent(wrapText(text, p.detail.Width))
 }
 
@@ -188,4 +189,22 @@ func toolDetail(st *Styles, spec mcpconn.ServerSpec, server string, t *mcpconn.T
 		b.WriteString(printable(prettyJSON(t.OutputSchema)) + "\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// clientCapabilitiesNote says what the listing connection declared, and
+// why that matters: a server may list some tools only to a client that
+// declares a capability, and CrewAI's client declares none.
+func clientCapabilitiesNote(st *Styles, declared []string) string {
+	var b strings.Builder
+	b.WriteString("\n" + st.Text.Heading.Render("Client capabilities") + "\n")
+	if len(declared) == 0 {
+		b.WriteString("this listing's connection declared none, as CrewAI's client does\n")
+	} else {
+		b.WriteString("this listing's connection declared " + strings.Join(declared, ", ") +
+			st.Text.Warning.Render("  (beyond CrewAI, which declares none)") + "\n")
+	}
+	b.WriteString(st.Text.Muted.Render("A server may hide tools from a client without elicitation, sampling or roots "+
+		"(server-everything lists get-roots-list only to clients with roots), so CrewAI's agents never see them; "+
+		"crewbench tools --compare-capabilities lists the tools such a server hides.") + "\n")
+	return b.String()
 }

@@ -58,6 +58,10 @@ type tryPane struct {
 	// user's second r.
 	confirming bool
 	out        viewport.Model
+	// asker hands the running call's server questions to the pane; ask
+	// is the one being answered (it takes the form's place).
+	asker callAsker
+	ask   askForm
 
 	width, height int
 	focused       bool
@@ -114,7 +118,7 @@ func (p *tryPane) Blur() {
 	p.confirming = false
 	p.stopEditing()
 }
-func (p tryPane) CapturesInput() bool { return p.editing }
+func (p tryPane) CapturesInput() bool { return p.editing || p.ask.editing }
 
 func (p *tryPane) stopEditing() {
 	p.editing = false
@@ -146,6 +150,7 @@ func (p *tryPane) Open(d *serverData, server, tool string) {
 	if p.running && p.cancel != nil {
 		p.cancel()
 	}
+	p.answerAsk(askReply{elicit: mcpconn.ElicitResponse{Action: mcpconn.ElicitCancel}})
 	p.server, p.toolName, p.tool = server, tool, nil
 	p.spec, _ = d.spec(server)
 	p.result, p.timeline, p.command, p.running, p.confirming = nil, nil, "", false, false
@@ -221,10 +226,20 @@ func (p tryPane) Update(msg tea.Msg) (tryPane, tea.Cmd) {
 		p.renderOut()
 		p.out.GotoBottom()
 		return p, tickCall(msg.id)
+	case askMsg:
+		if msg.id != p.callID || msg.q == nil {
+			if msg.q != nil {
+				msg.q.reply <- askReply{elicit: mcpconn.ElicitResponse{Action: mcpconn.ElicitCancel}}
+			}
+			return p, nil
+		}
+		p.openAsk(msg.q)
+		return p, tea.Batch(waitForAsk(msg.id, p.asker), notice(noticeWarn, "the server asks something (beyond CrewAI): answer in the form"))
 	case callDoneMsg:
 		if msg.id != p.callID {
 			return p, nil
 		}
+		p.answerAsk(askReply{elicit: mcpconn.ElicitResponse{Action: mcpconn.ElicitCancel}})
 		p.running, p.attempt = false, 0
 		p.result = msg.res
 		p.renderOut()
@@ -244,6 +259,9 @@ func (p tryPane) Update(msg tea.Msg) (tryPane, tea.Cmd) {
 		p.syncFromRaw()
 		return p, nil
 	case tea.KeyMsg:
+		if p.ask.active() {
+			return p.updateAsk(msg)
+		}
 		if p.editing {
 			return p.updateEditing(msg)
 		}
@@ -378,10 +396,12 @@ func (p tryPane) run() (tryPane, tea.Cmd) {
 		mcpconn.EffectivePolicy(spec), durOrNone(l.Call), l.Attempts, fmtDur(l.Backoff), fmtDur(l.Connect))))
 	ch := make(chan session.Event, 256)
 	p.eventsCh = ch
+	p.asker = newCallAsker()
 	p.renderOut()
 	return p, tea.Batch(
-		startCall(ctx, p.deps.Caller, p.deps.Calls, p.callID, spec, p.toolName, args, ch),
+		startCall(ctx, p.deps.Caller, p.deps.Calls, p.callID, spec, p.toolName, args, ch, p.asker),
 		waitForCallEvents(p.callID, ch),
+		waitForAsk(p.callID, p.asker),
 		tickCall(p.callID),
 		resolved(topicTryArgs), resolved(topicTryRaw),
 	)
@@ -449,6 +469,8 @@ func (p *tryPane) absorb(ev session.Event) {
 		p.timeline = append(p.timeline, st.Subtle.Render("  stderr: "+foldSpaces(ev.Str(session.KeyLine))))
 	case session.Warning:
 		p.timeline = append(p.timeline, st.Warning.Render("  warning: "+ev.Str(session.KeyMessage)))
+	case session.MCPServerRequest:
+		p.timeline = append(p.timeline, st.Info.Render("  server asked "+red.RedactString(foldSpaces(ev.Str(session.KeyMessage)))))
 	}
 	const maxTimeline = 400
 	if len(p.timeline) > maxTimeline {
@@ -515,6 +537,8 @@ func (p tryPane) ShortHelp() []key.Binding {
 	switch {
 	case p.tool == nil:
 		return nil
+	case p.ask.active():
+		return p.askHelp()
 	case p.editing && p.raw:
 		return []key.Binding{t.Editor, p.km.Input.Cancel}
 	case p.editing:
@@ -544,6 +568,9 @@ func (p tryPane) View() string {
 		f = p.st.Pane.Focused
 	}
 	form := p.formView(f, fw, fh)
+	if p.ask.active() {
+		form = p.askView(f, fw, fh)
+	}
 	res := box(p.st.Pane.Blurred, rw, rh, p.st.Pane.Title.Render("Attempts & result")+"\n"+p.out.View())
 	if p.width >= 120 {
 		return lipgloss.JoinHorizontal(lipgloss.Top, form, res)

@@ -57,7 +57,9 @@ func (p *tryPane) refreshPlaceholders() {
 // callSpec is the server spec with the chosen policy and timeouts.
 func (p tryPane) callSpec() (mcpconn.ServerSpec, error) {
 	s := p.spec
-	s.Policy = policyChoices[p.policy]
+	if pol := policyChoices[p.policy]; pol != "" {
+		s.Policy = pol // the first choice keeps the spec's own
+	}
 	dur := func(i int, dst *time.Duration) error {
 		v := strings.TrimSpace(p.settings[i].Value())
 		if v == "" {
