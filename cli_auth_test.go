@@ -47,12 +47,12 @@ func TestStoredTokensInCrewbenchsOwnConnectionsOnly(t *testing.T) {
 	}
 
 	for _, policy := range []string{"native", "adapter"} {
-		before := len(fake.Bearer)
+		before := len(fake.Bearers())
 		code, out, errs := run(t, "call", "--url", url, "--policy", policy, "--no-record", "echo")
 		if code != exitConnection || !strings.Contains(out, "fix:    "+crewAIOAuthHint+url+"`") {
 			t.Fatalf("%s call: exit %d\n%s\n%s", policy, code, out, errs)
 		}
-		for _, b := range fake.Bearer[before:] {
+		for _, b := range fake.Bearers()[before:] {
 			if b != "" {
 				t.Fatalf("the %s policy sent the stored token", policy)
 			}

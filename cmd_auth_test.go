@@ -90,7 +90,7 @@ func TestAuthLoginHeadless(t *testing.T) {
 	if code != exitConnection {
 		t.Fatalf("native call with a stored token: exit %d\n%s\n%s", code, out, errs)
 	}
-	for _, b := range fake.Bearer[len(fake.Bearer)-1:] {
+	for _, b := range fake.Bearers()[len(fake.Bearers())-1:] {
 		if b != "" {
 			t.Fatalf("native policy sent %q", b)
 		}

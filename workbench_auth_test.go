@@ -69,7 +69,7 @@ func TestFlow_LogInToAnOAuthServerFromTheServersView(t *testing.T) {
 	if u := fake.AuthQueries[0].Get("redirect_uri"); len(u) < 17 || u[:17] != "http://127.0.0.1:" {
 		t.Errorf("redirect_uri %q is not a loopback callback on 127.0.0.1", u)
 	}
-	if last := fake.Bearer[len(fake.Bearer)-1]; last != "Bearer "+tok.AccessToken {
+	if last := fake.Bearers()[len(fake.Bearers())-1]; last != "Bearer "+tok.AccessToken {
 		t.Error("the reconnect did not send the stored token")
 	}
 }

@@ -49,13 +49,13 @@ func TestPoolSendsStoredTokensToCrewbenchsOwnCallsOnly(t *testing.T) {
 	for _, tc := range cases {
 		s := spec
 		s.Policy = tc.policy
-		before := len(fake.Bearer)
+		before := len(fake.Bearers())
 		r := Call(ctx, s, "echo", nil, Options{Pool: p})
 		if r.Outcome != tc.outcome || r.Fix != tc.fix {
 			t.Errorf("%s: outcome %q fix %q (%s)", tc.policy, r.Outcome, r.Fix, r.Error)
 		}
 		if tc.policy != PolicySession {
-			for _, b := range fake.Bearer[before:] {
+			for _, b := range fake.Bearers()[before:] {
 				if b != "" {
 					t.Errorf("%s sent the stored token", tc.policy)
 				}

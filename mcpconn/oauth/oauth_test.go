@@ -264,7 +264,7 @@ func TestRefreshExpiredToken(t *testing.T) {
 		t.Errorf("a new authorization instead of a refresh")
 	}
 	cur, _ := st.Get(fake.MCPURL())
-	if cur.AccessToken == first.AccessToken || fake.Bearer[len(fake.Bearer)-1] != "Bearer "+cur.AccessToken {
+	if cur.AccessToken == first.AccessToken || fake.Bearers()[len(fake.Bearers())-1] != "Bearer "+cur.AccessToken {
 		t.Errorf("the refreshed token was not stored and sent")
 	}
 }

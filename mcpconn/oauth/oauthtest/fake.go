@@ -74,8 +74,9 @@ type Server struct {
 	TokenAuth []string
 	// Registrations counts dynamic registrations.
 	Registrations int
-	// Bearer holds the Authorization headers the MCP endpoint saw.
-	Bearer []string
+	// bearer holds the Authorization headers the MCP endpoint saw (read
+	// with Bearers: the server's goroutines append to it).
+	bearer []string
 
 	challenges map[string]string // code → code_challenge
 	redirects  map[string]string // code → redirect_uri
@@ -99,6 +100,14 @@ func New(o Options) *Server {
 
 // MCPURL is the protected MCP endpoint.
 func (s *Server) MCPURL() string { return s.URL + "/mcp" }
+
+// Bearers is a copy of the Authorization headers the MCP endpoint has seen,
+// oldest first.
+func (s *Server) Bearers() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.bearer)
+}
 
 func (s *Server) issuer() string { return s.URL + s.opts.IssuerPath }
 
@@ -323,7 +332,7 @@ func (s *Server) mcp(w http.ResponseWriter, r *http.Request) {
 	next := s.next()
 	auth := r.Header.Get("Authorization")
 	s.mu.Lock()
-	s.Bearer = append(s.Bearer, auth)
+	s.bearer = append(s.bearer, auth)
 	scopes, ok := s.tokens[strings.TrimPrefix(auth, "Bearer ")]
 	s.mu.Unlock()
 	challenge := "Bearer"
