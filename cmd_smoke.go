@@ -91,7 +91,7 @@ Exit status: 0 all passed, 2 connection failure, 3 some tool failed,
 type smokeTool struct {
 	Tool      string         `json:"tool"`
 	LLMName   string         `json:"llm_name"`
-	Arguments map[string]any `json:"arguments"`
+	Arguments json.RawMessage `json:"arguments"`
 	Notes     []string       `json:"notes,omitempty"`
 	Outcome   string         `json:"outcome"`
 	// Class says why a call that answered still fails (invalid_arguments).
@@ -341,7 +341,7 @@ func writeSmoke(w io.Writer, rep smokeReport, asJSON bool) error {
 		if !t.Passed {
 			verdict = "FAIL"
 		}
-		a, _ := json.Marshal(t.Arguments)
+		a := t.Arguments
 		answer := t.Text
 		if !t.Passed && t.Error != "" {
 			answer = t.Error
