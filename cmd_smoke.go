@@ -89,11 +89,11 @@ Exit status: 0 all passed, 2 connection failure, 3 some tool failed,
 
 // smokeTool is one tool's report.
 type smokeTool struct {
-	Tool      string         `json:"tool"`
-	LLMName   string         `json:"llm_name"`
+	Tool      string          `json:"tool"`
+	LLMName   string          `json:"llm_name"`
 	Arguments json.RawMessage `json:"arguments"`
-	Notes     []string       `json:"notes,omitempty"`
-	Outcome   string         `json:"outcome"`
+	Notes     []string        `json:"notes,omitempty"`
+	Outcome   string          `json:"outcome"`
 	// Class says why a call that answered still fails (invalid_arguments).
 	Class    string        `json:"class,omitempty"`
 	Passed   bool          `json:"passed"`
