@@ -1,6 +1,7 @@
 package crew
 
 import (
+	"crewbench/crew/pyjson"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -225,5 +226,37 @@ replies:
 				t.Errorf("tool_args %s, want %s", b, want)
 			}
 		}
+	}
+}
+
+// A tool-call breakpoint carries the tool's argument model schema and the
+// server's raw inputSchema, for the TUI to show both.
+func TestToolPauseCarriesTheSchemas(t *testing.T) {
+	m := &MCP{}
+	a := NewAgent("a", "Cataloguer", "g", "b", nil)
+	a.MCPs = []MCPRef{{Spec: fixtureSpec("names")}}
+	name := discoverOne(t, m, a, "search_catalog")
+	a.LLM = scripted(t, `
+replies:
+  - tool_calls: [{name: `+name+`, arguments: {name: widget}}]
+  - "done"
+`)
+	st := NewChanStepper(Breakpoints{Tools: []string{"search_catalog"}})
+	got := make(chan *Pause, 1)
+	go func() {
+		req := <-st.C
+		got <- req.Pause
+		req.Reply(Decision{Action: Continue})
+	}()
+	c := &Crew{Agents: []*Agent{a}, Tasks: []*Task{{Name: "f", Description: "d", ExpectedOutput: "e", Agent: a}}}
+	if r := kickoff(t, c, nil, Options{MCP: m, Stepper: st}); r.err != nil {
+		t.Fatal(r.err)
+	}
+	pz := <-got
+	if pz.RawSchema == nil || !strings.Contains(pyjson.Dumps(pz.RawSchema), `"title": "SearchCatalogArguments"`) {
+		t.Errorf("raw schema %v", pz.RawSchema)
+	}
+	if pz.Schema == nil || !strings.Contains(pyjson.Dumps(pz.Schema), `"title": "search_catalogSchema"`) {
+		t.Errorf("model schema %v", pz.Schema)
 	}
 }

@@ -183,6 +183,8 @@ func (p *tracePane) renderPause() {
 		} else {
 			b = append(b, st.Subtle.Render("(none)"))
 		}
+		b = append(b, "")
+		b = append(b, p.pauseSchemaLines(pz)...)
 	case crew.PauseLLMCall:
 		model := pz.Model
 		if pz.Mode != "" {
@@ -315,12 +317,15 @@ func (p tracePane) pauseBox(w, h int) string {
 		}
 	default:
 		keys := p.km.Pause.hints(pz.Kind == crew.PauseToolCall, p.realRun())
-		if pz.Kind == crew.PauseLLMCall {
-			if p.pauseTab == pauseTools {
-				keys += " · " + keyHint(p.km.Pause.View, "messages")
-			} else {
-				keys += " · " + keyHint(p.km.Pause.View, "tools")
-			}
+		switch {
+		case pz.Kind == crew.PauseLLMCall && p.pauseTab == pauseTools:
+			keys += " · " + keyHint(p.km.Pause.View, "messages")
+		case pz.Kind == crew.PauseLLMCall:
+			keys += " · " + keyHint(p.km.Pause.View, "tools")
+		case p.schemaToggles() && p.pauseTab == pauseSchemaRaw:
+			keys += " · " + keyHint(p.km.Pause.View, "rendered schema")
+		case p.schemaToggles():
+			keys += " · " + keyHint(p.km.Pause.View, "raw schema")
 		}
 		keyLine := p.st.Text.Key.Render(keys)
 		if total := p.pauseView.TotalLineCount(); total > p.pauseView.Height {
