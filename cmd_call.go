@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -15,6 +16,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"crewbench/crew/filelimit"
+	"crewbench/crew/pyjson"
+	"crewbench/crew/toolschema"
 	"crewbench/mcpconn"
 	"crewbench/mcpconn/cmdline"
 	"crewbench/names/suggest"
@@ -64,9 +67,17 @@ it. crewbench replay FILE shows the recording.
 
   crewbench call --stdio "crewbench fixture slow" slow_report --args '{"seconds":3}' --timeout 1s
 
+Under CrewAI's policies the arguments first go through CrewAI's validation
+(the Pydantic model CrewAI builds from the tool's inputSchema, lax mode): the
+"valid" line (--json: "validation") shows values coerced, defaults filled and
+nulls dropped, and the validated arguments are what is sent. Arguments CrewAI
+would refuse are not sent: the line shows the error text the agent would get.
+The session policy sends --args as given.
+
 Exit status: 0 ok, 1 usage or config error (also a tool the server does not
-list: outcome not_found, with the closest name), 2 connection or authorization
-failure, 3 the tool returned an error, 4 timeout.`,
+list: outcome not_found, with the closest name; and arguments CrewAI would
+refuse: outcome invalid_arguments, nothing sent), 2 connection or
+authorization failure, 3 the tool returned an error, 4 timeout.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runCall(cmd, o, args) },
 	}
 	o.target.register(cmd)
@@ -175,8 +186,26 @@ func runCall(cmd *cobra.Command, o *callOpts, args []string) error {
 	if err != nil {
 		return exitCode(exitUsage, err)
 	}
-	r := mcpconn.Call(ctx, spec, tool, toolArgs, mcpconn.Options{Emitter: session.NewEmitter(sinks), Auth: auth, Client: features})
-	missing := missingToolHint(ctx, spec, r, mcpconn.Options{Auth: auth, Client: features})
+	// Under CrewAI's policies the arguments go through CrewAI's validation
+	// first: what is sent is the validated dump, and arguments CrewAI would
+	// refuse are not sent at all.
+	wire, _ := toolArgs.MarshalJSON()
+	var preview *argsPreview
+	if mcpconn.EffectivePolicy(spec) != mcpconn.PolicySession {
+		preview = previewArguments(ctx, spec, tool, toolArgs, auth)
+		if preview.Sent != nil {
+			wire = preview.Sent
+		}
+	}
+	var r *mcpconn.CallResult
+	missing := ""
+	if preview != nil && preview.Refused {
+		r = refusedCall(spec, tool, preview)
+		fmt.Fprintln(stderr, "crewbench: CrewAI would refuse these arguments, so they were not sent")
+	} else {
+		r = mcpconn.CallJSON(ctx, spec, tool, wire, mcpconn.Options{Emitter: session.NewEmitter(sinks), Auth: auth, Client: features})
+		missing = missingToolHint(ctx, spec, r, mcpconn.Options{Auth: auth, Client: features})
+	}
 
 	out := cmd.OutOrStdout()
 	var printErr error
@@ -184,9 +213,9 @@ func runCall(cmd *cobra.Command, o *callOpts, args []string) error {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
-		printErr = enc.Encode(r)
+		printErr = enc.Encode(callOutput{CallResult: r, Validation: preview})
 	} else {
-		printCall(out, r)
+		printCall(out, r, preview)
 	}
 	// "session recorded to FILE" goes to stderr, last, so --json's stdout
 	// stays one JSON document.
@@ -199,6 +228,9 @@ func runCall(cmd *cobra.Command, o *callOpts, args []string) error {
 	if missing != "" {
 		// A tool the server does not have is the caller's mistake.
 		return exitCode(exitUsage, errors.New(missing))
+	}
+	if preview != nil && preview.Refused {
+		return silentExit{code: exitUsage} // invalid input, said above
 	}
 	if code := callExitCode(r); code != exitOK {
 		return silentExit{code: code}
@@ -221,23 +253,17 @@ func callMeta(spec mcpconn.ServerSpec, tool string) map[string]any {
 	}
 }
 
-func parseToolArgs(s string) (map[string]any, error) {
+// parseToolArgs reads --args as Python's json.loads would, keeping the key
+// order (sent as given under the session policy).
+func parseToolArgs(s string) (*pyjson.Object, error) {
 	if strings.TrimSpace(s) == "" {
-		return map[string]any{}, nil
+		return pyjson.NewObject(), nil
 	}
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber() // keep large integers exact
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
+	o, err := pyjson.LoadsObject(s)
+	if err != nil {
 		return nil, fmt.Errorf("--args: not a JSON object: %w", err)
 	}
-	if dec.More() {
-		return nil, errors.New("--args: trailing data after the JSON object")
-	}
-	if m == nil {
-		m = map[string]any{}
-	}
-	return m, nil
+	return o, nil
 }
 
 // missingToolHint checks, after a failed call, whether the server lists the
@@ -299,7 +325,7 @@ func callExitCode(r *mcpconn.CallResult) int {
 // progressSink prints one line per attempt and retry as they happen.
 func progressSink(w io.Writer) session.Sink {
 	return session.SinkFunc(func(e session.Event) {
-		switch e.Kind {
+		switch session.MCPScopeKind(e.Kind) {
 		case session.MCPProcessSpawned:
 			fmt.Fprintf(w, "· spawned %s (pid %d)\n", e.Server, e.Int("pid"))
 		case session.MCPConnectionFailed:
@@ -314,15 +340,21 @@ func progressSink(w io.Writer) session.Sink {
 	})
 }
 
-func printCall(w io.Writer, r *mcpconn.CallResult) {
+func printCall(w io.Writer, r *mcpconn.CallResult, preview *argsPreview) {
 	fmt.Fprintf(w, "server  %s\ntool    %s", r.Server, r.Tool)
 	if r.CallName != r.Tool {
 		fmt.Fprintf(w, "  (called as %q: CrewAI's https-string path sends the sanitized name)", r.CallName)
 	}
 	fmt.Fprintf(w, "\nLLM     %s\npolicy  %s  (connect %s, call %s, %d attempt(s), backoff %s)\n",
 		r.LLMName, r.Policy, dur(r.Limits.Connect), dur(r.Limits.Call), r.Limits.Attempts, dur(r.Limits.Backoff))
-	if b, err := json.Marshal(r.Arguments); err == nil {
-		fmt.Fprintf(w, "args    %s  (after CrewAI's argument cleaning)\n", b)
+	if preview != nil {
+		printPreview(w, preview)
+		if preview.Refused {
+			return
+		}
+	}
+	if len(r.Arguments) > 0 {
+		fmt.Fprintf(w, "args    %s  (after CrewAI's argument cleaning)\n", r.Arguments)
 	}
 	start := time.Time{}
 	for _, c := range r.Connects {
@@ -418,4 +450,86 @@ func indent(s string) string {
 		s = s[:max] + fmt.Sprintf("… (%d bytes)", len(s))
 	}
 	return strings.ReplaceAll(s, "\n", "\n  ")
+}
+
+// argsPreview is what CrewAI's validation does to the arguments before an
+// MCP call under its policies (the model CrewAI builds from the tool's
+// inputSchema, Pydantic lax mode, None dropped): --json's "validation".
+type argsPreview struct {
+	// Model is the Pydantic model's name ("get_forecastSchema").
+	Model string `json:"model,omitempty"`
+	// Sent is the validated arguments in the model's order, what CrewAI
+	// hands its MCP client (the policy's cleaning follows).
+	Sent    json.RawMessage `json:"validated,omitempty"`
+	Changes []string        `json:"changes,omitempty"`
+	// Refused: CrewAI returns Error to the agent instead of calling.
+	Refused bool   `json:"refused,omitempty"`
+	Error   string `json:"error,omitempty"`
+	// Note says why there is no preview (the tool list was unavailable).
+	Note string `json:"note,omitempty"`
+	// llmName is the tool's name under the policy (the refusal's result).
+	llmName string
+}
+
+// callOutput is --json's document: the call's result and the preview.
+type callOutput struct {
+	*mcpconn.CallResult
+	Validation *argsPreview `json:"validation,omitempty"`
+}
+
+// previewArguments lists the server's tools to find the tool's inputSchema
+// and validates args against CrewAI's model of it. Without the schema (the
+// list failed, or the server has no such tool) the arguments go out as
+// given and the note says why.
+func previewArguments(ctx context.Context, spec mcpconn.ServerSpec, tool string, args *pyjson.Object, auth mcpconn.Authorizer) *argsPreview {
+	d, err := mcpconn.Discover(ctx, spec, mcpconn.Options{Auth: auth})
+	if err != nil {
+		return &argsPreview{Note: "no preview: the tool list failed: " + err.Error()}
+	}
+	t, ok := d.Tool(tool)
+	if !ok {
+		return &argsPreview{Note: "no preview: the server does not list " + strconv.Quote(tool)}
+	}
+	var schema *pyjson.Object
+	if len(t.InputSchema) > 0 {
+		if o, err := pyjson.LoadsObject(string(t.InputSchema)); err == nil && o.Len() > 0 {
+			schema = o
+		}
+	}
+	model := toolschema.MCPToolModel(t.Name, schema)
+	p := &argsPreview{Model: model.Name, llmName: t.LLMName}
+	sent, err := model.MCPArguments(t.LLMName, args)
+	if err != nil {
+		p.Refused, p.Error = true, err.Error()
+		return p
+	}
+	p.Sent, _ = sent.MarshalJSON()
+	p.Changes = toolschema.ArgumentChanges(args, sent)
+	return p
+}
+
+// refusedCall is the result of a call CrewAI does not make: BaseTool.run
+// raises the validation error before the server is reached.
+func refusedCall(spec mcpconn.ServerSpec, tool string, p *argsPreview) *mcpconn.CallResult {
+	pol := mcpconn.EffectivePolicy(spec)
+	return &mcpconn.CallResult{Server: mcpconn.Handle(spec), Tool: tool, CallName: tool, LLMName: p.llmName, Policy: pol,
+		Limits: mcpconn.CallLimits(spec, pol), Text: p.Error, Failed: true, Raised: true,
+		FailureReason: mcpconn.FailureException, Outcome: outcomeInvalidArguments, Attempts: []mcpconn.Attempt{}}
+}
+
+// outcomeInvalidArguments is a refused call's outcome: nothing was sent.
+const outcomeInvalidArguments = "invalid_arguments"
+
+// printPreview writes the validation lines before the call's result.
+func printPreview(w io.Writer, p *argsPreview) {
+	switch {
+	case p.Note != "":
+		fmt.Fprintf(w, "valid   %s\n", p.Note)
+	case p.Refused:
+		fmt.Fprintf(w, "valid   REFUSED by %s: CrewAI returns this to the agent and does not call the tool:\n  %s\n", p.Model, indent(p.Error))
+	case len(p.Changes) == 0:
+		fmt.Fprintf(w, "valid   ok (%s): sent as given\n", p.Model)
+	default:
+		fmt.Fprintf(w, "valid   ok (%s): %s\n", p.Model, strings.Join(p.Changes, "; "))
+	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -109,6 +110,82 @@ func TestCallPoliciesOverHTTP(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &r); err != nil || code != 0 || r.Outcome != session.OutcomeOK {
 			t.Errorf("%s: exit %d %v %s %s", p, code, err, out, errs)
 		}
+	}
+}
+
+// Under CrewAI's policies `call` shows what CrewAI's validation does to
+// the arguments and sends the validated dump (in the model's order); it
+// refuses, without sending, arguments CrewAI would refuse. The session
+// policy sends --args as given, in their order.
+func TestCallValidationPreview(t *testing.T) {
+	weather := fixtureCommandLine(t, "weather")
+	cases := []struct {
+		name    string
+		args    []string
+		code    int
+		text    string // in the human output
+		sent    string // the arguments sent ("" for none)
+		changes []string
+		refused bool
+	}{
+		{"coerced and defaults", []string{"--args", `{"days":"2","city":"Oslo"}`}, exitOK,
+			"valid   ok (get_forecastSchema): days: '2' → 2; units: default 'metric'",
+			`{"city":"Oslo","days":2,"units":"metric"}`, []string{"days: '2' → 2", "units: default 'metric'"}, false},
+		{"nulls dropped", []string{"--args", `{"city":"Oslo","days":null,"units":"imperial"}`}, exitOK,
+			"days: None dropped", `{"city":"Oslo","units":"imperial"}`, []string{"days: None dropped"}, false},
+		{"as given", []string{"--args", `{"city":"Oslo","days":3,"units":"metric"}`, "--policy", "adapter"}, exitOK,
+			"valid   ok (get_forecastSchema): sent as given", `{"city":"Oslo","days":3,"units":"metric"}`, nil, false},
+		{"refused", []string{"--args", `{"days":9}`}, exitUsage,
+			"arguments validation failed: 2 validation errors for get_forecastSchema\n  city\n    Field required", "", nil, true},
+		{"session policy", []string{"--args", `{"units":"metric","city":"Oslo"}`, "--policy", "session"}, exitOK,
+			"args    {\"units\":\"metric\",\"city\":\"Oslo\"}", `{"units":"metric","city":"Oslo"}`, nil, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			base := append([]string{"call", "--stdio", weather, "getForecast", "--no-record"}, c.args...)
+			code, out, errs := run(t, base...)
+			if code != c.code || !strings.Contains(out, c.text) {
+				t.Errorf("exit %d (want %d), output lacks %q:\n%s\n%s", code, c.code, c.text, out, errs)
+			}
+			if c.refused && (!strings.Contains(errs, "not sent") || strings.Contains(out, "ATTEMPT")) {
+				t.Errorf("a refused call must say so and send nothing:\n%s\n%s", out, errs)
+			}
+			code, out, _ = run(t, append(base, "--json")...)
+			var r struct {
+				mcpconn.CallResult
+				Validation *struct {
+					Model   string          `json:"model"`
+					Sent    json.RawMessage `json:"validated"`
+					Changes []string        `json:"changes"`
+					Refused bool            `json:"refused"`
+					Error   string          `json:"error"`
+				} `json:"validation"`
+			}
+			if err := json.Unmarshal([]byte(out), &r); err != nil || code != c.code {
+				t.Fatalf("--json: exit %d, %v\n%s", code, err, out)
+			}
+			var sent bytes.Buffer
+			_ = json.Compact(&sent, r.Arguments)
+			if c.sent != "" && sent.String() != c.sent {
+				t.Errorf("sent %s, want %s", sent.String(), c.sent)
+			}
+			if c.refused && (len(r.Attempts) != 0 || r.Outcome != "invalid_arguments" || !r.Raised || !strings.HasPrefix(r.Text, "Tool '")) {
+				t.Errorf("refused: %+v", r.CallResult)
+			}
+			v := r.Validation
+			switch {
+			case c.name == "session policy":
+				if v != nil {
+					t.Errorf("the session policy is crewbench's own: no CrewAI validation, got %+v", v)
+				}
+			case v == nil:
+				t.Fatal("no validation field")
+			case v.Model != "get_forecastSchema" || v.Refused != c.refused || strings.Join(v.Changes, "|") != strings.Join(c.changes, "|"):
+				t.Errorf("validation %+v", v)
+			case c.refused && v.Error != r.Text:
+				t.Errorf("the refusal's text %q differs from the result's %q", v.Error, r.Text)
+			}
+		})
 	}
 }
 
@@ -387,7 +464,7 @@ func TestReplayPrintsACallSession(t *testing.T) {
 	for _, want := range []string{
 		"crewbench call",
 		"→ tools/call slow_report @ ",
-		`{"seconds":3}`,
+		`{"seconds":3,"topic":"inventory"}`, // the schema's default filled, as CrewAI's validation does
 		"✓ connect ",
 		"attempt 1 timeout after 2", "; retrying in 50ms",
 		"attempt 2 timeout after 2", "; retrying in 100ms",

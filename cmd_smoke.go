@@ -91,11 +91,11 @@ Exit status: 0 all passed, 2 connection failure, 3 some tool failed,
 
 // smokeTool is one tool's report.
 type smokeTool struct {
-	Tool      string         `json:"tool"`
-	LLMName   string         `json:"llm_name"`
-	Arguments map[string]any `json:"arguments"`
-	Notes     []string       `json:"notes,omitempty"`
-	Outcome   string         `json:"outcome"`
+	Tool      string          `json:"tool"`
+	LLMName   string          `json:"llm_name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Notes     []string        `json:"notes,omitempty"`
+	Outcome   string          `json:"outcome"`
 	// Class says why a call that answered still fails (invalid_arguments).
 	Class    string        `json:"class,omitempty"`
 	Passed   bool          `json:"passed"`
@@ -352,7 +352,7 @@ func writeSmoke(w io.Writer, rep smokeReport, asJSON bool) error {
 		if !t.Passed {
 			verdict = "FAIL"
 		}
-		a, _ := json.Marshal(t.Arguments)
+		a := t.Arguments
 		answer := t.Text
 		if !t.Passed && t.Error != "" {
 			answer = t.Error

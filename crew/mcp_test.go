@@ -1,11 +1,12 @@
 package crew
 
 import (
+	"crewbench/crew/pyjson"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
-	"crewbench/crew/pyjson"
 	"crewbench/fixtures/fixturetest"
 	"crewbench/mcpconn"
 	"crewbench/session"
@@ -172,14 +173,90 @@ replies:
 		!strings.Contains(refused, "\nExpected arguments: {\"city\": ") || !strings.HasSuffix(refused, "\nRequired: [\"city\"]") {
 		t.Errorf("refused call: agent saw %q", refused)
 	}
+	// The explicit null is dropped, not replaced by the default.
+	if sent := sentArguments(r); len(sent) != 1 || sent[0] != `{"city":"Oslo","days":2}` {
+		t.Errorf("arguments sent: %q", sent)
+	}
+}
+
+// sentArguments is the "arguments" of every tools/call frame on the wire,
+// as the bytes sent.
+func sentArguments(r result) []string {
 	var sent []string
 	for _, ev := range r.events {
-		if ev.Kind == session.MCPToolExecutionStarted {
-			sent = append(sent, pyjson.Dumps(ev.Data["tool_args"]))
+		if ev.Kind != session.MCPFrame || ev.Str(session.KeyMethod) != "tools/call" || ev.Str("direction") != "send" {
+			continue
+		}
+		var p struct {
+			Arguments json.RawMessage `json:"arguments"`
+		}
+		if json.Unmarshal([]byte(ev.Str("payload")), &p) == nil {
+			sent = append(sent, string(p.Arguments))
 		}
 	}
-	// The explicit null is dropped, not replaced by the default.
-	if len(sent) != 1 || sent[0] != `{"city": "Oslo", "days": 2}` {
-		t.Errorf("arguments sent: %q", sent)
+	return sent
+}
+
+// The wire carries the validated arguments in the model's field order (the
+// schema's property order, here not alphabetical), at every level, as
+// CrewAI's MCPClient sends its dict (crewai-fidelity-gaps.md B14); the
+// tool_args of mcp_tool_execution_started are the same object.
+func TestMCPArgumentsSentInModelOrder(t *testing.T) {
+	m := &MCP{}
+	a := NewAgent("a", "Cataloguer", "g", "b", nil)
+	a.MCPs = []MCPRef{{Spec: fixtureSpec("names")}}
+	name := discoverOne(t, m, a, "search_catalog")
+	a.LLM = scripted(t, `
+replies:
+  - tool_calls: [{name: `+name+`, arguments: '{"filter": {"min_units": "3", "warehouse": "north"}, "name": "widget", "sku": null}'}]
+  - "done"
+`)
+	c := &Crew{Agents: []*Agent{a}, Tasks: []*Task{{Name: "f", Description: "d", ExpectedOutput: "e", Agent: a}}}
+	r := kickoff(t, c, nil, Options{MCP: m})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	want := `{"name":"widget","filter":{"warehouse":"north","min_units":3}}`
+	if sent := sentArguments(r); len(sent) != 1 || sent[0] != want {
+		t.Errorf("arguments on the wire: %q, want %s", sent, want)
+	}
+	for _, ev := range r.events {
+		if ev.Kind == session.MCPToolExecutionStarted {
+			if b, _ := json.Marshal(ev.Data["tool_args"]); string(b) != want {
+				t.Errorf("tool_args %s, want %s", b, want)
+			}
+		}
+	}
+}
+
+// A tool-call breakpoint carries the tool's argument model schema and the
+// server's raw inputSchema, for the TUI to show both.
+func TestToolPauseCarriesTheSchemas(t *testing.T) {
+	m := &MCP{}
+	a := NewAgent("a", "Cataloguer", "g", "b", nil)
+	a.MCPs = []MCPRef{{Spec: fixtureSpec("names")}}
+	name := discoverOne(t, m, a, "search_catalog")
+	a.LLM = scripted(t, `
+replies:
+  - tool_calls: [{name: `+name+`, arguments: {name: widget}}]
+  - "done"
+`)
+	st := NewChanStepper(Breakpoints{Tools: []string{"search_catalog"}})
+	got := make(chan *Pause, 1)
+	go func() {
+		req := <-st.C
+		got <- req.Pause
+		req.Reply(Decision{Action: Continue})
+	}()
+	c := &Crew{Agents: []*Agent{a}, Tasks: []*Task{{Name: "f", Description: "d", ExpectedOutput: "e", Agent: a}}}
+	if r := kickoff(t, c, nil, Options{MCP: m, Stepper: st}); r.err != nil {
+		t.Fatal(r.err)
+	}
+	pz := <-got
+	if pz.RawSchema == nil || !strings.Contains(pyjson.Dumps(pz.RawSchema), `"title": "SearchCatalogArguments"`) {
+		t.Errorf("raw schema %v", pz.RawSchema)
+	}
+	if pz.Schema == nil || !strings.Contains(pyjson.Dumps(pz.Schema), `"title": "search_catalogSchema"`) {
+		t.Errorf("model schema %v", pz.Schema)
 	}
 }

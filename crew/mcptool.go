@@ -164,8 +164,10 @@ func (t *mcpTool) Run(ctx context.Context, args *pyjson.Object, rc RunContext) T
 		}
 		args = sent
 	}
-	argMap, _ := pyjson.ToGo(args).(map[string]any)
-	r := mcpconn.Call(ctx, t.server, t.callName, argMap, mcpconn.Options{
+	// As JSON text in the model's field order: CrewAI sends the validated
+	// dump in that order (a Go map would sort it).
+	wire, _ := args.MarshalJSON()
+	r := mcpconn.CallJSON(ctx, t.server, t.callName, wire, mcpconn.Options{
 		Emitter: rc.Emitter, Parent: rc.Span, AgentRole: rc.Base.AgentRole, Cache: t.m.Cache, Pool: t.m.Pool, Faults: t.faults,
 	})
 	switch {

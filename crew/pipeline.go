@@ -561,6 +561,7 @@ func (ar *agentRun) pauseTool(ctx context.Context, cs *callScope) (Decision, err
 		Kind: PauseToolCall, RunID: ar.rs.runID, TaskName: ar.tr.name, AgentRole: ar.p.role, Span: cs.span,
 		AfterFailure: ar.takeFailedFlag(), RequestedName: cs.requested, ToolName: cs.name,
 		OriginalName: cs.spec.OriginalName, Server: cs.spec.Server, Args: cs.args,
+		Schema: cs.spec.Schema, RawSchema: cs.spec.RawSchema,
 	}, ar.base, cs.parent)
 	if err != nil {
 		return d, err

@@ -49,6 +49,10 @@ type Pause struct {
 	OriginalName  string
 	Server        string
 	Args          *pyjson.Object
+	// Schema is the tool's argument model as a JSON schema (what the
+	// provider's cleanup renders for the LLM); RawSchema the MCP server's
+	// inputSchema as listed (nil for other tools). Both nil when unknown.
+	Schema, RawSchema *pyjson.Object
 
 	// Human input: the final answer the human reviews.
 	FinalAnswer string

@@ -60,12 +60,14 @@ type CallResult struct {
 	// Tool is the remote name asked for; CallName is what was sent (the
 	// https-string path sends the sanitized name, §2.3); LLMName is the
 	// name the LLM would have called.
-	Tool      string         `json:"tool"`
-	CallName  string         `json:"call_name"`
-	LLMName   string         `json:"llm_name"`
-	Policy    Policy         `json:"policy"`
-	Limits    Limits         `json:"limits"`
-	Arguments map[string]any `json:"arguments"` // after CrewAI's argument cleaning
+	Tool     string `json:"tool"`
+	CallName string `json:"call_name"`
+	LLMName  string `json:"llm_name"`
+	Policy   Policy `json:"policy"`
+	Limits   Limits `json:"limits"`
+	// Arguments is the JSON object sent, after the policy's argument
+	// preparation, in the order sent.
+	Arguments json.RawMessage `json:"arguments"`
 
 	// Text is what CrewAI's tool returns to the agent, or the text of the
 	// exception it raises (Raised).
@@ -99,13 +101,28 @@ type CallResult struct {
 // comes from spec.Timeouts where set, else CrewAI's defaults. Call never
 // returns an error: every failure is described in the result.
 func Call(ctx context.Context, spec ServerSpec, tool string, args map[string]any, opts Options) *CallResult {
+	return CallJSON(ctx, spec, tool, mapArguments(args), opts)
+}
+
+// CallJSON is Call with the arguments as a JSON object (empty or null for
+// none), sent in its key order: CrewAI sends its arguments in the order of
+// the tool's argument model, which a Go map cannot keep. Arguments that are
+// not a JSON object are refused before anything is sent.
+func CallJSON(ctx context.Context, spec ServerSpec, tool string, args json.RawMessage, opts Options) *CallResult {
 	p := EffectivePolicy(spec)
-	r := &CallResult{Server: Handle(spec), Tool: tool, CallName: tool, Policy: p, Limits: CallLimits(spec, p),
-		Arguments: policyArguments(p, args)}
+	r := &CallResult{Server: Handle(spec), Tool: tool, CallName: tool, Policy: p, Limits: CallLimits(spec, p)}
 	r.LLMName = llmName(spec, p, tool)
 	if p == PolicyHTTPSString {
 		r.CallName = names.Sanitize(tool)
 	}
+	prepared, err := policyArguments(p, args)
+	if err != nil {
+		r.Arguments = json.RawMessage("{}")
+		r.Text, r.Failed, r.FailureReason, r.Raised = err.Error(), true, FailureException, true
+		r.Outcome, r.Error = session.OutcomeProtocol, err.Error()
+		return r
+	}
+	r.Arguments = prepared
 	if opts.Faults == nil {
 		opts.Faults = &FaultState{}
 	}
@@ -617,12 +634,31 @@ func (c *caller) baseData() map[string]any {
 	return d
 }
 
+// scopeKind is k where CrewAI emits its MCP events on this call's path, and
+// crewbench's own twin where it emits none (crewAIMCPEvents).
+func (c *caller) scopeKind(k session.Kind) session.Kind {
+	if crewAIMCPEvents(c.r.Policy) {
+		return k
+	}
+	return session.OwnMCPKind(k)
+}
+
+// crewAIMCPEvents reports whether CrewAI emits mcp_connection_* and
+// mcp_tool_execution_* on a call path: only its MCPClient does (native
+// configs and AMP; crewbench's session policy follows it). The https-string
+// wrapper and MCPServerAdapter (mcpadapt) use the MCP SDK directly and emit
+// none (crewai-fidelity-gaps.md B15).
+func crewAIMCPEvents(p Policy) bool { return p == PolicyNative || p == PolicySession }
+
+// The tool-execution events carry CrewAI's tool_name, the server's own
+// name (MCPClient.call_tool_result is called with original_tool_name).
 func (c *caller) emitStart() {
 	d := c.baseData()
 	d["tool_args"] = c.r.Arguments
 	d["limits"] = c.r.Limits
-	c.opts.Emitter.Emit(session.Event{Kind: session.MCPToolExecutionStarted, Span: c.span, Parent: c.opts.Parent,
-		Server: EventServerName(c.spec), ToolName: c.r.LLMName, OriginalToolName: c.r.Tool, Data: d})
+	d["llm_tool_name"] = c.r.LLMName // the name the LLM calls it by, which CrewAI does not put here
+	c.opts.Emitter.Emit(session.Event{Kind: c.scopeKind(session.MCPToolExecutionStarted), Span: c.span, Parent: c.opts.Parent,
+		Server: EventServerName(c.spec), ToolName: c.r.Tool, OriginalToolName: c.r.Tool, Data: d})
 }
 
 func (c *caller) emitEnd() {
@@ -641,13 +677,13 @@ func (c *caller) emitEnd() {
 	if c.r.Code != 0 {
 		d[session.KeyJSONRPCCode] = c.r.Code
 	}
-	ev := session.Event{Span: c.span, Parent: c.opts.Parent, Server: EventServerName(c.spec), ToolName: c.r.LLMName,
+	ev := session.Event{Span: c.span, Parent: c.opts.Parent, Server: EventServerName(c.spec), ToolName: c.r.Tool,
 		OriginalToolName: c.r.Tool, Outcome: c.r.Outcome, Duration: c.r.Duration, Data: d}
 	if c.r.Outcome == session.OutcomeOK || (!c.r.Failed && c.r.Policy != PolicyNative) {
-		ev.Kind = session.MCPToolExecutionCompleted
+		ev.Kind = c.scopeKind(session.MCPToolExecutionCompleted)
 		d["result"] = c.r.Text
 	} else {
-		ev.Kind = session.MCPToolExecutionFailed
+		ev.Kind = c.scopeKind(session.MCPToolExecutionFailed)
 		ev.Error = c.r.Text
 		switch c.r.Outcome {
 		case session.OutcomeIsError:
@@ -665,7 +701,7 @@ func (c *caller) emitEnd() {
 }
 
 func (c *caller) emitConn(k session.Kind, span string, e session.Event) {
-	e.Kind, e.Span, e.Parent, e.Server = k, span, c.span, EventServerName(c.spec)
+	e.Kind, e.Span, e.Parent, e.Server = c.scopeKind(k), span, c.span, EventServerName(c.spec)
 	if c.connParent != "" {
 		e.Parent = c.connParent
 	}
@@ -865,89 +901,4 @@ func contentItems(res *toolResult) []ContentItem {
 		out = append(out, it)
 	}
 	return out
-}
-
-// ---- argument cleaning -------------------------------------------------------------------
-
-// policyArguments prepares arguments the way each path does: MCPClient's
-// cleaning (native, and crewbench's session mode); mcpadapt drops only
-// top-level None values; the https-string wrapper passes them unchanged.
-func policyArguments(p Policy, args map[string]any) map[string]any {
-	switch p {
-	case PolicyAdapter:
-		out := make(map[string]any, len(args))
-		for k, v := range args {
-			if v != nil {
-				out[k] = v
-			}
-		}
-		return out
-	case PolicyHTTPSString:
-		if args == nil {
-			return map[string]any{}
-		}
-		return args
-	}
-	return CleanArguments(args)
-}
-
-// CleanArguments is MCPClient's argument cleaning (§4.2,
-// crewai-fidelity-gaps.md B14, mcp/client.py:545-592): keys whose value is
-// null are dropped; nested objects are cleaned and dropped when they end
-// up empty; in an array, null items are dropped and object items cleaned
-// (and dropped when empty), but arrays inside arrays are kept as they are;
-// an array that ends up empty is dropped. A key named exactly "sources"
-// holding an array has each string item s rewritten to {"type": s} and
-// every other item kept untouched, nulls included. The input is not
-// modified. (CrewAI also keeps the key order; a Go map cannot.)
-func CleanArguments(args map[string]any) map[string]any {
-	out := map[string]any{}
-	for k, v := range args {
-		if v == nil {
-			continue
-		}
-		if list, ok := v.([]any); ok && k == "sources" {
-			if len(list) == 0 {
-				continue
-			}
-			fixed := make([]any, len(list))
-			for i, item := range list {
-				if s, ok := item.(string); ok {
-					fixed[i] = map[string]any{"type": s}
-				} else {
-					fixed[i] = item
-				}
-			}
-			out[k] = fixed
-			continue
-		}
-		if cv, keep := cleanValue(v); keep {
-			out[k] = cv
-		}
-	}
-	return out
-}
-
-// cleanValue cleans a value under an object key.
-func cleanValue(v any) (any, bool) {
-	switch x := v.(type) {
-	case map[string]any:
-		m := CleanArguments(x)
-		return m, len(m) > 0
-	case []any:
-		list := make([]any, 0, len(x))
-		for _, item := range x {
-			switch it := item.(type) {
-			case nil:
-			case map[string]any:
-				if m := CleanArguments(it); len(m) > 0 {
-					list = append(list, m)
-				}
-			default:
-				list = append(list, item)
-			}
-		}
-		return list, len(list) > 0
-	}
-	return v, true
 }

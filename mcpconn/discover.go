@@ -239,7 +239,14 @@ func Discover(ctx context.Context, spec ServerSpec, opts Options) (*Discovery, e
 	start := time.Now()
 	d := newDiscovery(spec)
 	span := opts.Emitter.NewSpan()
+	// https-string discovery (tool_resolver's own SDK session) and
+	// MCPServerAdapter emit no CrewAI MCP events; crewbench records the
+	// connection under its own kinds there.
+	crewAI := spec.Ref != RefHTTPS && crewAIMCPEvents(EffectivePolicy(spec))
 	ev := func(k session.Kind, e session.Event) {
+		if !crewAI {
+			k = session.OwnMCPKind(k)
+		}
 		e.Kind, e.Span, e.Parent = k, span, opts.Parent
 		e.Server = d.EventServerName
 		if e.Data == nil {

@@ -233,7 +233,7 @@ func TestHTTPSStringTimeoutRetries(t *testing.T) {
 	if len(r.Attempts) != 3 || r.Failed || r.Text != "MCP tool execution failed after 3 attempts: Connection timed out after 0.3 seconds" {
 		t.Errorf("https-string timeout: %+v", r)
 	}
-	if n := len(eventsOf(col, session.MCPConnectionStarted)); n != 3 {
+	if n := len(eventsOf(col, session.OwnMCPConnectionStarted)); n != 3 {
 		t.Errorf("%d connections, want a fresh one per attempt", n)
 	}
 }
@@ -342,7 +342,7 @@ func TestAdapterResults(t *testing.T) {
 	if r.Failed || r.Outcome != session.OutcomeIsError || r.Text == "" {
 		t.Errorf("isError: %+v", r)
 	}
-	if _, ok := r.Arguments["y"]; !ok || len(r.Arguments) != 1 {
+	if string(r.Arguments) != `{"y":{"z":null}}` {
 		t.Errorf("adapter arguments %v: only top-level None is dropped", r.Arguments)
 	}
 	r = Call(context.Background(), spec, "returns_empty_content", nil, Options{})

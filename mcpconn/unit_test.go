@@ -29,24 +29,50 @@ func TestCleanArguments(t *testing.T) {
 		// objects not cleaned (crewai-fidelity-gaps.md B14).
 		{`{"sources":[{"type":"web"},"news",null]}`, `{"sources":[{"type":"web"},{"type":"news"},null]}`},
 		{`{"sources":[{"type":"web","x":null}]}`, `{"sources":[{"type":"web","x":null}]}`},
+		{`{"sources":[]}`, `{}`},
+		{`{"sources":{"a":null,"b":1}}`, `{"sources":{"b":1}}`},
 		// Arrays inside arrays are not cleaned.
 		{`{"l":[[null,1],null]}`, `{"l":[[null,1]]}`},
 		{`{"inner":{"sources":["x"]}}`, `{"inner":{"sources":[{"type":"x"}]}}`},
 		{`{"Sources":["x"]}`, `{"Sources":["x"]}`},
-		{`{"zero":0,"false":false}`, `{"false":false,"zero":0}`},
+		// The key order is kept, at every level (a Go map would sort it).
+		{`{"zero":0,"false":false}`, `{"zero":0,"false":false}`},
+		{`{"path":"a","edits":[{"oldText":"x","newText":"y","n":null}],"dryRun":true}`,
+			`{"path":"a","edits":[{"oldText":"x","newText":"y"}],"dryRun":true}`},
+		// Number literals and non-ASCII text go out as they came.
+		{`{"f":2.0,"big":12345678901234567890,"s":"é<&>"}`, `{"f":2.0,"big":12345678901234567890,"s":"é<&>"}`},
+		// A repeated key keeps its first place and its last value (json.loads).
+		{`{"a":1,"b":2,"a":3}`, `{"a":3,"b":2}`},
+		{``, `{}`},
+		{`null`, `{}`},
 	}
 	for _, c := range cases {
-		var in map[string]any
-		if err := json.Unmarshal([]byte(c.in), &in); err != nil {
-			t.Fatal(err)
+		got, err := CleanArguments(json.RawMessage(c.in))
+		if err != nil || string(got) != c.want {
+			t.Errorf("clean(%s) = %s, %v; want %s", c.in, got, err, c.want)
 		}
-		orig, _ := json.Marshal(in)
-		got, _ := json.Marshal(CleanArguments(in))
-		if string(got) != c.want {
-			t.Errorf("clean(%s) = %s, want %s", c.in, got, c.want)
+	}
+	for _, bad := range []string{`[1]`, `"x"`, `{"a":`, `{} {}`} {
+		if got, err := CleanArguments(json.RawMessage(bad)); err == nil {
+			t.Errorf("clean(%s) = %s, want an error", bad, got)
 		}
-		if after, _ := json.Marshal(in); string(after) != string(orig) {
-			t.Errorf("clean modified its input: %s", after)
+	}
+}
+
+// TestPolicyArgumentsKeepOrder: every policy sends the arguments in the
+// order given; only what each path removes differs.
+func TestPolicyArgumentsKeepOrder(t *testing.T) {
+	in := `{"z":1,"a":null,"m":{"y":null,"b":2},"l":[null]}`
+	want := map[Policy]string{
+		PolicyNative:      `{"z":1,"m":{"b":2}}`,
+		PolicySession:     `{"z":1,"m":{"b":2}}`,
+		PolicyAdapter:     `{"z":1,"m":{"y":null,"b":2},"l":[null]}`,
+		PolicyHTTPSString: `{"z":1,"a":null,"m":{"y":null,"b":2},"l":[null]}`,
+	}
+	for p, w := range want {
+		got, err := policyArguments(p, json.RawMessage(in))
+		if err != nil || string(got) != w {
+			t.Errorf("%s: %s, %v; want %s", p, got, err, w)
 		}
 	}
 }
@@ -54,20 +80,23 @@ func TestCleanArguments(t *testing.T) {
 func FuzzCleanArguments(f *testing.F) {
 	f.Add(`{"a":[null,{"b":null}],"sources":["x"]}`)
 	f.Fuzz(func(t *testing.T, s string) {
-		var in map[string]any
-		if json.Unmarshal([]byte(s), &in) != nil {
+		out, err := CleanArguments(json.RawMessage(s))
+		if err != nil {
 			return
 		}
-		out := CleanArguments(in)
-		// Idempotent, and no null is left where the cleaning looks: object
-		// values and the items of arrays held by keys other than "sources".
-		b, _ := json.Marshal(out)
-		again, _ := json.Marshal(CleanArguments(out))
-		if string(again) != string(b) {
-			t.Fatalf("not idempotent: %s then %s", b, again)
+		// Valid JSON, idempotent, and no null is left where the cleaning
+		// looks: object values and the items of arrays held by keys other
+		// than "sources".
+		var decoded map[string]any
+		if err := json.Unmarshal(out, &decoded); err != nil {
+			t.Fatalf("%q cleaned to invalid JSON %s: %v", s, out, err)
 		}
-		if hasCleanableNull(out) {
-			t.Fatalf("null survived: %s", b)
+		again, err := CleanArguments(out)
+		if err != nil || string(again) != string(out) {
+			t.Fatalf("not idempotent: %s then %s (%v)", out, again, err)
+		}
+		if hasCleanableNull(decoded) {
+			t.Fatalf("null survived: %s", out)
 		}
 	})
 }

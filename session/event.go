@@ -155,7 +155,59 @@ const (
 	// Warning is a non-fatal message CrewAI would log (e.g. "No tools
 	// discovered from MCP server: …").
 	Warning Kind = "crewbench_warning"
+
+	// The MCP connection and tool-execution scopes where CrewAI emits no
+	// MCP events (https-string refs and MCPServerAdapter talk to the MCP
+	// SDK directly, not through CrewAI's MCPClient): the same scopes, with
+	// the same fields, under crewbench's own names (OwnMCPKind).
+	OwnMCPConnectionStarted      Kind = "crewbench_mcp_connection_started"
+	OwnMCPConnectionCompleted    Kind = "crewbench_mcp_connection_completed"
+	OwnMCPConnectionFailed       Kind = "crewbench_mcp_connection_failed"
+	OwnMCPToolExecutionStarted   Kind = "crewbench_mcp_tool_execution_started"
+	OwnMCPToolExecutionCompleted Kind = "crewbench_mcp_tool_execution_completed"
+	OwnMCPToolExecutionFailed    Kind = "crewbench_mcp_tool_execution_failed"
 )
+
+// OwnMCPKind is crewbench's own kind for a CrewAI MCP connection or tool
+// execution kind (k itself for any other kind).
+func OwnMCPKind(k Kind) Kind {
+	switch k {
+	case MCPConnectionStarted:
+		return OwnMCPConnectionStarted
+	case MCPConnectionCompleted:
+		return OwnMCPConnectionCompleted
+	case MCPConnectionFailed:
+		return OwnMCPConnectionFailed
+	case MCPToolExecutionStarted:
+		return OwnMCPToolExecutionStarted
+	case MCPToolExecutionCompleted:
+		return OwnMCPToolExecutionCompleted
+	case MCPToolExecutionFailed:
+		return OwnMCPToolExecutionFailed
+	}
+	return k
+}
+
+// MCPScopeKind is the CrewAI kind an MCP scope kind stands for: k for
+// CrewAI's, the twin for crewbench's own (OwnMCPKind). Readers that look at
+// MCP connections and calls compare this.
+func MCPScopeKind(k Kind) Kind {
+	switch k {
+	case OwnMCPConnectionStarted:
+		return MCPConnectionStarted
+	case OwnMCPConnectionCompleted:
+		return MCPConnectionCompleted
+	case OwnMCPConnectionFailed:
+		return MCPConnectionFailed
+	case OwnMCPToolExecutionStarted:
+		return MCPToolExecutionStarted
+	case OwnMCPToolExecutionCompleted:
+		return MCPToolExecutionCompleted
+	case OwnMCPToolExecutionFailed:
+		return MCPToolExecutionFailed
+	}
+	return k
+}
 
 // Outcome classes for an MCP attempt or call (issue: mcpconn outcome classes).
 const (
@@ -270,7 +322,7 @@ func (e Event) Bool(key string) bool {
 
 // IsStart reports whether the kind opens a scope.
 func (k Kind) IsStart() bool {
-	switch k {
+	switch MCPScopeKind(k) {
 	case CrewKickoffStarted, TaskStarted, AgentExecutionStarted, LLMCallStarted,
 		ToolUsageStarted, MCPConnectionStarted, MCPToolExecutionStarted,
 		MCPAttemptStarted, AgentStepStarted, LLMGuardrailStarted, LiteAgentExecutionStarted:
@@ -281,7 +333,7 @@ func (k Kind) IsStart() bool {
 
 // IsEnd reports whether the kind closes a scope.
 func (k Kind) IsEnd() bool {
-	switch k {
+	switch MCPScopeKind(k) {
 	case CrewKickoffCompleted, CrewKickoffFailed, TaskCompleted, TaskFailed,
 		AgentExecutionCompleted, AgentExecutionError, LLMCallCompleted, LLMCallFailed,
 		ToolUsageFinished, ToolUsageError, MCPConnectionCompleted, MCPConnectionFailed,
@@ -294,7 +346,7 @@ func (k Kind) IsEnd() bool {
 
 // IsFailure reports whether the event records a failure of any kind.
 func (e Event) IsFailure() bool {
-	switch e.Kind {
+	switch MCPScopeKind(e.Kind) {
 	case CrewKickoffFailed, TaskFailed, AgentExecutionError, LLMCallFailed, ToolUsageError,
 		ToolFailureDetected, ToolValidateInputError, ToolSelectionError, ToolExecutionError,
 		MCPConnectionFailed, MCPToolExecutionFailed, MCPConfigFetchFailed, LiteAgentExecutionError:

@@ -131,6 +131,7 @@ func New(deps Deps) Model {
 	m.kickoff = newKickoffPane(st, km, deps.Runner)
 	m.kickoff.attachWatcher(deps.Watcher)
 	m.trace = newTracePane(st, km, deps.Now, deps.Redactor)
+	m.trace.anthropic = strings.HasPrefix(deps.Workspace.LLM, "anthropic/")
 	m.sessions = newSessionsPane(st, km, deps)
 	if deps.OpenSession != "" || deps.Watch != nil {
 		m.view = viewTrace

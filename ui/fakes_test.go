@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"encoding/json"
 
 	"errors"
 	"time"
@@ -85,7 +86,8 @@ func (r *fakeRunner) Start(ctx context.Context, req KickoffRequest) (*RunHandle,
 type fakeCaller struct{}
 
 func (fakeCaller) Call(ctx context.Context, spec mcpconn.ServerSpec, tool string, args map[string]any, em *session.Emitter, _ Asker) *mcpconn.CallResult {
-	r := &mcpconn.CallResult{Server: spec.Name, Tool: tool, CallName: tool, Policy: mcpconn.EffectivePolicy(spec), Arguments: args}
+	sent, _ := json.Marshal(args)
+	r := &mcpconn.CallResult{Server: spec.Name, Tool: tool, CallName: tool, Policy: mcpconn.EffectivePolicy(spec), Arguments: sent}
 	em.Emit(session.Event{Kind: session.MCPProcessSpawned, Server: spec.Name, Data: map[string]any{"pid": 4242}})
 	em.Emit(session.Event{Kind: session.MCPConnectionCompleted, Server: spec.Name, Duration: 40 * time.Millisecond})
 	for a := 1; a <= 3; a++ {

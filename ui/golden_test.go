@@ -11,6 +11,7 @@ import (
 	"crewbench/crew"
 	"crewbench/crew/llm"
 	"crewbench/crew/pyjson"
+	"crewbench/crew/toolschema"
 	"crewbench/mcpconn"
 	"crewbench/session"
 )
@@ -100,7 +101,8 @@ var screens = []struct {
 	{"trace_pause_tool", func(t *testing.T, w, h int) Model {
 		m := pausedAt(t, goldenDeps(), w, h, &crew.Pause{Kind: crew.PauseToolCall, TaskName: "forecast_task", AgentRole: "Weekend Forecaster",
 			RequestedName: "crewbench_fixture_weather_get_forecast", ToolName: "crewbench_fixture_weather_get_forecast",
-			OriginalName: "getForecast", Server: "weather", Args: pyjson.ObjectOf("city", "Lisbon", "days", pyjson.Int(2))})
+			OriginalName: "getForecast", Server: "weather", Args: pyjson.ObjectOf("city", "Lisbon", "days", pyjson.Int(2)),
+			Schema: pauseModel.Schema(), RawSchema: pauseRawSchema})
 		return m
 	}},
 	{"trace_pause_llm", func(t *testing.T, w, h int) Model {
@@ -224,6 +226,14 @@ func runTryCall(t *testing.T, m Model) Model {
 	}
 	return m
 }
+
+// pauseRawSchema is the tool-call pause's MCP inputSchema; pauseModel the
+// model CrewAI builds from it (as the engine hands both to the stepper).
+var (
+	pauseRawSchema, _ = pyjson.LoadsObject(`{"type":"object","properties":{"city":{"type":"string","description":"City name."},` +
+		`"days":{"type":"integer","minimum":1,"maximum":7,"default":3}},"required":["city"]}`)
+	pauseModel = toolschema.MCPToolModel("getForecast", pauseRawSchema)
+)
 
 func TestGoldenScreens(t *testing.T) {
 	for _, sc := range screens {

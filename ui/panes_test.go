@@ -70,6 +70,28 @@ func TestServersPane_StatesIntentsAndRedaction(t *testing.T) {
 	}
 }
 
+// The Servers detail says whose wire the server's policy speaks: CrewAI's
+// SDK exactly under CrewAI's policies, crewbench's conveniences under its
+// own session policy.
+func TestServersPane_WireNote(t *testing.T) {
+	cases := []struct {
+		policy mcpconn.Policy
+		want   string
+	}{
+		{"", "CrewAI's MCP SDK wire"},
+		{mcpconn.PolicyAdapter, "CrewAI's MCP SDK wire"},
+		{mcpconn.PolicySession, "crewbench's wire (session policy)"},
+	}
+	for _, c := range cases {
+		deps := testDeps()
+		deps.Workspace.Servers[0].Spec.Policy = c.policy
+		v := ansi.Strip(settled(t, deps, 160, 48).View())
+		if !strings.Contains(v, "wire         "+c.want) {
+			t.Errorf("policy %q: the detail lacks %q:\n%s", c.policy, c.want, v)
+		}
+	}
+}
+
 type sectionCase struct {
 	i    int
 	name string

@@ -190,6 +190,8 @@ func (p *tracePane) renderPause() {
 		} else {
 			b = append(b, st.Subtle.Render("(none)"))
 		}
+		b = append(b, "")
+		b = append(b, p.pauseSchemaLines(pz)...)
 	case crew.PauseHumanInput:
 		b = append(b, "")
 		b = append(b, p.humanInputLines(pz)...)
@@ -330,12 +332,15 @@ func (p tracePane) pauseBox(w, h int) string {
 		if pz.Kind == crew.PauseHumanInput {
 			keys = p.km.Pause.humanHints()
 		}
-		if pz.Kind == crew.PauseLLMCall {
-			if p.pauseTab == pauseTools {
-				keys += " · " + keyHint(p.km.Pause.View, "messages")
-			} else {
-				keys += " · " + keyHint(p.km.Pause.View, "tools")
-			}
+		switch {
+		case pz.Kind == crew.PauseLLMCall && p.pauseTab == pauseTools:
+			keys += " · " + keyHint(p.km.Pause.View, "messages")
+		case pz.Kind == crew.PauseLLMCall:
+			keys += " · " + keyHint(p.km.Pause.View, "tools")
+		case p.schemaToggles() && p.pauseTab == pauseSchemaRaw:
+			keys += " · " + keyHint(p.km.Pause.View, "rendered schema")
+		case p.schemaToggles():
+			keys += " · " + keyHint(p.km.Pause.View, "raw schema")
 		}
 		keyLine := p.st.Text.Key.Render(keys)
 		if total := p.pauseView.TotalLineCount(); total > p.pauseView.Height {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -78,5 +79,66 @@ func TestPause_ToolCallShowsWhatIsAboutToBeCalled(t *testing.T) {
 	m = pausedAt(t, goldenDeps(), 120, 40, pz)
 	if v := ansi.Strip(m.View()); !strings.Contains(v, "no such tool: the model gets CrewAI's not-found text") {
 		t.Errorf("unknown tool:\n%s", v)
+	}
+}
+
+// At a tool-call breakpoint the panel shows the tool's schema as CrewAI
+// renders it for the provider beside the server's raw inputSchema: side by
+// side when wide, one at a time when narrow (v switches, and says so in
+// the heading and the help).
+func TestPause_ToolCallShowsRenderedAndRawSchema(t *testing.T) {
+	pz := func() *crew.Pause {
+		return &crew.Pause{Kind: crew.PauseToolCall, RequestedName: "w_get_forecast", ToolName: "w_get_forecast",
+			OriginalName: "getForecast", Server: "weather", Args: pyjson.ObjectOf("city", "Lisbon"),
+			Schema: pauseModel.Schema(), RawSchema: pauseRawSchema}
+	}
+	const renderedHead, rawHead = "Schema the LLM sees (CrewAI, OpenAI)", "Server's inputSchema (raw)"
+	hasView := func(m Model) bool {
+		for _, b := range m.trace.ShortHelp() {
+			if b.Help().Key == m.trace.km.Pause.View.Help().Key {
+				return true
+			}
+		}
+		return false
+	}
+	// Wide: both, on the same lines.
+	m := pausedAt(t, goldenDeps(), 160, 80, pz())
+	v := ansi.Strip(m.View())
+	if !strings.Contains(v, renderedHead) || !regexp.MustCompile(regexp.QuoteMeta(renderedHead)+`.*│ `+regexp.QuoteMeta(rawHead)).MatchString(v) {
+		t.Errorf("wide: the two schemas are not side by side:\n%s", v)
+	}
+	// The rendered one is CrewAI's (optional as anyOf null, every property
+	// required, additionalProperties false); the raw one is the server's.
+	if !strings.Contains(v, `"anyOf": [`) || !strings.Contains(v, `"additionalProperties": false,`) || !strings.Contains(v, `"default": 3`) {
+		t.Errorf("wide: schemas lack CrewAI's rendering or the raw default:\n%s", v)
+	}
+	if hasView(m) {
+		t.Error("wide: v has nothing to switch, yet the help offers it")
+	}
+
+	// Narrow: the rendered one first; v shows the raw one, and back.
+	m = pausedAt(t, goldenDeps(), 80, 60, pz())
+	v = ansi.Strip(m.View())
+	if !strings.Contains(v, renderedHead+"  v raw") || strings.Contains(v, rawHead) {
+		t.Errorf("narrow: want the rendered schema alone:\n%s", v)
+	}
+	if !hasView(m) {
+		t.Error("narrow: the help lacks the schema switch")
+	}
+	m = step(t, m, keyRunes("v"))
+	if v = ansi.Strip(m.View()); !strings.Contains(v, rawHead+"  v rendered") || strings.Contains(v, renderedHead) || !strings.Contains(v, `"minimum": 1,`) {
+		t.Errorf("narrow, after v: want the raw schema alone:\n%s", v)
+	}
+	m = step(t, m, keyRunes("v"))
+	if v = ansi.Strip(m.View()); !strings.Contains(v, renderedHead) {
+		t.Errorf("narrow, v twice: want the rendered schema again:\n%s", v)
+	}
+
+	// Anthropic's rendering drops the limits.
+	deps := goldenDeps()
+	deps.Workspace.LLM = "anthropic/claude-sonnet-4"
+	m = pausedAt(t, deps, 80, 60, pz())
+	if v = ansi.Strip(m.View()); !strings.Contains(v, "Schema the LLM sees (CrewAI, Anthropic)") || strings.Contains(v, `"minimum"`) {
+		t.Errorf("anthropic: want the Anthropic rendering without minimum:\n%s", v)
 	}
 }

@@ -356,6 +356,17 @@ func (p serversPane) kv(k, v string) string {
 	return p.st.Text.Muted.Render(pad(k, 12)) + " " + v
 }
 
+// kvWrapped is a kv line whose value is wrapped under itself.
+func (p serversPane) kvWrapped(k, v string, style lipgloss.Style, w int) []string {
+	// One cell short of the room: ansi.Wrap keeps a breaking ',' past it.
+	lines := strings.Split(wrapText(v, max(1, w-14)), "\n")
+	out := []string{p.kv(k, style.Render(lines[0]))}
+	for _, l := range lines[1:] {
+		out = append(out, strings.Repeat(" ", 13)+style.Render(l))
+	}
+	return out
+}
+
 func (p serversPane) infoLines(name string, w int) []string {
 	e := p.d.entries[name]
 	spec := e.Spec
@@ -370,11 +381,7 @@ func (p serversPane) infoLines(name string, w int) []string {
 	out = append(out, p.kv("state", line))
 	if st.State == mcpconn.StateFailed && st.Error != "" {
 		// The whole error, wrapped under itself: its cause is at the end.
-		msg := strings.Split(wrapText(printable(red.RedactString(foldSpaces(st.Error))), max(1, w-13)), "\n")
-		out = append(out, p.kv("error", p.st.Text.Danger.Render(msg[0])))
-		for _, l := range msg[1:] {
-			out = append(out, strings.Repeat(" ", 13)+p.st.Text.Danger.Render(l))
-		}
+		out = append(out, p.kvWrapped("error", printable(red.RedactString(foldSpaces(st.Error))), p.st.Text.Danger, w)...)
 	}
 	switch spec.Transport {
 	case mcpconn.TransportStdio:
@@ -399,6 +406,9 @@ func (p serversPane) infoLines(name string, w int) []string {
 	lim := mcpconn.CallLimits(spec, pol)
 	out = append(out, p.kv("call policy", fmt.Sprintf("%s · call %s × %d attempts, backoff %s · connect %s",
 		pol, durOrNone(lim.Call), lim.Attempts, fmtDur(lim.Backoff), fmtDur(lim.Connect))))
+	// Whose wire conventions the policy follows: CrewAI's SDK exactly, or
+	// crewbench's own conveniences under the session policy.
+	out = append(out, p.kvWrapped("wire", mcpconn.WireNote(spec), p.st.Text.Muted, w)...)
 	if e.Source != "" || len(e.Agents) > 0 {
 		src := e.Source
 		if len(e.Agents) > 0 {

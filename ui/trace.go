@@ -74,7 +74,10 @@ type tracePane struct {
 
 	pause     *crew.PauseRequest
 	pauseView viewport.Model
-	pauseTab  int // pauseMessages or pauseTools
+	pauseTab  int // pauseMessages or pauseTools; for a tool call, pauseSchemaRendered or pauseSchemaRaw
+	// anthropic: tool schemas are rendered as CrewAI's Anthropic provider
+	// sends them (the workspace's LLM), else as its OpenAI provider does.
+	anthropic bool
 	editMode  int // 0 none, 1 canned result, 2 args, 3 reply, 4 messages, 5 human feedback
 	canned    textinput.Model
 	feedback  textinput.Model // a human-input pause's answer
@@ -337,7 +340,7 @@ func (p tracePane) Update(msg tea.Msg) (tracePane, tea.Cmd) {
 			return p, tea.Batch(p.askHuman(), notice(noticeWarn, "the agent asks for feedback on its final answer — type it and press enter; an empty enter accepts"))
 		}
 		keys := p.km.Pause.hints(msg.req.Pause.Kind == crew.PauseToolCall, p.realRun())
-		if msg.req.Pause.Kind == crew.PauseLLMCall {
+		if msg.req.Pause.Kind == crew.PauseLLMCall || p.schemaToggles() {
 			keys += " · " + keyHint(p.km.Pause.View)
 		}
 		return p, notice(noticeWarn, "paused before %s — %s", pauseWhat(msg.req.Pause), keys)
@@ -370,7 +373,7 @@ func (p tracePane) Update(msg tea.Msg) (tracePane, tea.Cmd) {
 			case key.Matches(msg, p.km.List.PageDown):
 				p.pauseView.PageDown()
 				return p, nil
-			case key.Matches(msg, p.km.Pause.View) && p.pause.Pause.Kind == crew.PauseLLMCall:
+			case key.Matches(msg, p.km.Pause.View) && (p.pause.Pause.Kind == crew.PauseLLMCall || p.schemaToggles()):
 				p.pauseTab = (p.pauseTab + 1) % 2
 				p.renderPause()
 				p.pauseView.GotoTop()
@@ -509,7 +512,7 @@ func (p tracePane) ShortHelp() []key.Binding {
 			out = append(out, pk.Skip)
 		}
 		out = append(out, pk.Edit, pk.Abort)
-		if p.pause.Pause.Kind == crew.PauseLLMCall {
+		if p.pause.Pause.Kind == crew.PauseLLMCall || p.schemaToggles() {
 			out = append(out, pk.View)
 		}
 		return append(out, l.PageDown)
