@@ -56,7 +56,7 @@ Exit status: 0 clean (or warnings without --strict), 1 warnings with --strict,
 			if maxPerRule == 0 {
 				maxPerRule = -1 // the flag's 0 is "no limit"; lint's 0 is its default
 			}
-			_, findings, err := lint.LintPath(cmd.Context(), path, o.overlay, lint.Options{
+			p, findings, err := lint.LintPath(cmd.Context(), path, o.overlay, lint.Options{
 				Connect:       o.connect,
 				ServerTimeout: o.serverTimeout,
 				MaxPerRule:    maxPerRule,
@@ -64,6 +64,7 @@ Exit status: 0 clean (or warnings without --strict), 1 warnings with --strict,
 			if err != nil {
 				return exitCode(2, fmt.Errorf("lint: %w", err))
 			}
+			markProjectSecrets(p)
 			out := cmd.OutOrStdout()
 			if o.json {
 				err = lint.WriteJSON(out, findings)
