@@ -21,6 +21,9 @@ type pyModule struct {
 	// syntaxErrors are the statements Python itself would refuse to read
 	// (and crewbench skipped); the loader reports them (loader.parsePy).
 	syntaxErrors []pySyntaxError
+	// truncatedAt is the first token not read when the file has more than
+	// maxPyTokens (zero Pos: all read).
+	truncatedAt Pos
 }
 
 type pySyntaxError struct {
@@ -126,6 +129,10 @@ func (l *loader) parsePy(src []byte, shown string) *pyModule {
 	for _, e := range m.syntaxErrors {
 		l.err(e.pos, "", shown, e.msg)
 	}
+	if m.truncatedAt.Line > 0 {
+		l.note(m.truncatedAt, Warn, "python-too-large", fmt.Sprintf(
+			"%s has more than %d tokens: crewbench read it up to here, and nothing after (servers, agents, tasks, Crew(...)) is seen", shown, maxPyTokens))
+	}
 	return m
 }
 
@@ -149,6 +156,7 @@ func parsePyModule(src, file string) *pyModule {
 		more := true
 		if seen+len(lineToks) > maxPyTokens {
 			// the line that crosses the bound is read up to it
+			m.truncatedAt = lineToks[maxPyTokens-seen].Pos
 			lineToks = append(lineToks[:maxPyTokens-seen:maxPyTokens-seen], pyread.Token{Kind: pyread.TokEOF})
 			more = false
 		}

@@ -270,3 +270,31 @@ func TestCrewPyNestingLimitIsALoadError(t *testing.T) {
 		})
 	}
 }
+
+// A crew.py past the token bound is read up to it, and says so.
+func TestCrewPyTokenBoundIsANote(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 2 MB crew.py")
+	}
+	dir, _ := writeProject(t, "crew.py", 0)
+	src := genCrewPy(0)
+	big := "big = [" + strings.Repeat("1,", maxPyTokens/2+1) + "]\n"
+	src = strings.Replace(src, "\n\n@CrewBase", "\n\n"+big+"\n@CrewBase", 1)
+	if err := os.WriteFile(filepath.Join(dir, "src/research/crew.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	line := strings.Count(src[:strings.Index(src, "big = [")], "\n") + 1
+	p, err := OpenWith(dir, Options{Environ: []string{}})
+	if p == nil {
+		t.Fatalf("project did not open: %v", err)
+	}
+	for _, n := range p.Notes {
+		if n.Code == "python-too-large" {
+			if n.Level != Warn || n.Pos.Line != line || !strings.Contains(n.Text, "nothing after") {
+				t.Errorf("note %+v, want a warning on line %d", n, line)
+			}
+			return
+		}
+	}
+	t.Errorf("no python-too-large note among %v", p.Notes)
+}
