@@ -145,14 +145,14 @@ func Lint(ctx context.Context, p *project.Project, opts Options) []Finding {
 	return capPerRule(Sort(dedupe(c.out)), opts.MaxPerRule)
 }
 
-// capPerRule keeps the first max findings (in sorted order) of each file,
+// capPerRule keeps the first limit findings (in sorted order) of each file,
 // code and severity and replaces the rest with one summary finding at the
 // first one left out.
-func capPerRule(fs []Finding, max int) []Finding {
-	if max == 0 {
-		max = DefaultMaxPerRule
+func capPerRule(fs []Finding, limit int) []Finding {
+	if limit == 0 {
+		limit = DefaultMaxPerRule
 	}
-	if max < 0 {
+	if limit < 0 {
 		return fs
 	}
 	type group struct {
@@ -169,12 +169,12 @@ func capPerRule(fs []Finding, max int) []Finding {
 	for _, f := range fs {
 		g := group{f.Pos.File, f.Code, f.Severity}
 		switch shown[g]++; {
-		case shown[g] <= max:
+		case shown[g] <= limit:
 			out = append(out, f)
-		case shown[g] == max+1:
-			more := total[g] - max
+		case shown[g] == limit+1:
+			more := total[g] - limit
 			summaries = append(summaries, Finding{Code: f.Code, Severity: f.Severity, Pos: f.Pos,
-				Message:     fmt.Sprintf("… and %d more %s %s", more, f.Code, pluralWord(more, "finding", "findings")) + inFile(f.Pos.File) + fmt.Sprintf(", from here on (at most %d of one rule per file are listed)", max),
+				Message:     fmt.Sprintf("… and %d more %s %s", more, f.Code, pluralWord(more, "finding", "findings")) + inFile(f.Pos.File) + fmt.Sprintf(", from here on (at most %d of one rule per file are listed)", limit),
 				Explanation: f.Explanation,
 				Fix:         "fix the ones listed first; crewbench lint --max-per-rule 0 lists every one",
 				Omitted:     more})
