@@ -173,6 +173,7 @@ func (f *projectFlags) open() (p *project.Project, loadErrs project.Errors, clea
 		path = "."
 	}
 	p, err = project.Open(path, f.overlay)
+	markProjectSecrets(p)
 	if p == nil {
 		cleanup()
 		if !f.explicit() {
@@ -370,6 +371,7 @@ func openCrewProject(args []string, useDemo bool, crewName, overlay string) (*pr
 		}
 	}
 	p, err := project.Open(path, overlay)
+	markProjectSecrets(p)
 	if err != nil {
 		cleanup()
 		if errors.Is(err, project.ErrNoProject) && len(args) == 0 && !useDemo {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"crewbench/crew/project"
 	"crewbench/session"
 )
 
@@ -268,6 +269,16 @@ func encodeJSONString(s string) string {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s) // a string always encodes
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// markProjectSecrets marks p's secrets (its .env and overlay env values
+// under secret names or of secret shapes, its servers' secrets, its LLM
+// keys) process-wide, so every line the command prints hides them, not only
+// what goes through a run's own redactor.
+func markProjectSecrets(p *project.Project) {
+	if p != nil {
+		session.AddSecretValues(p.SecretValues()...)
+	}
 }
 
 // addShowSecretsFlag adds the global --show-secrets flag and the hook that

@@ -79,6 +79,7 @@ outside the Python package), and the change is made only after you confirm
 func runExportConfig(cmd *cobra.Command, o *exportConfigOptions, path string) error {
 	out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	p, err := project.Open(path, o.overlay)
+	markProjectSecrets(p)
 	if p == nil {
 		return exitCode(1, fmt.Errorf("export-config: %w", err))
 	}

@@ -18,6 +18,7 @@ type lintOptions struct {
 	connect       bool
 	overlay       string
 	serverTimeout time.Duration
+	maxPerRule    int
 }
 
 func newLintCmd() *cobra.Command {
@@ -51,14 +52,20 @@ Exit status: 0 clean (or warnings without --strict), 1 warnings with --strict,
 			if len(args) == 1 {
 				path = args[0]
 			}
-			_, findings, err := lint.LintPath(cmd.Context(), path, o.overlay, lint.Options{
+			maxPerRule := o.maxPerRule
+			if maxPerRule == 0 {
+				maxPerRule = -1 // the flag's 0 is "no limit"; lint's 0 is its default
+			}
+			p, findings, err := lint.LintPath(cmd.Context(), path, o.overlay, lint.Options{
 				Connect:       o.connect,
 				ServerTimeout: o.serverTimeout,
 				HasOAuthToken: oauthTokenHeld(),
+				MaxPerRule:    maxPerRule,
 			})
 			if err != nil {
 				return exitCode(2, fmt.Errorf("lint: %w", err))
 			}
+			markProjectSecrets(p)
 			out := cmd.OutOrStdout()
 			if o.json {
 				err = lint.WriteJSON(out, findings)
@@ -80,6 +87,7 @@ Exit status: 0 clean (or warnings without --strict), 1 warnings with --strict,
 	f.BoolVar(&o.strict, "strict", false, "exit 1 when there are warnings (errors always exit 2)")
 	f.BoolVar(&o.connect, "connect", false, "also connect to every MCP server and check its real tools")
 	f.StringVarP(&o.overlay, "config", "c", "", "crewbench.yaml overlay `FILE` (default: the one beside the project)")
+	f.IntVar(&o.maxPerRule, "max-per-rule", lint.DefaultMaxPerRule, "list at most `N` findings of one rule per file and summarise the rest (0: list all)")
 	f.DurationVar(&o.serverTimeout, "server-timeout", lint.DefaultServerTimeout, "with --connect: how long one server may take to list its tools")
 	return cmd
 }

@@ -192,3 +192,47 @@ func TestLintRulesList(t *testing.T) {
 		t.Fatalf("lint --rules --json: exit %d\n%s", code, out)
 	}
 }
+
+// --max-per-rule N lists N findings of a rule per file and summarises the
+// rest; 0 lists them all.
+func TestLintMaxPerRuleFlag(t *testing.T) {
+	dir := t.TempDir()
+	var tasks []string
+	for i := 0; i < 12; i++ {
+		// each task names an agent that does not exist: one error per task
+		tasks = append(tasks, fmt.Sprintf(`{"name": "t%d", "description": "D.", "expected_output": "x", "agent": "ghost"}`, i))
+	}
+	lintWriteFile(t, dir, "crew.jsonc", `{"agents": ["a"], "tasks": [`+strings.Join(tasks, ",\n")+`]}`)
+	lintWriteFile(t, dir, "agents/a.jsonc", `{"role": "r", "goal": "g", "backstory": "b"}`)
+	for _, tc := range []struct {
+		flag        string
+		listed      int
+		wantOmitted bool
+	}{{"5", 5, true}, {"0", 12, false}} {
+		code, out, errOut := runCLI(t, nil, "lint", "--json", "--max-per-rule", tc.flag, dir)
+		var fs []lint.Finding
+		if err := json.Unmarshal([]byte(out), &fs); err != nil {
+			t.Fatalf("--max-per-rule %s: %v\n%s%s", tc.flag, err, out, errOut)
+		}
+		byCode := map[string]int{}
+		omitted := 0
+		for _, f := range fs {
+			if f.Omitted > 0 {
+				omitted += f.Omitted
+				continue
+			}
+			byCode[f.Code]++
+		}
+		most := 0
+		for _, n := range byCode {
+			most = max(most, n)
+		}
+		if code != 2 || most != tc.listed || (omitted > 0) != tc.wantOmitted {
+			t.Errorf("--max-per-rule %s: exit %d, at most %d of one code listed, %d omitted; want exit 2, %d listed\n%s", tc.flag, code, most, omitted, tc.listed, out)
+		}
+	}
+	_, out, _ := runCLI(t, nil, "lint", "--max-per-rule", "5", dir)
+	if !strings.Contains(out, "… and 7 more") || !strings.Contains(out, "7 of them not listed") {
+		t.Errorf("text output lacks the summary:\n%s", out)
+	}
+}

@@ -12,7 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"crewbench/mcpconn"
 	"crewbench/names"
+	"crewbench/session"
 )
 
 // namesOpts are the flags shared by every `crewbench names` form.
@@ -192,6 +194,7 @@ func printNames(cmd *cobra.Command, o *namesOpts, ins []names.Input) error {
 	results := make([]names.Result, 0, len(ins))
 	for _, in := range ins {
 		in.Scheme = scheme
+		markNamesInputSecrets(in)
 		r, err := names.Resolve(in)
 		if err != nil {
 			return err
@@ -421,11 +424,21 @@ func batchAnswer(n int, line []byte, scheme names.Scheme, explain bool) any {
 		return batchError{Error: fmt.Sprintf("line %d: %v", n, err)}
 	}
 	in.Scheme = scheme
+	markNamesInputSecrets(in)
 	r, err := names.Resolve(in)
 	if err != nil {
 		return batchError{Error: fmt.Sprintf("line %d: %v", n, err)}
 	}
 	return namesJSON(r, explain)
+}
+
+// markNamesInputSecrets marks the passwords of the input's URLs
+// process-wide, in every form a name gives them, so the output hides them
+// as it does for a server crewbench connected to.
+func markNamesInputSecrets(in names.Input) {
+	for _, u := range []string{in.URL, in.Ref, in.AMPConfigURL} {
+		session.AddSecretValues(mcpconn.URLSecrets(u)...)
+	}
 }
 
 func parseBatchInput(line []byte) (names.Input, error) {

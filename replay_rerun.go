@@ -67,6 +67,7 @@ func rerunSession(ctx context.Context, o rerunOptions) (*rerunResult, error) {
 	}
 	defer cleanup()
 	p, err := project.Open(path, o.Overlay)
+	markProjectSecrets(p)
 	if err != nil {
 		return nil, fmt.Errorf("open project: %w", err)
 	}

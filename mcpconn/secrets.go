@@ -3,6 +3,7 @@ package mcpconn
 import (
 	"strings"
 
+	"crewbench/names"
 	"crewbench/session"
 )
 
@@ -35,9 +36,29 @@ func newServerSecrets(spec ServerSpec) serverSecrets {
 
 // SecretValues are the values of spec that must never be shown: its secret
 // env and credential header values (session.NamedSecrets) and the password
-// in its URL in every form it can take in a name (session.URLSecrets).
+// in its URL in every form it can take in a name (URLSecrets).
 func SecretValues(spec ServerSpec) []string {
-	return append(session.NamedSecrets(spec.Env, spec.Headers), session.URLSecrets(spec.URL)...)
+	return append(session.NamedSecrets(spec.Env, spec.Headers), URLSecrets(spec.URL)...)
+}
+
+// URLSecrets is session.URLSecrets plus the forms CrewAI's sanitizer gives
+// the password inside a server or tool name, every step of it included
+// (what `names --explain` shows): "pwSecret" reads "pw_Secret", then
+// "pw_secret". session knows no names, so it cannot derive them. The
+// separators around a password (":" and "@") end a sanitizer run, so its
+// form inside a name is the form of the password alone.
+func URLSecrets(url string) []string {
+	var out []string
+	for _, pw := range session.URLSecrets(url) {
+		out = append(out, pw)
+		_, stages := names.SanitizeStages(pw)
+		for _, st := range stages {
+			if f := strings.Trim(st.Output, "_"); len(f) >= 6 && f != pw {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
 }
 
 // redact returns text with the server's secrets hidden. The URL is

@@ -45,7 +45,11 @@ descendants() {
 }
 
 cleanup() {
-  local status=$?
+  local status=$? last=$BASH_COMMAND
+  if [ "$status" -ne 0 ] && [ -z "${failed:-}" ]; then
+    # set -e ended the run outside fail(): say where instead of nothing.
+    echo "e2e-tui: FAIL in step \"$step_name\": \`$last\` exited with status $status" >&2
+  fi
   if tmux has-session -t "$session" 2>/dev/null; then
     local pane
     pane=$(tmux display-message -p -t "$session" '#{pane_pid}' 2>/dev/null || true)
@@ -66,6 +70,7 @@ trap cleanup EXIT INT TERM
 screen() { tmux capture-pane -p -t "$session" 2>/dev/null || true; }
 
 fail() {
+  failed=1
   echo >&2
   echo "e2e-tui: FAIL in step \"$step_name\": $*" >&2
   echo "---- last screen ----" >&2
@@ -229,14 +234,16 @@ signal_round() {
   pane=$(tmux display-message -p -t "$s2" '#{pane_pid}')
   pid=""
   for _ in $(seq 100); do
-    pid=$(ps -o pid= --ppid "$pane" | head -n1 | tr -d ' ')
+    # ps exits 1 while the pane's shell has not started crewbench yet;
+    # with pipefail and set -e that ended the whole run silently.
+    pid=$(ps -o pid= --ppid "$pane" | head -n1 | tr -d ' ' || true)
     [ -n "$pid" ] && break
     sleep 0.05
   done
   [ -n "$pid" ] || fail "signal $sig: crewbench did not start"
   sleep "$delay"
   kids=$(descendants "$pid" | tr '\n' ' ')
-  kill -s "$sig" "$pid"
+  kill -s "$sig" "$pid" || fail "signal $sig after ${delay}s: crewbench (pid $pid) was gone before the signal (exit status $(cat "$tmp/sigexit" 2>/dev/null))"
   deadline=$((SECONDS + 10))
   while [ ! -s "$tmp/sigexit" ]; do
     [ "$SECONDS" -ge "$deadline" ] && { tmux kill-session -t "$s2"; fail "signal $sig after ${delay}s: crewbench did not exit within 10s"; }
@@ -253,11 +260,13 @@ signal_round() {
   if ls -d "$tmp/sigtmp/crewbench-demo-$pid-"* >/dev/null 2>&1; then
     fail "signal $sig after ${delay}s: the demo's temporary directory was left behind"
   fi
+  signals_ok=$((signals_ok + 1))
 }
 
 step "signals"
 mkdir -p "$tmp/sigtmp"
 rounds=${CREWBENCH_E2E_SIGNAL_ROUNDS:-3}
+signals_ok=0
 for r in $(seq "$rounds"); do
   for pair in INT:130 TERM:143 HUP:129; do
     delay=$(( (RANDOM % 30) ))
@@ -266,4 +275,5 @@ for r in $(seq "$rounds"); do
   done
 done
 
+echo "e2e-tui: signals: $signals_ok of $((rounds * 6)) INT/TERM/HUP exited with 130/143/129, every child reaped, no temporary folder left"
 echo "e2e-tui: ok"

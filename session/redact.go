@@ -753,6 +753,12 @@ func (r *Redactor) RedactEvent(ev Event) Event {
 	ev.ErrorType = r.RedactString(ev.ErrorType)
 	ev.TaskName = r.RedactString(ev.TaskName)
 	ev.AgentRole = r.RedactString(ev.AgentRole)
+	// Names are derived from URLs and commands, so a URL password reaches
+	// them (in CrewAI's sanitized form too); the free-text rules would
+	// shred a long tool name, the marked values are exact.
+	ev.Server = r.RedactMarked(ev.Server)
+	ev.ToolName = r.RedactMarked(ev.ToolName)
+	ev.OriginalToolName = r.RedactMarked(ev.OriginalToolName)
 	if ev.Data != nil {
 		if v, changed := r.walk("", ev.Data); changed {
 			ev.Data = v.(map[string]any)

@@ -354,3 +354,18 @@ func TestNamedSecretsByValue(t *testing.T) {
 		t.Errorf("RedactEnv: %q", shown)
 	}
 }
+
+// A URL password reaches the names derived from the URL; marked values are
+// hidden in them, and a long tool name is not shredded by the rules.
+func TestRedactEventHidesMarkedValuesInNames(t *testing.T) {
+	r := NewRedactor("kind_url_pw0011q")
+	ev := r.RedactEvent(Event{Kind: "tool_usage_started", Server: "spyuser_kind_url_pw0011q_host",
+		ToolName: "spyuser_kind_url_pw0011q_host_mcp_get_forecast", OriginalToolName: "getForecast"})
+	if strings.Contains(ev.Server+ev.ToolName, "kind_url_pw0011q") {
+		t.Errorf("names keep the marked value: %q, %q", ev.Server, ev.ToolName)
+	}
+	long := "tmp_crewbench_fixture_reference_issue_token_a1b2c3d4e5f6"
+	if got := r.RedactEvent(Event{ToolName: long}).ToolName; got != long {
+		t.Errorf("an unmarked tool name changed: %q", got)
+	}
+}

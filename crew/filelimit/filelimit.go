@@ -61,10 +61,22 @@ func Read(path string, limit int64) ([]byte, error) {
 	defer f.Close()
 	max := Limit(limit)
 	// The file may have grown since the stat: read one byte past the limit
-	// to tell.
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+	// to tell. The buffer is sized from the stat (plus one byte to see EOF)
+	// so a file costs its size once, not the doubling io.ReadAll does.
+	b := make([]byte, 0, min(st.Size(), max)+1)
+	r := io.LimitReader(f, max+1)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
 	}
 	if int64(len(b)) > max {
 		return nil, fmt.Errorf("%s: %w: more than %s (set %s to raise the limit)", path, ErrTooLarge, Size(max), OverrideEnv)

@@ -39,12 +39,16 @@ func WriteText(w io.Writer, fs []Finding) error {
 	if len(fs) > 0 {
 		b.WriteString("\n")
 	}
-	switch len(fs) {
+	switch n := c.Errors + c.Warnings + c.Infos; n {
 	case 0:
 		b.WriteString("no problems found\n")
 	default:
-		fmt.Fprintf(&b, "%d %s (%d %s, %d %s, %d info)\n", len(fs), pluralWord(len(fs), "finding", "findings"),
+		fmt.Fprintf(&b, "%d %s (%d %s, %d %s, %d info)", n, pluralWord(n, "finding", "findings"),
 			c.Errors, pluralWord(c.Errors, "error", "errors"), c.Warnings, pluralWord(c.Warnings, "warning", "warnings"), c.Infos)
+		if c.Omitted > 0 {
+			fmt.Fprintf(&b, "; %d of them not listed (--max-per-rule 0 lists all)", c.Omitted)
+		}
+		b.WriteString("\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

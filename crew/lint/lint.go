@@ -18,6 +18,7 @@ package lint
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -70,6 +71,9 @@ type Finding struct {
 	Server string `json:"server,omitempty"`
 	// Connected is true for findings that needed a live connection.
 	Connected bool `json:"connected,omitempty"`
+	// Omitted is set on a summary: it stands for this many findings of
+	// Code and Severity in the file that are not listed (Options.MaxPerRule).
+	Omitted int `json:"omitted,omitempty"`
 }
 
 // Location is "file:line:col", or "(project)" when the finding has no file.
@@ -100,7 +104,15 @@ type Options struct {
 	// server wants OAuth, which CrewAI will not do: its config must send
 	// the token in an Authorization header.
 	HasOAuthToken func(serverURL string) bool
+	// MaxPerRule is how many findings of one code and severity one file
+	// lists; the rest become one summary finding (0: DefaultMaxPerRule,
+	// negative: no limit). 20,000 generated servers gave 110,000 findings
+	// and 35 MB of text.
+	MaxPerRule int
 }
+
+// DefaultMaxPerRule is Options.MaxPerRule's default.
+const DefaultMaxPerRule = 50
 
 // DefaultServerTimeout bounds one server's discovery in connected lint.
 // CrewAI itself would wait up to 30 s to connect plus 3 × 30 s to list; a
@@ -117,7 +129,7 @@ func Lint(ctx context.Context, p *project.Project, opts Options) []Finding {
 		for _, e := range opts.LoadErrors {
 			out = append(out, loaderErrorFinding(e))
 		}
-		return Sort(dedupe(out))
+		return capPerRule(Sort(dedupe(out)), opts.MaxPerRule)
 	}
 	c := newChecker(p)
 	c.hasOAuthToken = opts.HasOAuthToken
@@ -136,7 +148,55 @@ func Lint(ctx context.Context, p *project.Project, opts Options) []Finding {
 	if opts.Connect {
 		c.connected(ctx, opts)
 	}
-	return Sort(dedupe(c.out))
+	return capPerRule(Sort(dedupe(c.out)), opts.MaxPerRule)
+}
+
+// capPerRule keeps the first limit findings (in sorted order) of each file,
+// code and severity and replaces the rest with one summary finding at the
+// first one left out.
+func capPerRule(fs []Finding, limit int) []Finding {
+	if limit == 0 {
+		limit = DefaultMaxPerRule
+	}
+	if limit < 0 {
+		return fs
+	}
+	type group struct {
+		file, code string
+		sev        Severity
+	}
+	total := map[group]int{}
+	for _, f := range fs {
+		total[group{f.Pos.File, f.Code, f.Severity}]++
+	}
+	shown := map[group]int{}
+	out := fs[:0]
+	var summaries []Finding
+	for _, f := range fs {
+		g := group{f.Pos.File, f.Code, f.Severity}
+		switch shown[g]++; {
+		case shown[g] <= limit:
+			out = append(out, f)
+		case shown[g] == limit+1:
+			more := total[g] - limit
+			summaries = append(summaries, Finding{Code: f.Code, Severity: f.Severity, Pos: f.Pos,
+				Message:     fmt.Sprintf("… and %d more %s %s", more, f.Code, pluralWord(more, "finding", "findings")) + inFile(f.Pos.File) + fmt.Sprintf(", from here on (at most %d of one rule per file are listed)", limit),
+				Explanation: f.Explanation,
+				Fix:         "fix the ones listed first; crewbench lint --max-per-rule 0 lists every one",
+				Omitted:     more})
+		}
+	}
+	if len(summaries) == 0 {
+		return out
+	}
+	return Sort(append(out, summaries...))
+}
+
+func inFile(file string) string {
+	if file == "" {
+		return ""
+	}
+	return " in " + file
 }
 
 // LintPath opens the project at path (with an optional overlay) and lints
@@ -211,19 +271,26 @@ func (c *checker) has(code string, pos project.Pos) bool {
 // Counts tallies findings by severity.
 type Counts struct {
 	Errors, Warnings, Infos int
+	// Omitted of them are not listed: summaries stand for them.
+	Omitted int
 }
 
-// Count tallies fs.
+// Count tallies fs; a summary counts as the findings it stands for.
 func Count(fs []Finding) Counts {
 	var c Counts
 	for _, f := range fs {
+		n := 1
+		if f.Omitted > 0 {
+			n = f.Omitted
+			c.Omitted += n
+		}
 		switch f.Severity {
 		case Error:
-			c.Errors++
+			c.Errors += n
 		case Warning:
-			c.Warnings++
+			c.Warnings += n
 		default:
-			c.Infos++
+			c.Infos += n
 		}
 	}
 	return c

@@ -110,7 +110,7 @@ func (l *loader) loadClassicSource(lay classicLayout, src []byte) {
 	var cls *pyClass
 	crewPyShown := l.rel(lay.crewPy)
 	if src != nil {
-		m = parsePyModule(string(src), crewPyShown)
+		m = l.parsePy(src, crewPyShown)
 		cls = m.crewClass()
 		if cls == nil {
 			l.note(Pos{File: crewPyShown}, Warn, "crewpy-no-class", "crew.py has no @CrewBase class with @agent/@task methods: agents and tasks are taken from the YAML files in file order")
@@ -1055,7 +1055,7 @@ func (l *loader) mainInputs(path string) {
 		return
 	}
 	l.addFile(path, "main.py")
-	m := parsePyModule(string(src), l.rel(path))
+	m := l.parsePy(src, l.rel(path))
 	var expr *pyread.Expr
 	var scope *pyScope
 	for _, f := range m.funcs {

@@ -33,10 +33,21 @@ type crewDef struct {
 func (l *loader) loadCrew(cd crewDef) *Crew {
 	defn := cd.node
 	c := &Crew{Name: "crew", Process: "sequential", File: cd.file, Pos: defn.Pos, Positions: Positions{}}
-	defn.walk(cd.base, c.Positions)
-	if cd.base != "" {
-		// Positions are relative to the crew object.
-		c.Positions = rebase(c.Positions, cd.base)
+	// Positions are relative to the crew object (walked from "", not from
+	// cd.base and then rebased, which made every path twice). Inside
+	// "tasks" only each task's own place is kept: the fields of a task are
+	// in its Task.Positions, and recording them twice doubled the cost of a
+	// large crew file.
+	c.Positions[""] = defn.Pos
+	for _, f := range defn.Fields {
+		if f.Key == "tasks" && f.Value.Kind == KindArray {
+			c.Positions["tasks"] = f.Value.Pos
+			for i, it := range f.Value.Items {
+				c.Positions[indexPath("tasks", i)] = it.Pos
+			}
+			continue
+		}
+		f.Value.walk(f.Key, c.Positions)
 	}
 
 	l.fieldErrors(defn, crewFields, crewRuntimeFields, crewExtraAllowed, cd.src, cd.file, cd.base)
@@ -132,20 +143,6 @@ func (l *loader) loadCrew(cd crewDef) *Crew {
 	return c
 }
 
-// rebase strips prefix+"." from every path (and maps prefix itself to "").
-func rebase(ps Positions, prefix string) Positions {
-	out := Positions{}
-	for k, v := range ps {
-		switch {
-		case k == prefix:
-			out[""] = v
-		case strings.HasPrefix(k, prefix+"."):
-			out[k[len(prefix)+1:]] = v
-		}
-	}
-	return out
-}
-
 func (l *loader) decodeCrewSettings(c *Crew, defn *Node, cd crewDef) {
 	d := newDecoder(l, cd.src, cd.file, cd.base, defn)
 	d.str("name", &c.Name)
@@ -180,9 +177,7 @@ func (l *loader) decodeCrewSettings(c *Crew, defn *Node, cd crewDef) {
 			c.Inputs = n.Plain().(map[string]any)
 		}
 	}
-	handled := set("name", "process", "verbose", "memory", "cache", "max_rpm", "planning", "planning_llm",
-		"manager_llm", "function_calling_llm", "chat_llm", "tool_failure_policy", "stream", "tracing",
-		"prompt_file", "output_log_file", "share_crew", "inputs", "agents", "tasks", "manager_agent")
+	handled := crewHandledFields
 	c.Extra = extraFields(defn, handled, crewRuntimeFields)
 }
 
@@ -280,11 +275,7 @@ func (l *loader) loadAgentDef(name string, defn *Node, file, label, base string)
 	}
 	a := &Agent{Name: name, MaxIter: 25, MaxRetryLimit: 2, Cache: true, RespectContextWindow: true,
 		UseSystemPrompt: true, DateFormat: "%Y-%m-%d", GuardrailMaxRetries: 3,
-		File: file, Pos: defn.Pos, Positions: Positions{}}
-	defn.walk(base, a.Positions)
-	if base != "" {
-		a.Positions = rebase(a.Positions, base)
-	}
+		File: file, Pos: defn.Pos, Positions: defn.positions()} // relative to the agent object
 
 	pythonType := false
 	if t := defn.Get("type"); !t.IsNull() {
@@ -395,12 +386,7 @@ func (l *loader) decodeAgentFields(a *Agent, d *decoder, name string, withTools 
 	d.boolean("multimodal", &a.Multimodal)
 	d.boolean("allow_code_execution", &a.AllowCodeExecution)
 
-	handled := set("role", "goal", "backstory", "llm", "function_calling_llm", "tools", "mcps", "apps",
-		"allow_delegation", "max_iter", "max_retry_limit", "max_execution_time", "max_rpm", "max_tokens",
-		"verbose", "cache", "respect_context_window", "use_system_prompt", "system_template",
-		"prompt_template", "response_template", "inject_date", "date_format", "tool_failure_policy",
-		"memory", "guardrail", "guardrail_max_retries", "planning", "reasoning", "multimodal",
-		"allow_code_execution", "settings", "type")
+	handled := agentHandledFields
 	for k, f := range d.fields {
 		if handled[k] || agentRuntimeFields[k] || f == nil {
 			continue
@@ -444,9 +430,7 @@ func (l *loader) loadTaskDef(i int, tn *Node, cd crewDef, agents map[string]*Age
 		return nil
 	}
 	label := cd.src + ": " + tsrc
-	t := &Task{Index: i, CreateDirectory: true, GuardrailMaxRetries: 3, File: cd.file, Pos: tn.Pos, Positions: Positions{}, base: base}
-	tn.walk(base, t.Positions)
-	t.Positions = rebase(t.Positions, base)
+	t := &Task{Index: i, CreateDirectory: true, GuardrailMaxRetries: 3, File: cd.file, Pos: tn.Pos, Positions: tn.positions(), base: base} // relative to the task object
 
 	// type
 	allowed := taskFields
@@ -579,10 +563,7 @@ func (l *loader) decodeTaskFields(t *Task, d *decoder, base, label string) {
 	if n := d.node("input_files"); n != nil && n.Kind == KindObject {
 		t.InputFiles = n.Plain().(map[string]any)
 	}
-	handled := set("name", "description", "expected_output", "agent", "context", "tools", "output_file",
-		"create_directory", "async_execution", "human_input", "markdown", "output_json", "output_pydantic",
-		"response_model", "guardrail", "guardrails", "max_retries", "guardrail_max_retries",
-		"tool_failure_policy", "condition", "callback", "input_files", "type")
+	handled := taskHandledFields
 	for k, f := range d.fields {
 		if handled[k] || taskRuntimeFields[k] || f == nil {
 			continue
@@ -672,3 +653,21 @@ func (l *loader) checkInputFiles(n *Node, label, path string) {
 		}
 	}
 }
+
+// The fields each decoder reads itself; the rest go to Extra. Package
+// level, built once rather than per crew, agent and task.
+var crewHandledFields = set("name", "process", "verbose", "memory", "cache", "max_rpm", "planning", "planning_llm",
+	"manager_llm", "function_calling_llm", "chat_llm", "tool_failure_policy", "stream", "tracing",
+	"prompt_file", "output_log_file", "share_crew", "inputs", "agents", "tasks", "manager_agent")
+
+var agentHandledFields = set("role", "goal", "backstory", "llm", "function_calling_llm", "tools", "mcps", "apps",
+	"allow_delegation", "max_iter", "max_retry_limit", "max_execution_time", "max_rpm", "max_tokens",
+	"verbose", "cache", "respect_context_window", "use_system_prompt", "system_template",
+	"prompt_template", "response_template", "inject_date", "date_format", "tool_failure_policy",
+	"memory", "guardrail", "guardrail_max_retries", "planning", "reasoning", "multimodal",
+	"allow_code_execution", "settings", "type")
+
+var taskHandledFields = set("name", "description", "expected_output", "agent", "context", "tools", "output_file",
+	"create_directory", "async_execution", "human_input", "markdown", "output_json", "output_pydantic",
+	"response_model", "guardrail", "guardrails", "max_retries", "guardrail_max_retries",
+	"tool_failure_policy", "condition", "callback", "input_files", "type")

@@ -1,8 +1,10 @@
 package project
 
 import (
-	"crewbench/crew/pyread"
+	"fmt"
 	"strings"
+
+	"crewbench/crew/pyread"
 )
 
 // pyModule is what the reader learns from a Python file without running
@@ -16,6 +18,17 @@ type pyModule struct {
 	classes []*pyClass
 	funcs   []*pyFunc // module-level functions
 	calls   []pyCallSite
+	// syntaxErrors are the statements Python itself would refuse to read
+	// (and crewbench skipped); the loader reports them (loader.parsePy).
+	syntaxErrors []pySyntaxError
+	// truncatedAt is the first token not read when the file has more than
+	// maxPyTokens (zero Pos: all read).
+	truncatedAt Pos
+}
+
+type pySyntaxError struct {
+	pos Pos
+	msg string
 }
 
 type pyCallSite struct {
@@ -109,8 +122,23 @@ func (f *pyFunc) hasDecorator(d string) bool {
 // maxPyTokens bounds work on hostile input.
 const maxPyTokens = 2_000_000
 
+// parsePy reads a Python file of the project and reports, as load errors,
+// the statements Python would refuse.
+func (l *loader) parsePy(src []byte, shown string) *pyModule {
+	m := parsePyModule(string(src), shown)
+	for _, e := range m.syntaxErrors {
+		l.err(e.pos, "", shown, e.msg)
+	}
+	if m.truncatedAt.Line > 0 {
+		l.note(m.truncatedAt, Warn, "python-too-large", fmt.Sprintf(
+			"%s has more than %d tokens: crewbench read it up to here, and nothing after (servers, agents, tasks, Crew(...)) is seen", shown, maxPyTokens))
+	}
+	return m
+}
+
 // parsePyModule reads Python source into a pyModule. It never fails: what
-// it cannot read is skipped.
+// it cannot read is skipped (and listed in syntaxErrors when Python would
+// not read it either).
 func parsePyModule(src, file string) *pyModule {
 	m := &pyModule{file: file, src: src, imports: map[string]string{}}
 	m.scope = newScope(nil, nil)
@@ -128,11 +156,19 @@ func parsePyModule(src, file string) *pyModule {
 		more := true
 		if seen+len(lineToks) > maxPyTokens {
 			// the line that crosses the bound is read up to it
+			m.truncatedAt = lineToks[maxPyTokens-seen].Pos
 			lineToks = append(lineToks[:maxPyTokens-seen:maxPyTokens-seen], pyread.Token{Kind: pyread.TokEOF})
 			more = false
 		}
 		seen += len(lineToks)
 		if len(lineToks) < 2 { // a terminator alone
+			return more
+		}
+		if t, deep := pyread.TooDeep(lineToks); deep {
+			// The parser would give up at its depth bound and read the
+			// statement as opaque text; Python refuses the whole file.
+			m.syntaxErrors = append(m.syntaxErrors, pySyntaxError{t.Pos, fmt.Sprintf(
+				"too many nested parentheses: a bracket opened inside %d open ones (Python's limit); Python refuses to import this file (SyntaxError), and crewbench skipped the statement", pyread.MaxNesting)})
 			return more
 		}
 		indent := lineToks[0].Indent

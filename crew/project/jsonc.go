@@ -29,7 +29,10 @@ const maxJSONDepth = 1000
 const jsoncUnterminated = "unterminated block comment in JSONC input"
 
 // ParseJSONC parses JSONC text. file is used for positions and for the
-// "{path}: " prefix of CrewAI's texts.
+// "{path}: " prefix of CrewAI's texts. It works on the bytes: one stripped
+// copy, maps as small as the number of comments, and positions computed
+// per value from a line index and rune-count checkpoints, so a file of N
+// bytes costs about N plus its Nodes.
 func ParseJSONC(src []byte, file string) (*Node, error) {
 	if !utf8.Valid(src) {
 		off := firstInvalidUTF8(src)
@@ -37,13 +40,12 @@ func ParseJSONC(src []byte, file string) (*Node, error) {
 		msg := fmt.Sprintf("'utf-8' codec can't decode byte 0x%02x in position %d: invalid start byte", src[off], off)
 		return nil, &Error{Pos: Pos{File: file, Line: line, Col: col}, Msg: msg, CrewAI: msg}
 	}
-	text := []rune(string(src))
-	stripped, orig, startOfComment, err := stripJSONC(text)
+	stripped, orig, startOfComment, err := stripJSONC(src)
 	if err != nil {
-		line, col := lineColRunes(text, startOfComment)
+		line, col := lineColBytes(src, startOfComment)
 		return nil, &Error{Pos: Pos{File: file, Line: line, Col: col}, Msg: jsoncUnterminated, CrewAI: jsoncUnterminated}
 	}
-	nb := &nodeBuilder{s: stripped, orig: orig, file: file, lines: newLineIndex(text)}
+	nb := &nodeBuilder{s: stripped, orig: orig, file: file, lines: newLineIndex(src)}
 	n, serr := pyjson.Decode[*Node](stripped, nb, maxJSONDepth)
 	if serr != nil {
 		return nil, nb.errorAt(serr)
@@ -51,13 +53,14 @@ func ParseJSONC(src []byte, file string) (*Node, error) {
 	return n, nil
 }
 
-// offsetMap maps an index in the stripped text to one in the original:
-// stripped index k is original k+delta[j] for the last j with at[j] <= k.
-// Only the places where text was removed need an entry, so the map is as
-// small as the number of comments and trailing commas, not the file.
+// offsetMap maps a byte offset in the stripped text to one in the
+// original: stripped offset k is original k+delta[j] for the last j with
+// at[j] <= k. Only the places where text was removed need an entry, so the
+// map is as small as the number of comments and trailing commas, not the
+// file.
 type offsetMap struct {
 	at, delta []int
-	end       int // the original index of the end of input
+	end       int // the original offset of the end of input
 }
 
 func (m *offsetMap) set(k, orig int) {
@@ -84,12 +87,14 @@ func (m *offsetMap) orig(k int) int {
 	return k + m.delta[lo]
 }
 
-// stripJSONC removes comments and trailing commas; orig maps indices in
-// the result (its length included, for the end of input) to text.
-func stripJSONC(text []rune) (out []rune, orig *offsetMap, badComment int, err error) {
-	out = make([]rune, 0, len(text))
+// stripJSONC removes comments and trailing commas; orig maps offsets in
+// the result (its length included, for the end of input) to text. Every
+// character it looks at is ASCII, so it can step through bytes: a byte of
+// a multi-byte character is never '"', '\\', '/', '*' or '\n'.
+func stripJSONC(text []byte) (out []byte, orig *offsetMap, badComment int, err error) {
+	out = make([]byte, 0, len(text))
 	m := &offsetMap{end: len(text)}
-	keep := func(c rune, i int) {
+	keep := func(c byte, i int) {
 		m.set(len(out), i)
 		out = append(out, c)
 	}
@@ -115,7 +120,7 @@ func stripJSONC(text []rune) (out []rune, orig *offsetMap, badComment int, err e
 			i++
 			continue
 		}
-		next := rune(0)
+		next := byte(0)
 		if i+1 < len(text) {
 			next = text[i+1]
 		}
@@ -158,7 +163,7 @@ func stripJSONC(text []rune) (out []rune, orig *offsetMap, badComment int, err e
 // stripTrailingCommas drops, in place, every "," followed only by
 // whitespace and "}" or "]" outside strings, and returns the map composed
 // with the removals.
-func stripTrailingCommas(text []rune, orig *offsetMap) ([]rune, *offsetMap) {
+func stripTrailingCommas(text []byte, orig *offsetMap) ([]byte, *offsetMap) {
 	m := &offsetMap{end: orig.end}
 	w := 0
 	inString, escape := false, false
@@ -177,14 +182,18 @@ func stripTrailingCommas(text []rune, orig *offsetMap) ([]rune, *offsetMap) {
 			inString = true
 		} else if c == ',' {
 			j := i + 1
-			for j < len(text) && pyIsSpace(text[j]) {
-				j++
+			for j < len(text) {
+				r, size := utf8.DecodeRune(text[j:])
+				if !pyIsSpace(r) {
+					break
+				}
+				j += size
 			}
 			if j < len(text) && (text[j] == '}' || text[j] == ']') {
 				continue
 			}
 		}
-		// w <= i, so the lookahead above reads only characters not yet
+		// w <= i, so the lookahead above reads only bytes not yet
 		// overwritten.
 		m.set(w, orig.orig(i))
 		text[w] = c
@@ -206,8 +215,8 @@ func pyIsSpace(r rune) bool {
 // nodeBuilder turns what pyjson.Decode reads from the stripped text into
 // Nodes whose positions refer to the original file.
 type nodeBuilder struct {
-	s     []rune     // stripped text
-	orig  *offsetMap // stripped index → original index
+	s     []byte     // stripped text
+	orig  *offsetMap // stripped offset → original offset
 	file  string
 	lines lineIndex // of the original text
 }
@@ -226,23 +235,45 @@ func (nb *nodeBuilder) Scalar(v any, at int) *Node {
 }
 
 func (nb *nodeBuilder) Object(members []pyjson.Member[*Node], at int) *Node {
-	n := &Node{Kind: KindObject, Pos: nb.pos(at)}
-	index := map[string]int{}
+	n := &Node{Kind: KindObject, Pos: nb.pos(at), Fields: make([]*Field, 0, len(members))}
+	var index map[string]int // only objects big enough to make a scan slow
+	if len(members) > 8 {
+		index = make(map[string]int, len(members))
+	}
 	for _, m := range members {
 		keyPos := nb.pos(m.KeyAt)
-		if i, dup := index[m.Key]; dup {
+		i := -1
+		if index != nil {
+			if j, dup := index[m.Key]; dup {
+				i = j
+			}
+		} else {
+			for j, f := range n.Fields {
+				if f.Key == m.Key {
+					i = j
+					break
+				}
+			}
+		}
+		if i >= 0 {
 			// Python's dict keeps the first key's place and the last value.
 			n.Fields[i].Value, n.Fields[i].KeyPos = m.Value, keyPos
-		} else {
-			index[m.Key] = len(n.Fields)
-			n.Fields = append(n.Fields, &Field{Key: m.Key, KeyPos: keyPos, Value: m.Value})
+			continue
 		}
+		if index != nil {
+			index[m.Key] = len(n.Fields)
+		}
+		n.Fields = append(n.Fields, &Field{Key: m.Key, KeyPos: keyPos, Value: m.Value})
 	}
 	return n
 }
 
 func (nb *nodeBuilder) Array(items []*Node, at int) *Node {
-	return &Node{Kind: KindArray, Pos: nb.pos(at), Items: items}
+	n := &Node{Kind: KindArray, Pos: nb.pos(at)}
+	if len(items) > 0 {
+		n.Items = append([]*Node(nil), items...) // Decode reuses items
+	}
+	return n
 }
 
 func (nb *nodeBuilder) errorAt(e *pyjson.SyntaxError) *Error {
@@ -262,46 +293,58 @@ func (nb *nodeBuilder) pos(i int) Pos {
 	return Pos{File: nb.file, Line: line, Col: col}
 }
 
-// lineIndex maps a character offset to a 1-based line and column.
-type lineIndex []int // offset of the first character of each line
+// lineIndex maps a byte offset of valid UTF-8 text to a 1-based line and
+// a 1-based column in code points. Columns count the characters (the
+// non-continuation bytes) between the line's start and the offset; the
+// counts at every runeCheckpoint bytes keep that cheap on very long lines.
+type lineIndex struct {
+	text   []byte
+	starts []int // offset of the first byte of each line
+	runes  []int // runes[k]: characters in text[:k*runeCheckpoint]
+}
 
-func newLineIndex(text []rune) lineIndex {
-	li := lineIndex{0}
-	for i, r := range text {
-		if r == '\n' {
-			li = append(li, i+1)
+const runeCheckpoint = 1024
+
+func newLineIndex(text []byte) lineIndex {
+	li := lineIndex{text: text, starts: []int{0}, runes: make([]int, 0, len(text)/runeCheckpoint+1)}
+	n := 0
+	for i, c := range text {
+		if i%runeCheckpoint == 0 {
+			li.runes = append(li.runes, n)
+		}
+		if c&0xc0 != 0x80 {
+			n++
+		}
+		if c == '\n' {
+			li.starts = append(li.starts, i+1)
 		}
 	}
 	return li
 }
 
+// charsBefore is the number of characters in text[:off].
+func (li lineIndex) charsBefore(off int) int {
+	k := off / runeCheckpoint
+	if k >= len(li.runes) {
+		k = len(li.runes) - 1
+	}
+	if k < 0 {
+		return 0
+	}
+	return li.runes[k] + pyjson.CharOffset(li.text[k*runeCheckpoint:], off-k*runeCheckpoint)
+}
+
 func (li lineIndex) lineCol(off int) (int, int) {
-	lo, hi := 0, len(li)-1
+	lo, hi := 0, len(li.starts)-1
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		if li[mid] <= off {
+		if li.starts[mid] <= off {
 			lo = mid
 		} else {
 			hi = mid - 1
 		}
 	}
-	return lo + 1, off - li[lo] + 1
-}
-
-// lineColRunes is Python's JSONDecodeError numbering: line = count of "\n"
-// before i, plus 1; column = characters since the last "\n", plus 1.
-func lineColRunes(s []rune, i int) (int, int) {
-	if i > len(s) {
-		i = len(s)
-	}
-	line, last := 1, -1
-	for j := 0; j < i; j++ {
-		if s[j] == '\n' {
-			line++
-			last = j
-		}
-	}
-	return line, i - last
+	return lo + 1, li.charsBefore(off) - li.charsBefore(li.starts[lo]) + 1
 }
 
 func lineColBytes(b []byte, off int) (int, int) {

@@ -149,7 +149,7 @@ func TestParseJSONCErrors(t *testing.T) {
 }
 
 func TestStripJSONCKeepsLineNumbers(t *testing.T) {
-	src := []rune("a/* x\ny\nz */b // c\nd")
+	src := []byte("a/* x\ny\nz */b // c\nd")
 	out, orig, _, err := stripJSONC(src)
 	if err != nil {
 		t.Fatal(err)

@@ -243,9 +243,7 @@ func (l *loader) dictMCP(it *Node, d *decoder, ip, label, src, agent string) (MC
 	if !ok {
 		return MCPRef{}, false
 	}
-	ps := Positions{}
-	it.walk("", ps)
-	s := l.addServer(&Server{Spec: spec, Pos: it.Pos, Source: src, Positions: ps}, agent, false, pending)
+	s := l.addServer(&Server{Spec: spec, Pos: it.Pos, Source: src, Positions: it.positions()}, agent, false, pending)
 	return MCPRef{Kind: mcpconn.RefNative, Server: s.Name, Pos: it.Pos}, true
 }
 

@@ -12,10 +12,17 @@ import (
 	"crewbench/names/suggest"
 )
 
+// mcpServerEntryFields are the keys of an mcpServers entry crewbench reads.
+var mcpServerEntryFields = set("type", "transport", "command", "args", "env", "environment", "url", "httpUrl", "headers")
+
+// transportSeparators is built once: a Replacer builds a lookup table
+// worth kilobytes on first use, once per call if made per call.
+var transportSeparators = strings.NewReplacer("-", "", "_", "", " ", "")
+
 // normTransport maps the transport spellings seen in the wild (anchors
 // §5.1) onto crewbench's three: stdio, http (streamable HTTP), sse.
 func normTransport(s string) mcpconn.Transport {
-	k := strings.ToLower(strings.NewReplacer("-", "", "_", "", " ", "").Replace(s))
+	k := strings.ToLower(transportSeparators.Replace(s))
 	switch k {
 	case "stdio", "local", "command", "process":
 		return mcpconn.TransportStdio
@@ -180,8 +187,7 @@ func (l *loader) mcpServerEntry(f *Field, key string, dialect mcpDialect, file s
 	if spec.Transport == mcpconn.TransportSSE {
 		l.note(n.Pos, Info, "mcp-sse", fmt.Sprintf("%s is an SSE server: in CrewAI that is MCPServerSSE in crew.py; it cannot be written in crew.jsonc (a JSON dict with url is always streamable HTTP)", where))
 	}
-	ps := Positions{}
-	n.walk("", ps)
+	ps := n.positions()
 	// host variables: expand them as the host would, keep them as Unresolved
 	hostValue := func(field string, v *Node, set func(*mcpconn.ServerSpec, any)) string {
 		s := v.Str
@@ -308,7 +314,7 @@ func (l *loader) mcpServerEntry(f *Field, key string, dialect mcpDialect, file s
 			}
 		}
 	}
-	known := set("type", "transport", "command", "args", "env", "environment", "url", "httpUrl", "headers")
+	known := mcpServerEntryFields
 	for _, fk := range n.Fields {
 		if known[fk.Key] {
 			continue

@@ -2,8 +2,8 @@ package project
 
 import (
 	"crewbench/crew/pyread"
-	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -70,7 +70,7 @@ func joinPath(base, key string) string {
 	return base + "." + key
 }
 
-func indexPath(base string, i int) string { return fmt.Sprintf("%s[%d]", base, i) }
+func indexPath(base string, i int) string { return base + "[" + strconv.Itoa(i) + "]" }
 
 // Error is one problem found while loading. Msg is CrewAI's text without its
 // "{path}: " prefix where CrewAI has a text for the problem; CrewAI is the

@@ -1,11 +1,15 @@
 package project
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"crewbench/crew/pyread"
 )
 
 // literalOf parses `x = <src>` and evaluates x to a plain value.
@@ -213,4 +217,84 @@ func TestPyEvalBounded(t *testing.T) {
 	if _, ok := ev.evalStr(m.scope.vars["x"], m.scope, nil, 0); ok {
 		t.Error("x = x + x is not a literal")
 	}
+}
+
+// Python's tokenizer refuses a 201st nested bracket; crewbench used to read
+// such a statement silently as opaque text. It is a load error at the
+// bracket, and the rest of crew.py still loads.
+func TestCrewPyNestingLimitIsALoadError(t *testing.T) {
+	for _, tc := range []struct {
+		depth   int
+		wantErr bool
+	}{{pyread.MaxNesting, false}, {pyread.MaxNesting + 1, true}, {20_000, true}} {
+		t.Run(fmt.Sprint(tc.depth), func(t *testing.T) {
+			dir, _ := writeProject(t, "crew.py", 0)
+			nested := strings.Repeat("MCPServerStdio(command=", tc.depth-1) + "MCPServerStdio(command='x'" + strings.Repeat(")", tc.depth)
+			src := genCrewPy(0)
+			src = strings.Replace(src, "\n\n@CrewBase", "\n\ndeep = "+nested+"\n\n@CrewBase", 1)
+			crewPy := filepath.Join(dir, "src/research/crew.py")
+			if err := os.WriteFile(crewPy, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			line := strings.Count(src[:strings.Index(src, "deep = ")], "\n") + 1
+			p, err := OpenWith(dir, Options{Environ: []string{}})
+			if p == nil || len(p.Agents) != 1 {
+				t.Fatalf("project did not load around the statement: %v", err)
+			}
+			var found *Error
+			var errs Errors
+			if errors.As(err, &errs) {
+				for _, e := range errs {
+					if strings.Contains(e.Msg, "too many nested parentheses") {
+						found = e
+					}
+				}
+			}
+			if !tc.wantErr {
+				if found != nil {
+					t.Fatalf("depth %d is within Python's limit, got %v", tc.depth, found)
+				}
+				return
+			}
+			if found == nil {
+				t.Fatalf("no nesting error among %v", err)
+			}
+			// the bracket that crosses the limit: "deep = " plus 200 calls
+			wantCol := len("deep = ") + pyread.MaxNesting*len("MCPServerStdio(command=") + len("MCPServerStdio")
+			if !strings.HasSuffix(found.Pos.File, "crew.py") || found.Pos.Line != line || found.Pos.Col != wantCol+1 {
+				t.Errorf("error at %v, want crew.py:%d:%d", found.Pos, line, wantCol+1)
+			}
+			if !strings.HasPrefix(found.Error(), found.Pos.String()+": ") {
+				t.Errorf("error text %q does not name its position", found.Error())
+			}
+		})
+	}
+}
+
+// A crew.py past the token bound is read up to it, and says so.
+func TestCrewPyTokenBoundIsANote(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 2 MB crew.py")
+	}
+	dir, _ := writeProject(t, "crew.py", 0)
+	src := genCrewPy(0)
+	big := "big = [" + strings.Repeat("1,", maxPyTokens/2+1) + "]\n"
+	src = strings.Replace(src, "\n\n@CrewBase", "\n\n"+big+"\n@CrewBase", 1)
+	if err := os.WriteFile(filepath.Join(dir, "src/research/crew.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	line := strings.Count(src[:strings.Index(src, "big = [")], "\n") + 1
+	p, err := OpenWith(dir, Options{Environ: []string{}})
+	if p == nil {
+		t.Fatalf("project did not open: %v", err)
+	}
+	for _, n := range p.Notes {
+		if n.Code == "python-too-large" {
+			if n.Level != Warn || n.Pos.Line != line || !strings.Contains(n.Text, "nothing after") {
+				t.Errorf("note %+v, want a warning on line %d", n, line)
+			}
+			return
+		}
+	}
+	t.Errorf("no python-too-large note among %v", p.Notes)
 }

@@ -97,7 +97,7 @@ func (cx *classicCtx) toolModule(mod string) *pyModule {
 			}
 			continue
 		}
-		return parsePyModule(string(src), cx.l.rel(cand))
+		return cx.l.parsePy(src, cx.l.rel(cand))
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package project
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"path"
@@ -24,6 +25,9 @@ type serverRegistry struct {
 	// lower one is taken, so 20,000 servers of one package do not probe
 	// 20,000² names.
 	nextSuffix map[string]int
+	// keyBuf is reused by specKey: json.Marshal would copy every spec's
+	// encoding once more before it becomes the key.
+	keyBuf bytes.Buffer
 }
 
 // pendingValue is a server field whose value is not literal (crew.py) or
@@ -44,10 +48,7 @@ func (l *loader) addServer(s *Server, agent string, explicit bool, pending []pen
 	if r.byKey == nil {
 		r.byKey, r.taken, r.nextSuffix = map[string]*Server{}, map[string]bool{}, map[string]int{}
 	}
-	key := specKey(s.Spec)
-	for _, p := range pending {
-		key += "|" + p.field + "=" + p.u.Expr
-	}
+	key := r.specKey(s.Spec, pending)
 	if !explicit {
 		if ex := r.byKey[key]; ex != nil {
 			ex.addAgent(agent)
@@ -111,10 +112,16 @@ func (r *serverRegistry) unique(name string) string {
 	}
 }
 
-func specKey(s mcpconn.ServerSpec) string {
+// specKey identifies what a declaration starts: the spec without its name
+// and origin, and the expressions still to resolve.
+func (r *serverRegistry) specKey(s mcpconn.ServerSpec, pending []pendingValue) string {
 	s.Name, s.Origin = "", ""
-	b, _ := json.Marshal(s)
-	return string(b)
+	r.keyBuf.Reset()
+	_ = json.NewEncoder(&r.keyBuf).Encode(s) // a spec always encodes
+	for _, p := range pending {
+		r.keyBuf.WriteString("|" + p.field + "=" + p.u.Expr)
+	}
+	return r.keyBuf.String()
 }
 
 var nameJunk = regexp.MustCompile(`[^a-z0-9]+`)

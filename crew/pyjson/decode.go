@@ -1,6 +1,7 @@
 package pyjson
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -25,11 +26,14 @@ func (e *DecodeError) Error() string {
 // value), NaN/Infinity/-Infinity are accepted, and errors carry Python's
 // messages and positions.
 func Loads(s string) (any, error) {
-	text := []rune(strings.ToValidUTF8(s, "\uFFFD"))
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	text := []byte(s)
 	v, err := Decode[any](text, valueBuilder{}, 0)
 	if err != nil {
 		line, col := err.LineCol(text)
-		return nil, &DecodeError{Msg: err.Msg, Pos: err.At, Line: line, Column: col}
+		return nil, &DecodeError{Msg: err.Msg, Pos: CharOffset(text, err.At), Line: line, Column: col}
 	}
 	return v, nil
 }
@@ -69,17 +73,18 @@ func TypeName(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// SyntaxError is a json.loads failure: Python's message and the offset, in
-// code points, into the decoded text.
+// SyntaxError is a json.loads failure: Python's message and the byte
+// offset into the decoded text (LineCol and CharOffset give Python's
+// numbers, which count code points).
 type SyntaxError struct {
 	Msg string
 	At  int
 }
 
 // LineCol is Python's JSONDecodeError numbering of the offset in text: line
-// = count of "\n" before it, plus 1; column = characters since the last
+// = count of "\n" before it, plus 1; column = code points since the last
 // "\n", plus 1.
-func (e *SyntaxError) LineCol(text []rune) (line, col int) {
+func (e *SyntaxError) LineCol(text []byte) (line, col int) {
 	i := min(e.At, len(text))
 	line, last := 1, -1
 	for j := 0; j < i; j++ {
@@ -88,17 +93,32 @@ func (e *SyntaxError) LineCol(text []rune) (line, col int) {
 			last = j
 		}
 	}
-	return line, i - last
+	return line, CharOffset(text[last+1:], i-last-1) + 1
+}
+
+// CharOffset is the number of code points in text[:at] (text is valid
+// UTF-8): Python's string index for byte offset at.
+func CharOffset(text []byte, at int) int {
+	n := 0
+	for _, c := range text[:min(at, len(text))] {
+		if c&0xc0 != 0x80 { // not a continuation byte
+			n++
+		}
+	}
+	return n
 }
 
 // Builder makes the caller's values out of what Decode reads; at is the
-// offset of the value's first character (a key's: its opening quote).
+// byte offset of the value's first character (a key's: its opening quote).
 // Loads builds *Object/[]any values; crew/project builds Nodes that keep
 // file positions.
 type Builder[V any] interface {
 	// Scalar is a string, Number, bool or nil.
 	Scalar(v any, at int) V
 	// Object gets the members in source order, a repeated key included.
+	// Decode reuses the slices it passes to Object and Array for the next
+	// values (one scratch stack instead of a growing slice per value): copy
+	// what you keep.
 	Object(members []Member[V], at int) V
 	Array(items []V, at int) V
 }
@@ -111,13 +131,16 @@ type Member[V any] struct {
 }
 
 // Decode is the one port of CPython's json.loads (3.11, strict=True, the C
-// scanner): it reads one JSON value that must fill text (whitespace aside)
-// and hands every value to b. maxDepth > 0 refuses deeper nesting, standing
-// in for Python's recursion limit; 0 means no limit.
-func Decode[V any](text []rune, b Builder[V], maxDepth int) (V, *SyntaxError) {
+// scanner): it reads one JSON value that must fill text (valid UTF-8;
+// whitespace aside) and hands every value to b. maxDepth > 0 refuses deeper
+// nesting, standing in for Python's recursion limit; 0 means no limit. It
+// reads the bytes in place: everything the grammar looks at is ASCII, so
+// only string contents need decoding, and a string without escapes is one
+// allocation.
+func Decode[V any](text []byte, b Builder[V], maxDepth int) (V, *SyntaxError) {
 	d := &decoder[V]{s: text, b: b, maxDepth: maxDepth}
 	var zero V
-	if len(d.s) > 0 && d.s[0] == '\uFEFF' {
+	if bytes.HasPrefix(d.s, []byte("\uFEFF")) {
 		return zero, &SyntaxError{"Unexpected UTF-8 BOM (decode using utf-8-sig)", 0}
 	}
 	v, end, err := d.value(d.ws(0), 0)
@@ -145,16 +168,17 @@ func (valueBuilder) Object(members []Member[any], _ int) any {
 }
 
 func (valueBuilder) Array(items []any, _ int) any {
-	if items == nil {
-		items = []any{}
-	}
-	return items
+	return append([]any{}, items...)
 }
 
 type decoder[V any] struct {
-	s        []rune
+	s        []byte
 	b        Builder[V]
 	maxDepth int
+	// members and items are stacks: a value's own entries sit above its
+	// parent's until it is built.
+	members []Member[V]
+	items   []V
 }
 
 // ws skips JSON whitespace (Python's WHITESPACE: space, tab, LF, CR).
@@ -171,13 +195,7 @@ func (d *decoder[V]) ws(i int) int {
 }
 
 func (d *decoder[V]) has(i int, lit string) bool {
-	for _, r := range lit {
-		if i >= len(d.s) || d.s[i] != r {
-			return false
-		}
-		i++
-	}
-	return true
+	return i <= len(d.s) && bytes.HasPrefix(d.s[i:], []byte(lit))
 }
 
 // value is scan_once: a value must start exactly at idx; failing to start
@@ -258,16 +276,17 @@ func (d *decoder[V]) number(i int) (int, bool) {
 	return j, true
 }
 
-func isDigit(r rune) bool { return r >= '0' && r <= '9' }
+func isDigit(r byte) bool { return r >= '0' && r <= '9' }
 
 // object is JSONObject; idx is just after '{'.
 func (d *decoder[V]) object(idx, depth int) (V, int, *SyntaxError) {
 	var zero V
 	at := idx - 1
-	var members []Member[V]
+	base := len(d.members)
+	defer func() { d.members = d.members[:base] }()
 	idx = d.ws(idx)
 	if idx < len(d.s) && d.s[idx] == '}' {
-		return d.b.Object(members, at), idx + 1, nil
+		return d.b.Object(nil, at), idx + 1, nil
 	}
 	for {
 		if idx >= len(d.s) || d.s[idx] != '"' {
@@ -287,10 +306,10 @@ func (d *decoder[V]) object(idx, depth int) (V, int, *SyntaxError) {
 		if err != nil {
 			return zero, idx, err
 		}
-		members = append(members, Member[V]{Key: key, KeyAt: keyAt, Value: val})
+		d.members = append(d.members, Member[V]{Key: key, KeyAt: keyAt, Value: val})
 		idx = d.ws(end)
 		if idx < len(d.s) && d.s[idx] == '}' {
-			return d.b.Object(members, at), idx + 1, nil
+			return d.b.Object(d.members[base:], at), idx + 1, nil
 		}
 		if idx >= len(d.s) || d.s[idx] != ',' {
 			return zero, idx, &SyntaxError{"Expecting ',' delimiter", idx}
@@ -303,20 +322,21 @@ func (d *decoder[V]) object(idx, depth int) (V, int, *SyntaxError) {
 func (d *decoder[V]) array(idx, depth int) (V, int, *SyntaxError) {
 	var zero V
 	at := idx - 1
-	var items []V
+	base := len(d.items)
+	defer func() { d.items = d.items[:base] }()
 	idx = d.ws(idx)
 	if idx < len(d.s) && d.s[idx] == ']' {
-		return d.b.Array(items, at), idx + 1, nil
+		return d.b.Array(nil, at), idx + 1, nil
 	}
 	for {
 		val, end, err := d.value(idx, depth+1)
 		if err != nil {
 			return zero, idx, err
 		}
-		items = append(items, val)
+		d.items = append(d.items, val)
 		idx = d.ws(end)
 		if idx < len(d.s) && d.s[idx] == ']' {
-			return d.b.Array(items, at), idx + 1, nil
+			return d.b.Array(d.items[base:], at), idx + 1, nil
 		}
 		if idx >= len(d.s) || d.s[idx] != ',' {
 			return zero, idx, &SyntaxError{"Expecting ',' delimiter", idx}
@@ -333,7 +353,7 @@ func (d *decoder[V]) str(end int) (string, int, *SyntaxError) {
 	var b strings.Builder
 	for {
 		next := end
-		var c rune
+		var c byte
 		for ; next < len(s); next++ {
 			c = s[next]
 			if c == '"' || c == '\\' {
@@ -346,7 +366,10 @@ func (d *decoder[V]) str(end int) (string, int, *SyntaxError) {
 		if next >= len(s) {
 			return "", 0, &SyntaxError{"Unterminated string starting at", begin}
 		}
-		b.WriteString(string(s[end:next]))
+		if c == '"' && b.Len() == 0 {
+			return string(s[end:next]), next + 1, nil // no escapes: one copy
+		}
+		b.Write(s[end:next])
 		if c == '"' {
 			return b.String(), next + 1, nil
 		}
@@ -357,11 +380,11 @@ func (d *decoder[V]) str(end int) (string, int, *SyntaxError) {
 		c = s[next]
 		if c != 'u' {
 			end = next + 1
-			r, ok := jsonEscapes[c]
+			r, ok := jsonEscape(c)
 			if !ok {
 				return "", 0, &SyntaxError{"Invalid \\escape", end - 2}
 			}
-			b.WriteRune(r)
+			b.WriteByte(r)
 			continue
 		}
 		next++
@@ -390,19 +413,36 @@ func (d *decoder[V]) str(end int) (string, int, *SyntaxError) {
 	}
 }
 
-var jsonEscapes = map[rune]rune{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+// jsonEscape is the character a one-letter escape stands for.
+func jsonEscape(c byte) (byte, bool) {
+	switch c {
+	case '"', '\\', '/':
+		return c, true
+	case 'b':
+		return '\b', true
+	case 'f':
+		return '\f', true
+	case 'n':
+		return '\n', true
+	case 'r':
+		return '\r', true
+	case 't':
+		return '\t', true
+	}
+	return 0, false
+}
 
-func hex4(rs []rune) (rune, bool) {
+func hex4(bs []byte) (rune, bool) {
 	var v rune
-	for _, r := range rs {
+	for _, c := range bs {
 		v <<= 4
 		switch {
-		case r >= '0' && r <= '9':
-			v |= r - '0'
-		case r >= 'a' && r <= 'f':
-			v |= r - 'a' + 10
-		case r >= 'A' && r <= 'F':
-			v |= r - 'A' + 10
+		case c >= '0' && c <= '9':
+			v |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			v |= rune(c - 'a' + 10)
+		case c >= 'A' && c <= 'F':
+			v |= rune(c - 'A' + 10)
 		default:
 			return 0, false
 		}

@@ -418,3 +418,30 @@ func unescape(s string) (string, bool) {
 	}
 	return b.String(), ok
 }
+
+// MaxNesting is CPython's MAXLEVEL: its tokenizer refuses a bracket opened
+// inside 200 open ones with "too many nested parentheses".
+const MaxNesting = 200
+
+// TooDeep returns the first bracket of line that CPython's tokenizer
+// refuses for nesting deeper than MaxNesting.
+func TooDeep(line []Token) (Token, bool) {
+	level := 0
+	for _, t := range line {
+		if t.Kind != TokOp {
+			continue
+		}
+		switch t.Text {
+		case "(", "[", "{":
+			if level >= MaxNesting {
+				return t, true
+			}
+			level++
+		case ")", "]", "}":
+			if level > 0 {
+				level--
+			}
+		}
+	}
+	return Token{}, false
+}

@@ -146,7 +146,7 @@ func secretish(field, key, v string) bool {
 			return true
 		}
 	}
-	return session.RedactString(v) != v
+	return session.IsSecretValue(v) || session.RedactString(v) != v
 }
 
 // freeValue is a URL or an argument: secrets inside it (a token in the
