@@ -613,3 +613,26 @@ func TestSitecustomizeChainsToTheExistingOne(t *testing.T) {
 		t.Fatalf("output:\n%s", out)
 	}
 }
+
+// Events reach crewbench while the run goes on, not only at exit: the
+// writer sleeps while nothing happens, and the first event after a quiet
+// spell wakes it. Here every LLM call takes 1.5 s, so llm_call_started must
+// arrive before the @tool's output line that follows the call.
+func TestWatchStreamsEventsLive(t *testing.T) {
+	_, evs, err := watchStub(t, nil, stubEnv(t, "STUB_LLM_LATENCY_MS=1500", "STUB_MCP_COMMAND=[]"), "native")
+	if err != nil {
+		t.Fatalf("watch: %v", err)
+	}
+	started, toolRan := -1, -1
+	for i, ev := range evs {
+		if ev.Kind == session.LLMCallStarted && started < 0 {
+			started = i
+		}
+		if ev.Kind == KindProcessOutput && strings.Contains(ev.Str(session.KeyLine), "word_counter received") && toolRan < 0 {
+			toolRan = i
+		}
+	}
+	if started < 0 || toolRan < 0 || started > toolRan {
+		t.Fatalf("llm_call_started at %d, the tool's output at %d: events were held back", started, toolRan)
+	}
+}

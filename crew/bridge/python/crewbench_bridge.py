@@ -38,10 +38,14 @@ import uuid
 ENV_ADDR = "CREWBENCH_BRIDGE_ADDR"    # unix:/path or tcp:127.0.0.1:PORT
 ENV_TOKEN = "CREWBENCH_BRIDGE_TOKEN"  # one-time token crewbench checks
 PROTOCOL = 1
-# How often the writer looks for captured events. Emitting threads only
-# append to a deque (no lock, no wake-up): a wake-up per event would cost
-# more than the event itself. Pauses and warnings wake the writer at once.
-WRITE_POLL = 0.02
+# How often a busy writer looks for captured events. Emitting threads only
+# append to a deque (no lock, no wake-up per event: that would cost more
+# than the event itself); the first event after a quiet spell wakes an idle
+# writer, which then lingers this long so the burst goes out in few writes
+# (and it does not compete for the GIL meanwhile). Pauses and warnings go
+# out at once.
+WRITE_POLL = 0.05
+_WAKE = object()   # an event was captured while the writer slept
 WRITE_BATCH = 256  # events per socket write
 # Object-valued event fields: excluded from the dump and summarised (spec §2.4).
 OBJ_FIELDS = frozenset({"agent", "task", "crew", "from_agent", "from_task", "tools", "callbacks",
@@ -93,6 +97,7 @@ class _Conn:
         # Captured events, (seq, _Spec, source class name, field values),
         # appended by emitting threads; deque.append is atomic.
         self.events = collections.deque()
+        self.idle = False  # the writer sleeps until woken: the next capture wakes it
         self.closed = threading.Event()
         self.lock = threading.Lock()
         self.waiters = {}  # pause id -> [threading.Event, decision]
@@ -121,11 +126,23 @@ class _Conn:
         while True:
             msgs = []
             try:
-                msgs.append(out.get(timeout=WRITE_POLL))
+                if events:  # busy: look again in a moment (a control line cuts it short)
+                    msgs.append(out.get(timeout=WRITE_POLL))
+                else:
+                    # Quiet: no CPU at all until a capture or a control line.
+                    # idle is set before the check, so a capture that
+                    # this check misses sees it and wakes us.
+                    self.idle = True
+                    if not events:
+                        msgs.append(out.get())
+                    self.idle = False
+                    if msgs and msgs[0] is _WAKE:
+                        time.sleep(WRITE_POLL)  # let the burst gather
                 while True:
                     msgs.append(out.get_nowait())
             except queue.Empty:
                 pass
+            msgs = [m for m in msgs if m is not _WAKE]
             stop = None in msgs
             # Control lines first: an event a pause's seq waits for was
             # appended before the pause was queued, so it is in events now.
@@ -324,7 +341,11 @@ def _capture(source, event, seq):
             values = spec.get(event)
         except AttributeError:  # a field never set (model_construct): dump the event itself
             pass
-    _conn.events.append((seq, spec, source.__class__.__name__, values))
+    conn = _conn
+    conn.events.append((seq, spec, source.__class__.__name__, values))
+    if conn.idle:
+        conn.idle = False
+        conn.out.put(_WAKE)
 
 
 def _utc(s):
