@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,4 +95,80 @@ func TestFlow_WatchARealRunAndSkipAToolAtABreakpoint(t *testing.T) {
 		t.Fatalf("the skipped tool ran, or the supplied result did not reach the crew:\n%s", printed)
 	}
 	_ = os.Remove(rec)
+}
+
+// The done-when chain of `crewbench watch -- python -m stubcrew.main`, a
+// classic project whose crew uses a Python @tool and an MCP server: the
+// workbench shows the live tree, pauses before the MCP tool call, sends the
+// edited arguments to the server (the weather fixture, a real MCP server
+// process), and records a session that `crewbench replay` prints.
+func TestFlow_WatchPausesBeforeTheMCPCallEditsItsArgumentsAndReplays(t *testing.T) {
+	py := watchStubEnv(t)
+	pal, err := themes.Select("", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, _ := filepath.Abs("crew/bridge/testdata/project")
+	rec := filepath.Join(t.TempDir(), "watch.jsonl")
+	w := newBridgeWatcher(dir, "")
+	w.record = rec
+	deps := ui.Deps{
+		Workspace: ui.Workspace{Name: "project"}, Palette: pal, Watcher: w,
+		Watch: &ui.WatchStart{Command: []string{py, "-m", "stubcrew.main", "native"},
+			Breakpoints: crew.Breakpoints{Servers: []string{"weather"}}},
+	}
+	tm := teatest.NewTestModel(t, ui.New(deps), teatest.WithInitialTermSize(160, 48))
+	// The live tree, with the @tool's call done, paused before the MCP call.
+	watchScreenHas(t, tm, "REAL CrewAI run", "crew stub_crew", "task research", "agent Researcher", "word_counter",
+		"PAUSED before tool call weather_get_forecast", `"Berlin"`)
+	typeKeys(tm, "e")
+	watchScreenHas(t, tm, "Edit the arguments (JSON)")
+	for range 80 {
+		tm.Send(tea.KeyMsg{Type: tea.KeyBackspace})
+	}
+	typeKeys(tm, `{"city": "Lisbon", "days": 1}`)
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlS})
+	watchScreenHas(t, tm, "running the tool with edited arguments", "RUN FINISHED")
+	typeKeys(tm, "q")
+	tm.WaitFinished(t, teatest.WithFinalTimeout(30*time.Second))
+
+	// The server got the edited arguments: its reply names Lisbon, and the
+	// crew's final answer carries it.
+	f, err := session.ReadFile(rec, session.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mcpArgs map[string]any
+	var final string
+	for _, ev := range f.Events {
+		switch ev.Kind {
+		case session.MCPToolExecutionStarted:
+			mcpArgs, _ = ev.Data[session.KeyToolArgs].(map[string]any)
+		case session.CrewKickoffCompleted:
+			final = ev.Str(session.KeyOutput)
+		}
+	}
+	if mcpArgs["city"] != "Lisbon" || !strings.Contains(final, `"city": "Lisbon"`) || strings.Contains(final, "Berlin") {
+		t.Fatalf("MCP call arguments %v, final answer %q", mcpArgs, final)
+	}
+
+	var out, errb bytes.Buffer
+	if code := execute(context.Background(), []string{"replay", rec, "--print", "--color", "never"}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("replay exit %d: %s", code, errb.String())
+	}
+	printed := out.String()
+	for _, want := range []string{"crew stub_crew", "task research", "→ word_counter", "→ weather_get_forecast", "connect weather"} {
+		if !strings.Contains(printed, want) {
+			t.Fatalf("replay does not show %q:\n%s", want, printed)
+		}
+	}
+	var mcpResult string
+	for _, l := range strings.Split(printed, "\n") {
+		if strings.Contains(l, "✓ weather_get_forecast") {
+			mcpResult = l
+		}
+	}
+	if !strings.Contains(mcpResult, "Lisbon") {
+		t.Fatalf("replay's MCP call result %q does not come from the edited arguments:\n%s", mcpResult, printed)
+	}
 }

@@ -1,8 +1,10 @@
 package bridge
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"crewbench/session"
@@ -28,6 +30,13 @@ const (
 	KeyBridgeSeq    = "crewbench_seq" // the bridge's emit-time order within one process
 	KeyStream       = "stream"
 	KeyRealCrewAI   = "real_crewai"
+	// KeySynthesized marks an event crewbench made up for the tree: a tool
+	// call skipped at a breakpoint on CrewAI's ReAct path emits no tool
+	// event at all (spec §3.4).
+	KeySynthesized = "crewbench_synthesized"
+	// KeySkipped marks a tool_usage_finished whose tool was skipped at a
+	// breakpoint (its output is the supplied result), as engine runs do.
+	KeySkipped = "skipped"
 )
 
 // translator turns one connection's CrewAI events into session.Events.
@@ -46,10 +55,120 @@ type translator struct {
 	// calls are siblings of the LLM call that asked for them, the engine's
 	// are its children.
 	lastLLM map[string]string
+	// lastLLMOf is the latest LLM call span per agent role: where a tool
+	// call that CrewAI emitted no event for hangs.
+	lastLLMOf map[string]string
+	// openTools are the tool_usage_started not yet ended, oldest first: a
+	// native tool call's pause comes after its start (spec §3.5).
+	openTools []openTool
+	// idPrefix makes synthesized span ids unique across connections.
+	idPrefix string
+
+	mu sync.Mutex
+	// skipped are the tool spans a skip decision was sent for; their
+	// tool_usage_finished is marked (the pause goroutine writes, the
+	// connection's reader reads).
+	skipped map[string]bool
 }
 
-func newTranslator(runID string) *translator {
-	return &translator{runID: runID, alias: map[string]string{}, lastLLM: map[string]string{}}
+type openTool struct {
+	span, parent, tool, agent, args string
+	claimed                         bool // a pause already took it
+}
+
+func newTranslator(runID, idPrefix string) *translator {
+	return &translator{runID: runID, idPrefix: idPrefix, alias: map[string]string{}, lastLLM: map[string]string{},
+		lastLLMOf: map[string]string{}, skipped: map[string]bool{}}
+}
+
+// toolTarget is the trace node a tool-call pause is about.
+type toolTarget struct {
+	span, parent string
+	// emitted: CrewAI emitted the call's tool_usage_started already (native
+	// path); otherwise (ReAct) it emits tool events only if the tool runs.
+	emitted bool
+}
+
+// toolPause finds the node for a tool-call pause: the open native call
+// with the same tool, agent and (preferably) arguments, or else a new span
+// under the agent's latest LLM call. Called in delivery order, so every
+// event emitted before the pause has been seen.
+func (t *translator) toolPause(m wireMsg) toolTarget {
+	args := canonicalJSON(m.ToolInput)
+	pick := -1
+	for i := len(t.openTools) - 1; i >= 0; i-- {
+		o := t.openTools[i]
+		if o.claimed || o.tool != m.ToolName || o.agent != m.AgentRole {
+			continue
+		}
+		if pick < 0 || o.args == args {
+			pick = i
+		}
+		if o.args == args {
+			break
+		}
+	}
+	if pick >= 0 {
+		t.openTools[pick].claimed = true
+		o := t.openTools[pick]
+		return toolTarget{span: o.span, parent: o.parent, emitted: true}
+	}
+	return toolTarget{span: fmt.Sprintf("crewbench-skip-%s-%d", t.idPrefix, m.ID), parent: t.lastLLMOf[m.AgentRole]}
+}
+
+// markSkipped records that the call at span was skipped.
+func (t *translator) markSkipped(span string) {
+	t.mu.Lock()
+	t.skipped[span] = true
+	t.mu.Unlock()
+}
+
+func (t *translator) takeSkipped(span string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ok := t.skipped[span]
+	delete(t.skipped, span)
+	return ok
+}
+
+// skippedCall is the tool node for a call skipped on the ReAct path, where
+// CrewAI emits no tool event: a start and a finish marked skipped, as the
+// engine records a skipped call.
+func (t *translator) skippedCall(m wireMsg, at toolTarget, result string) []session.Event {
+	base := session.Event{RunID: t.runID, Span: at.span, Parent: at.parent, ToolName: m.ToolName,
+		OriginalToolName: m.OriginalToolName, Server: m.ServerName, AgentRole: m.AgentRole, TaskName: m.TaskName}
+	started, finished := base, base
+	started.Kind, started.ID = session.ToolUsageStarted, at.span
+	started.Data = map[string]any{KeySynthesized: true}
+	var args any
+	if json.Unmarshal(m.ToolInput, &args) == nil {
+		started.Data[session.KeyToolArgs] = args
+	}
+	finished.Kind, finished.Outcome = session.ToolUsageFinished, "ok"
+	finished.Data = map[string]any{session.KeyOutput: result, KeySkipped: true, KeySynthesized: true}
+	return []session.Event{started, finished}
+}
+
+// canonicalJSON re-encodes a JSON value with sorted keys, to compare
+// arguments ("" when it is not JSON).
+func canonicalJSON(raw []byte) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return ""
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+func canonicalValue(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }
 
 func (t *translator) resolve(id string) string {
@@ -176,6 +295,7 @@ func (t *translator) event(m wireMsg) session.Event {
 			ev.Span = "llm:" + str(d["call_id"])
 			if ev.Kind == session.LLMCallCompleted {
 				t.lastLLM[parent] = ev.Span
+				t.lastLLMOf[ev.AgentRole] = ev.Span
 			}
 		}
 	default:
@@ -201,6 +321,21 @@ func (t *translator) event(m wireMsg) session.Event {
 	data[KeyCrewAIClass] = m.Class
 	data[KeyCrewAISource] = m.Source
 	data[KeyBridgeSeq] = m.Seq
+	switch ev.Kind {
+	case session.ToolUsageStarted:
+		t.openTools = append(t.openTools, openTool{span: ev.Span, parent: ev.Parent, tool: ev.ToolName,
+			agent: ev.AgentRole, args: canonicalValue(d["tool_args"])})
+	case session.ToolUsageFinished, session.ToolUsageError:
+		for i, o := range t.openTools {
+			if o.span == ev.Span {
+				t.openTools = append(t.openTools[:i], t.openTools[i+1:]...)
+				break
+			}
+		}
+		if t.takeSkipped(ev.Span) {
+			data[KeySkipped] = true
+		}
+	}
 	ev.Data = data
 	return ev
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -545,7 +546,7 @@ func (r *Run) serve(c *conn) {
 			hello.CrewAIVersion, hello.Executable))
 	}
 
-	tr := newTranslator(r.opts.RunID)
+	tr := newTranslator(r.opts.RunID, strconv.Itoa(hello.PID))
 	ro := newReorder(r.opts.Gap)
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
@@ -591,13 +592,18 @@ func (r *Run) deliver(c *conn, tr *translator, m wireMsg) {
 		// scoped_handlers, api), for a UI to explain it.
 		r.emit(session.Event{Kind: session.Warning, Data: map[string]any{session.KeyMessage: m.Message, "detected": m.Detected}})
 	case "pause":
+		var at toolTarget
+		if m.Kind != "llm_call" {
+			at = tr.toolPause(m) // here, in delivery order: it reads what came before the pause
+		}
 		// Decide off this goroutine: events keep flowing while a user thinks.
-		go r.pause(c, m)
+		go r.pause(c, tr, m, at)
 	}
 }
 
-// pause asks the stepper and answers the bridge.
-func (r *Run) pause(c *conn, m wireMsg) {
+// pause asks the stepper and answers the bridge. at is the trace node of a
+// tool-call pause.
+func (r *Run) pause(c *conn, tr *translator, m wireMsg, at toolTarget) {
 	p := &crew.Pause{RunID: r.opts.RunID, TaskName: m.TaskName, AgentRole: m.AgentRole, AfterFailure: m.AfterFailure}
 	base := session.Event{TaskName: m.TaskName, AgentRole: m.AgentRole}
 	var origMsgs []map[string]any
@@ -612,6 +618,10 @@ func (r *Run) pause(c *conn, m wireMsg) {
 			p.Args = args
 		}
 		base.ToolName, base.OriginalToolName, base.Server = m.ToolName, m.OriginalToolName, m.ServerName
+		base.Parent = at.parent // beside the call, under its LLM call, as in engine runs
+		if at.emitted {
+			p.Span = at.span
+		}
 	}
 	paused := base
 	paused.Kind = session.StepPaused
@@ -624,6 +634,7 @@ func (r *Run) pause(c *conn, m wireMsg) {
 	}
 	r.emit(paused)
 
+	var skipped []session.Event
 	d := crew.Decision{Action: crew.Continue}
 	if r.opts.Stepper != nil {
 		var err error
@@ -643,6 +654,15 @@ func (r *Run) pause(c *conn, m wireMsg) {
 		if p.Kind == crew.PauseToolCall {
 			res := d.Result
 			out.Action, out.Result = "skip", &res
+			// The trace keeps a node for the call, marked skipped with the
+			// supplied result: CrewAI's own tool_usage_finished (native
+			// path) is marked when it arrives; the ReAct path emits no tool
+			// event, so the node is made here.
+			if at.emitted {
+				tr.markSkipped(at.span)
+			} else {
+				skipped = tr.skippedCall(m, at, res)
+			}
 		} else {
 			r.warn("a real CrewAI run cannot skip an LLM call (its hooks can only block it, which fails the attempt); continuing")
 		}
@@ -659,6 +679,9 @@ func (r *Run) pause(c *conn, m wireMsg) {
 	resumed.Kind = session.StepResumed
 	resumed.Data = map[string]any{"kind": string(p.Kind), "decision": string(d.Action)}
 	r.emit(resumed)
+	for _, ev := range skipped {
+		r.emit(ev)
+	}
 	_ = c.send(out)
 	if d.Action == crew.Abort {
 		r.Abort()

@@ -23,16 +23,15 @@ import (
 )
 
 // §2.2, native function calling, with a Python @tool and an MCP tool. With
-// no breakpoints the bridge registers only its LLM hook (executors snapshot
-// LLM hooks, so it cannot come later), hence one hook_dispatched before
-// each LLM call and none around tool calls.
+// no breakpoints the bridge registers no hook, so the run has exactly the
+// events it has without crewbench: no hook_dispatched anywhere.
 const nativeSequence = "default_env crew_kickoff_started mcp_connection_started mcp_connection_completed " +
 	"task_started agent_execution_started flow_started agent_logs_started " +
-	"hook_dispatched llm_call_started llm_call_completed tool_usage_started tool_usage_finished " +
-	"hook_dispatched llm_call_started llm_call_completed " +
+	"llm_call_started llm_call_completed tool_usage_started tool_usage_finished " +
+	"llm_call_started llm_call_completed " +
 	"tool_usage_started mcp_connection_started mcp_connection_completed " +
 	"mcp_tool_execution_started mcp_tool_execution_completed tool_usage_finished " +
-	"hook_dispatched llm_call_started llm_call_completed " +
+	"llm_call_started llm_call_completed " +
 	"agent_logs_execution flow_finished agent_execution_completed task_completed crew_kickoff_completed"
 
 // ReAct: the same, with tool_usage_* emitted by ToolUsage.
@@ -223,26 +222,62 @@ func TestWatchToolBreakpointEditsArguments(t *testing.T) {
 	}
 }
 
+// A skip supplies the result, and the trace keeps the call's node, marked
+// skipped with that result, under the LLM call that asked for it: on the
+// native path CrewAI's own tool events are marked; on the ReAct path, where
+// CrewAI emits no tool event for a blocked call, crewbench makes the node.
 func TestWatchSkipSuppliesTheResult(t *testing.T) {
-	st := &scriptedStepper{
-		bp:        crew.Breakpoints{Tools: []string{"Word Counter"}},
-		decisions: []crew.Decision{{Action: crew.Skip, Result: "99 words (supplied)"}},
-	}
-	_, evs, err := watchStub(t, st, stubEnv(t), "native")
-	if err != nil {
-		t.Fatalf("watch: %v", err)
-	}
-	if strings.Contains(outputLines(evs), "word_counter received") {
-		t.Fatal("a skipped tool ran")
-	}
-	var finished string
-	for _, ev := range evs {
-		if ev.Kind == session.ToolUsageFinished && ev.ToolName == "word_counter" {
-			finished = ev.Str(session.KeyOutput)
-		}
-	}
-	if finished != "99 words (supplied)" || !strings.HasPrefix(finalOutput(evs), "99 words (supplied)") {
-		t.Fatalf("tool_usage_finished output %q, final %q", finished, finalOutput(evs))
+	for _, tc := range []struct {
+		mode        string
+		synthesized bool
+	}{{"native", false}, {"react", true}} {
+		t.Run(tc.mode, func(t *testing.T) {
+			const supplied = "99 words (supplied)"
+			st := &scriptedStepper{
+				bp:        crew.Breakpoints{Tools: []string{"Word Counter"}},
+				decisions: []crew.Decision{{Action: crew.Skip, Result: supplied}},
+			}
+			_, evs, err := watchStub(t, st, stubEnv(t), tc.mode)
+			if err != nil {
+				t.Fatalf("watch: %v", err)
+			}
+			if strings.Contains(outputLines(evs), "word_counter received") {
+				t.Fatal("a skipped tool ran")
+			}
+			if !strings.HasPrefix(finalOutput(evs), supplied) {
+				t.Fatalf("final %q", finalOutput(evs))
+			}
+			var tools []*session.Node
+			for _, n := range session.BuildTree(evs).Nodes() {
+				if n.Kind == session.NodeTool && n.ToolName == "word_counter" {
+					tools = append(tools, n)
+				}
+			}
+			if len(tools) != 1 {
+				t.Fatalf("%d word_counter nodes, want 1", len(tools))
+			}
+			n := tools[0]
+			if n.Parent == nil || n.Parent.Kind != session.NodeLLM || n.Orphan() {
+				t.Fatalf("the skipped call hangs under %v", n.Parent)
+			}
+			var finished *session.Event
+			var synthesized bool
+			for i, ev := range n.Events {
+				synthesized = synthesized || ev.Bool(KeySynthesized)
+				if ev.Kind == session.ToolUsageFinished {
+					finished = &n.Events[i]
+				}
+			}
+			if finished == nil || !finished.Bool(KeySkipped) || finished.Str(session.KeyOutput) != supplied {
+				t.Fatalf("tool_usage_finished: %+v", finished)
+			}
+			if synthesized != tc.synthesized {
+				t.Fatalf("synthesized = %v, want %v", synthesized, tc.synthesized)
+			}
+			if n.Status == session.StatusRunning {
+				t.Fatalf("the skipped call is still running in the tree")
+			}
+		})
 	}
 }
 
@@ -397,16 +432,17 @@ func TestWatchWarnsWhenHooksAreCleared(t *testing.T) {
 	}
 }
 
-func TestWatchWarnsAboutScopedHandlers(t *testing.T) {
+// scoped_handlers() hides every handler, but the bridge captures events in
+// the bus's _prepare_event, which emit runs whether or not handlers exist:
+// a kickoff inside the block is watched like any other.
+func TestWatchSeesEventsInsideScopedHandlers(t *testing.T) {
 	_, evs, err := watchStub(t, nil, stubEnv(t, "STUB_SCOPED=1"), "native")
 	if err != nil {
 		t.Fatalf("watch: %v", err)
 	}
-	if !strings.Contains(warnings(evs), "scoped_handlers") {
-		t.Fatalf("warnings:\n%s", warnings(evs))
-	}
-	if k := crewaiKinds(evs); len(k) != 0 {
-		t.Fatalf("events inside scoped_handlers: %v", k)
+	checkOrder(t, evs, nativeSequence)
+	if w := warnings(evs); w != "" {
+		t.Fatalf("warnings:\n%s", w)
 	}
 }
 
@@ -575,5 +611,28 @@ func TestSitecustomizeChainsToTheExistingOne(t *testing.T) {
 		Command: []string{python3(t), "-c", "import os, sys; print('user sitecustomize', os.environ.get('USER_SITECUSTOMIZE'), 'crewai' in sys.modules)"}})
 	if out := outputLines(col.Events()); !strings.Contains(out, "user sitecustomize ran False") {
 		t.Fatalf("output:\n%s", out)
+	}
+}
+
+// Events reach crewbench while the run goes on, not only at exit: the
+// writer sleeps while nothing happens, and the first event after a quiet
+// spell wakes it. Here every LLM call takes 1.5 s, so llm_call_started must
+// arrive before the @tool's output line that follows the call.
+func TestWatchStreamsEventsLive(t *testing.T) {
+	_, evs, err := watchStub(t, nil, stubEnv(t, "STUB_LLM_LATENCY_MS=1500", "STUB_MCP_COMMAND=[]"), "native")
+	if err != nil {
+		t.Fatalf("watch: %v", err)
+	}
+	started, toolRan := -1, -1
+	for i, ev := range evs {
+		if ev.Kind == session.LLMCallStarted && started < 0 {
+			started = i
+		}
+		if ev.Kind == KindProcessOutput && strings.Contains(ev.Str(session.KeyLine), "word_counter received") && toolRan < 0 {
+			toolRan = i
+		}
+	}
+	if started < 0 || toolRan < 0 || started > toolRan {
+		t.Fatalf("llm_call_started at %d, the tool's output at %d: events were held back", started, toolRan)
 	}
 }

@@ -65,7 +65,9 @@ func toWire(bp crew.Breakpoints) wireBreakpoints {
 	return wireBreakpoints{Every: bp.Every, Tools: bp.Tools, Servers: bp.Servers, OnFailure: bp.OnFailure, LLMCalls: bp.LLMCalls}
 }
 
-// wireOut is a line crewbench sends: config/breakpoints or a decision.
+// wireOut is a line crewbench sends: the config (the run's breakpoints,
+// once, before any hook can run: they are fixed for a watched run) or a
+// decision for a pause.
 type wireOut struct {
 	Op          string           `json:"op"`
 	Breakpoints *wireBreakpoints `json:"breakpoints,omitempty"`

@@ -1,6 +1,9 @@
 package bridge
 
 import (
+	"encoding/json"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 )
@@ -31,5 +34,52 @@ func TestReorderWaitsForGapsThenMovesOn(t *testing.T) {
 	}
 	if got := seqs(r.push(wireMsg{Seq: 3}, t0)); len(got) != 1 || got[0] != 3 {
 		t.Fatalf("straggler: %v", got)
+	}
+}
+
+// The lines crewbench sends are the ones crewbench_bridge.py reads: a
+// config carrying the breakpoints, then decisions. Nothing else exists
+// (breakpoints are fixed for a watched run).
+func TestWireLinesTheBridgeReads(t *testing.T) {
+	empty := ""
+	for _, tc := range []struct {
+		name string
+		out  wireOut
+		want string
+	}{
+		{"config", wireOut{Op: "config", Breakpoints: &wireBreakpoints{Tools: []string{"getForecast"}, Servers: []string{"weather"}, LLMCalls: true}},
+			`{"op":"config","breakpoints":{"tools":["getForecast"],"servers":["weather"],"llm_calls":true}}`},
+		{"config without breakpoints", wireOut{Op: "config", Breakpoints: &wireBreakpoints{}}, `{"op":"config","breakpoints":{}}`},
+		{"continue", wireOut{Op: "decision", ID: 3, Action: "continue"}, `{"op":"decision","id":3,"action":"continue"}`},
+		{"step", wireOut{Op: "decision", ID: 3, Action: "continue", Step: true}, `{"op":"decision","id":3,"action":"continue","step":true}`},
+		{"edit args", wireOut{Op: "decision", ID: 4, Action: "edit_args", Args: json.RawMessage(`{"city": "Lisbon"}`)},
+			`{"op":"decision","id":4,"action":"edit_args","args":{"city":"Lisbon"}}`},
+		{"skip with an empty result", wireOut{Op: "decision", ID: 5, Action: "skip", Result: &empty}, `{"op":"decision","id":5,"action":"skip","result":""}`},
+		{"edit messages", wireOut{Op: "decision", ID: 6, Action: "edit_messages", Messages: []map[string]any{{"role": "user", "content": "hi"}}},
+			`{"op":"decision","id":6,"action":"edit_messages","messages":[{"content":"hi","role":"user"}]}`},
+		{"abort", wireOut{Op: "decision", ID: 7, Action: "abort"}, `{"op":"decision","id":7,"action":"abort"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := json.Marshal(tc.out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(b) != tc.want {
+				t.Fatalf("got  %s\nwant %s", b, tc.want)
+			}
+		})
+	}
+	// The bridge reads exactly these ops.
+	src, err := pythonFiles.ReadFile("python/crewbench_bridge.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := regexp.MustCompile(`op == "(\w+)"`).FindAllStringSubmatch(string(src), -1)
+	var got []string
+	for _, m := range ops {
+		got = append(got, m[1])
+	}
+	if strings.Join(got, " ") != "config decision" {
+		t.Fatalf("the bridge handles ops %v, want config and decision", got)
 	}
 }

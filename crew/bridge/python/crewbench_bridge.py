@@ -7,14 +7,25 @@ do only when a breakpoint matches. Standard library only; Python 3.10-3.13.
 
 Wire protocol (one JSON object per line, both ways):
   bridge -> crewbench: hello, event, pause, warning
-  crewbench -> bridge: config (breakpoints, first), breakpoints, decision
+  crewbench -> bridge: config (the run's breakpoints, once, first), decision
 Nothing here may raise into the user's run: every entry point catches
 everything and fails open (the run proceeds as if crewbench were absent).
+
+Cost: the emitting thread only stamps the sequence number and takes a
+shallow copy of the event's field values (one attrgetter call); a single
+writer thread summarises them, encodes JSON and writes in batches. With no
+breakpoints no hook is registered, so CrewAI's hook dispatch (and its
+hook_dispatched events) cost nothing either.
 """
 import atexit
+import collections
+import datetime
+import enum
 import importlib
 import itertools
 import json
+import math
+import operator
 import os
 import pkgutil
 import queue
@@ -22,18 +33,26 @@ import socket
 import sys
 import threading
 import time
+import uuid
 
 ENV_ADDR = "CREWBENCH_BRIDGE_ADDR"    # unix:/path or tcp:127.0.0.1:PORT
 ENV_TOKEN = "CREWBENCH_BRIDGE_TOKEN"  # one-time token crewbench checks
 PROTOCOL = 1
-WRITE_LINGER = 0.005  # seconds the writer waits for more lines before a write
+# How often a busy writer looks for captured events. Emitting threads only
+# append to a deque (no lock, no wake-up per event: that would cost more
+# than the event itself); the first event after a quiet spell wakes an idle
+# writer, which then lingers this long so the burst goes out in few writes
+# (and it does not compete for the GIL meanwhile). Pauses and warnings go
+# out at once.
+WRITE_POLL = 0.05
+_WAKE = object()   # an event was captured while the writer slept
+WRITE_BATCH = 256  # events per socket write
 # Object-valued event fields: excluded from the dump and summarised (spec §2.4).
 OBJ_FIELDS = frozenset({"agent", "task", "crew", "from_agent", "from_task", "tools", "callbacks",
                         "available_functions"})
 FAILURE_TYPES = frozenset({"tool_usage_error", "tool_failure_detected", "mcp_tool_execution_failed"})
 
 _SEQ = itertools.count(1)     # total order, stamped on the emitting thread
-_ORDER = {}                   # event_id -> seq, from _prepare_event to the handler
 _PENDING = threading.local()  # a skip's supplied result, from before_tool to after_tool
 _conn = None
 _failed = False               # a tool failed since the last pause check
@@ -74,7 +93,11 @@ def report_missing_crewai():
 class _Conn:
     def __init__(self, sock):
         self.sock = sock
-        self.out = queue.SimpleQueue()
+        self.out = queue.SimpleQueue()  # control lines: pause, warning; None ends the writer
+        # Captured events, (seq, _Spec, source class name, field values),
+        # appended by emitting threads; deque.append is atomic.
+        self.events = collections.deque()
+        self.idle = False  # the writer sleeps until woken: the next capture wakes it
         self.closed = threading.Event()
         self.lock = threading.Lock()
         self.waiters = {}  # pause id -> [threading.Event, decision]
@@ -99,22 +122,39 @@ class _Conn:
             self.out.put(obj)
 
     def _write_loop(self):
+        out, events = self.out, self.events
         while True:
-            batch = [self.out.get()]
-            if batch[0] is not None and self.out.empty():
-                # Linger a moment so a burst goes out as one write: one
-                # wake-up and one syscall per batch, not per event.
-                time.sleep(WRITE_LINGER)
+            msgs = []
             try:
-                while len(batch) < 512 and batch[-1] is not None:
-                    batch.append(self.out.get_nowait())
+                if events:  # busy: look again in a moment (a control line cuts it short)
+                    msgs.append(out.get(timeout=WRITE_POLL))
+                else:
+                    # Quiet: no CPU at all until a capture or a control line.
+                    # idle is set before the check, so a capture that
+                    # this check misses sees it and wakes us.
+                    self.idle = True
+                    if not events:
+                        msgs.append(out.get())
+                    self.idle = False
+                    if msgs and msgs[0] is _WAKE:
+                        time.sleep(WRITE_POLL)  # let the burst gather
+                while True:
+                    msgs.append(out.get_nowait())
             except queue.Empty:
                 pass
-            stop = batch[-1] is None
-            data = "".join(_line(o) for o in batch if o is not None)
+            msgs = [m for m in msgs if m is not _WAKE]
+            stop = None in msgs
+            # Control lines first: an event a pause's seq waits for was
+            # appended before the pause was queued, so it is in events now.
+            lines = [_line(m) for m in msgs if m is not None]
             try:
-                if data:
-                    self.sock.sendall(data.encode("utf-8", "replace"))
+                n = len(events)  # only what is there now: emitters keep appending
+                while lines or n:
+                    take = min(n, WRITE_BATCH)
+                    n -= take
+                    lines.extend(_event_line(events.popleft()) for _ in range(take))
+                    self.sock.sendall("".join(lines).encode("utf-8", "replace"))
+                    lines = []
             except OSError:
                 self._close()
                 return
@@ -134,10 +174,10 @@ class _Conn:
 
     def _handle(self, msg):
         op = msg.get("op")
-        if op in ("config", "breakpoints"):
+        if op == "config":
             self.bp = msg.get("breakpoints") or {}
             if any(self.bp.values()):
-                _ensure_tool_hooks()
+                _ensure_hooks()
         elif op == "decision":
             with self.lock:
                 w = self.waiters.get(msg.get("id"))
@@ -146,8 +186,11 @@ class _Conn:
                 w[0].set()
 
     def _close(self):
-        # crewbench went away: every paused agent thread proceeds (fail open).
+        # crewbench went away: every paused agent thread proceeds (fail open),
+        # and events are no longer captured (nothing would drain them).
+        _set_capturing(False)
         self.closed.set()
+        self.events.clear()
         with self.lock:
             for w in self.waiters.values():
                 w[0].set()
@@ -184,8 +227,6 @@ class _Conn:
         d = w[1]
         if d is not None:
             self.step = bool(d.get("step"))
-            if self.step:
-                _ensure_tool_hooks()
         return d
 
     def finish(self, timeout=10.0):
@@ -258,64 +299,198 @@ def _summary(name, v):
     return repr(v)
 
 
-_EXCLUDE = {}  # event class -> the object fields it declares
+class _Spec:
+    """What the bridge needs of one event class, worked out once: its field
+    names in dump order, which of them hold live objects (summarised, spec
+    §2.4), and a C-level getter that copies all field values in one call."""
+    __slots__ = ("name", "names", "objects", "get")
+
+    def __init__(self, cls):
+        self.name = cls.__name__
+        names = tuple(getattr(cls, "model_fields", None) or ())
+        self.names = names
+        self.objects = tuple(n for n in names if n in OBJ_FIELDS)
+        # Classes whose pydantic serialisation is customised (field or model
+        # serialisers, computed fields: CrewAI's flow errors) keep model_dump.
+        dec = getattr(cls, "__pydantic_decorators__", None)
+        custom = dec is not None and bool(getattr(dec, "field_serializers", None) or
+                                          getattr(dec, "model_serializers", None) or
+                                          getattr(dec, "computed_fields", None))
+        self.get = operator.attrgetter(*names) if len(names) > 1 and not custom else None
 
 
-def _dump(event):
-    cls = type(event)
-    objs = _EXCLUDE.get(cls)
-    if objs is None:
-        objs = _EXCLUDE[cls] = OBJ_FIELDS & set(getattr(cls, "model_fields", {}))
-    try:
-        data = event.model_dump(mode="json", exclude=objs, fallback=repr)
-    except TypeError:  # pydantic < 2.11 has no fallback=
-        data = event.model_dump(mode="json", exclude=objs)
-    for name in objs:
-        s = _summary(name, getattr(event, name, None))
-        if s is not None:
-            data[name] = s
-    return data
+_SPECS = {}          # event class -> _Spec
+_capturing = False   # cleared when crewbench goes away (or in a forked child)
 
 
-def _envelope(event, err):
-    data = {}
-    for name in ("timestamp", "type", "task_id", "task_name", "agent_id", "agent_role", "event_id",
-                 "parent_event_id", "previous_event_id", "started_event_id", "emission_sequence"):
-        v = getattr(event, name, None)
-        data[name] = v if v is None or isinstance(v, (str, int, float, bool)) else str(v)
-    data["crewbench_serialization_error"] = f"{type(err).__name__}: {err}"
-    return data
+def _spec(cls):
+    spec = _SPECS.get(cls)
+    if spec is None:
+        spec = _SPECS[cls] = _Spec(cls)
+    return spec
 
 
-def _on_event(source, event):  # exactly two parameters (a third would receive the runtime state)
-    try:
-        seq = _ORDER.pop(getattr(event, "event_id", None), None) or next(_SEQ)
+def _capture(source, event, seq):
+    """Runs on the emitting thread: the least that keeps the event as it
+    was at emit time. The event's own containers are not copied (CrewAI's
+    pydantic validation already copied them from the caller's)."""
+    spec = _SPECS.get(event.__class__) or _spec(event.__class__)
+    values = event
+    if spec.get is not None:
         try:
-            data = _dump(event)
-        except Exception as e:  # live objects may change under us: keep the envelope
-            data = _envelope(event, e)
-        _conn.send({"op": "event", "seq": seq, "class": type(event).__name__,
-                    "source": type(source).__name__, "event": data})
-    except Exception:
-        pass
+            values = spec.get(event)
+        except AttributeError:  # a field never set (model_construct): dump the event itself
+            pass
+    conn = _conn
+    conn.events.append((seq, spec, source.__class__.__name__, values))
+    if conn.idle:
+        conn.idle = False
+        conn.out.put(_WAKE)
 
 
-def _install_stamp(bus):
+def _utc(s):
+    return s[:-6] + "Z" if s.endswith("+00:00") else s  # pydantic's JSON form
+
+
+def _json_default(v):
+    """What pydantic's mode="json" (with fallback=repr) gives for the
+    values the JSON encoder does not know."""
+    if isinstance(v, datetime.datetime):
+        return _utc(v.isoformat())
+    if isinstance(v, (datetime.date, datetime.time)):
+        return v.isoformat()
+    if isinstance(v, enum.Enum):
+        return v.value
+    if isinstance(v, uuid.UUID):
+        return str(v)
+    if isinstance(v, (set, frozenset)):
+        return list(v)
+    if isinstance(v, BaseException):
+        return str(v)  # as CrewAI's own error field serialisers do
+    if hasattr(type(v), "model_dump"):
+        try:
+            return v.model_dump(mode="json", fallback=repr)
+        except Exception:
+            pass
+    return repr(v)
+
+
+_ENCODE_EVENT = json.JSONEncoder(default=_json_default, ensure_ascii=False, separators=(",", ":"),
+                                 allow_nan=False).encode
+
+
+def _finite(v, depth=0):
+    """The slow path for what the encoder refused: NaN/inf become null (as
+    in pydantic), keys become strings, cycles end in a repr."""
+    if depth > 32:
+        return repr(v)
+    if isinstance(v, float):
+        return v if math.isfinite(v) else None
+    if isinstance(v, dict):
+        return {k if isinstance(k, str) else str(_json_default(k) if not isinstance(k, (int, float, bool)) else k):
+                _finite(x, depth + 1) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_finite(x, depth + 1) for x in v]
+    if v is None or isinstance(v, (str, int, bool)):
+        return v
+    return _finite(_json_default(v), depth + 1)
+
+
+def _model_dump(event, spec):
+    objs = set(spec.objects)
+    try:
+        return event.model_dump(mode="json", exclude=objs, fallback=repr)
+    except TypeError:  # pydantic < 2.11 has no fallback=
+        return event.model_dump(mode="json", exclude=objs)
+
+
+def _event_line(item):
+    """Runs on the writer thread: one captured event as a JSON line."""
+    seq, spec, source, values = item
+    data = {}
+    try:
+        if isinstance(values, tuple):
+            data = dict(zip(spec.names, values))
+            for name in spec.objects:
+                v = data.pop(name)
+                if v is not None:
+                    data[name] = _summary(name, v)
+        else:  # the event object itself
+            data = _model_dump(values, spec)
+            for name in spec.objects:
+                s = _summary(name, getattr(values, name, None))
+                if s is not None:
+                    data[name] = s
+        msg = {"op": "event", "seq": seq, "class": spec.name, "source": source, "event": data}
+        try:
+            return _ENCODE_EVENT(msg) + "\n"
+        except (TypeError, ValueError, RecursionError):
+            msg["event"] = _finite(data)
+            return _ENCODE_EVENT(msg) + "\n"
+    except Exception as e:  # live objects may change under us: keep the envelope
+        if not isinstance(values, tuple):
+            data = {n: getattr(values, n, None) for n in _ENVELOPE}
+        return _line({"op": "event", "seq": seq, "class": spec.name, "source": source, "event": _envelope(data, e)})
+
+
+_ENVELOPE = ("timestamp", "type", "task_id", "task_name", "agent_id", "agent_role", "event_id", "parent_event_id",
+             "previous_event_id", "started_event_id", "emission_sequence")
+
+
+def _envelope(data, err):
+    out = {}
+    for name in _ENVELOPE:
+        v = data.get(name)
+        if isinstance(v, datetime.datetime):
+            v = _utc(v.isoformat())
+        out[name] = v if v is None or isinstance(v, (str, int, float, bool)) else str(v)
+    out["crewbench_serialization_error"] = f"{type(err).__name__}: {err}"
+    return out
+
+
+def _install_capture(bus):
+    """Capture every event in the bus's _prepare_event, on the emitting
+    thread, right after CrewAI has set its ids: emit() calls
+    self._prepare_event first, for every event class, whether or not any
+    handler listens, so no handler (and no pool task) is needed, and
+    scoped_handlers() cannot hide the events."""
     orig = getattr(bus, "_prepare_event", None)
     if orig is None:
         return False
+    _set_capturing(True)
+    seq = _SEQ
 
     def stamped(source, event):
         global _failed
         orig(source, event)
+        if not _capturing:
+            return
         try:
-            _ORDER[event.event_id] = next(_SEQ)
-            if getattr(event, "type", None) in FAILURE_TYPES:
+            _capture(source, event, next(seq))
+            if event.type in FAILURE_TYPES:
                 _failed = True
         except Exception:
             pass
     bus._prepare_event = stamped  # an instance attribute: emit() calls self._prepare_event
     return True
+
+
+def _on_event(source, event):  # exactly two parameters (a third would receive the runtime state)
+    """The fallback when the bus has no _prepare_event: a handler per
+    class, ordered by handling time."""
+    global _failed
+    try:
+        if _capturing:
+            _capture(source, event, next(_SEQ))
+            if event.type in FAILURE_TYPES:
+                _failed = True
+    except Exception:
+        pass
+
+
+def _set_capturing(on):
+    global _capturing
+    _capturing = on
 
 
 def _watch_scoped_handlers(bus):
@@ -413,24 +588,24 @@ def _before_llm(ctx):
 
 _HOOKS = (("register_before_tool_call_hook", _before_tool), ("register_after_tool_call_hook", _after_tool),
           ("register_before_llm_call_hook", _before_llm))
-_TOOL_HOOKS = _HOOKS[:2]
 _hooks_module = None
-_tool_hooks_on = False
-_tool_hooks_lock = threading.Lock()
+_hooks_on = False
+_hooks_lock = threading.Lock()
 
 
-def _ensure_tool_hooks():
-    """Tool hooks are read from the global list on every call, so they are
-    registered only once a breakpoint exists: a run without breakpoints
-    then pays nothing per tool call and emits no extra hook_dispatched.
-    The LLM hook is registered at install: executors snapshot LLM hooks
-    when they are built, so a later one would never fire."""
-    global _tool_hooks_on
-    with _tool_hooks_lock:
-        if _tool_hooks_on or _hooks_module is None:
+def _ensure_hooks():
+    """The hooks are registered only when the run has breakpoints (the
+    config line, read before crewai's import returns, so before any
+    executor snapshots its LLM hooks): a run without breakpoints then pays
+    nothing per tool or LLM call and emits no extra hook_dispatched.
+    Breakpoints are fixed for a watched run, and stepping only follows a
+    pause, so no hook is ever needed later."""
+    global _hooks_on
+    with _hooks_lock:
+        if _hooks_on or _hooks_module is None:
             return
-        _tool_hooks_on = True
-        for reg, fn in _TOOL_HOOKS:
+        _hooks_on = True
+        for reg, fn in _HOOKS:
             getattr(_hooks_module, reg)(fn)
 
 
@@ -466,7 +641,7 @@ def _register_missing(hooks):
         "register_before_llm_call_hook": hooks.get_before_llm_call_hooks(),
     }
     for reg, fn in _HOOKS:
-        if (reg == "register_before_llm_call_hook" or _tool_hooks_on) and fn not in have[reg]:
+        if _hooks_on and fn not in have[reg]:
             getattr(hooks, reg)(fn)
 
 
@@ -499,8 +674,6 @@ def install(crewai_module=None):
     classes = _all_event_classes(BaseEvent) if bus is not None else []
     global _hooks_module
     _hooks_module = hooks
-    if hooks is not None:
-        hooks.register_before_llm_call_hook(_before_llm)  # before the config: kickoff may follow at once
     sock.sendall(_line(_hello(crewai_version=version, hooks=hooks is not None, events=bus is not None,
                               event_classes=len(classes))).encode())
     conn = _Conn(sock)
@@ -513,13 +686,16 @@ def install(crewai_module=None):
     _conn = conn
     for n in notes:
         _warn(n, detected="api")
-    if bus is not None:
-        stamped = _install_stamp(bus)
+    if bus is not None and not _install_capture(bus):
+        _set_capturing(True)  # the handlers below capture instead
         for cls in classes:
             bus.register_handler(cls, _on_event)  # exact-class lookup: one registration per class
         _watch_scoped_handlers(bus)
-        if not stamped:
-            _warn("the event bus has no _prepare_event: events are ordered by handling time, not emit time")
+        _warn("the event bus has no _prepare_event: events are ordered by handling time, not emit time")
+    try:
+        os.register_at_fork(after_in_child=lambda: _set_capturing(False))  # a forked child has no writer thread
+    except Exception:
+        pass
     if hooks is not None:
         _watch_clears(hooks)
 

@@ -56,12 +56,12 @@ def build(mode, n_bench=0):
     if mode == "react":
         llm = LLM(model="stub/react-model", script=react_script(bool(servers)), native=False)
     elif mode == "bench":
-        # Tasks of five tool rounds each (36 events per task under the
-        # bridge without breakpoints), so histories stay as short as in
-        # real crews.
+        # Tasks of five tool rounds each (30 events per task, with or
+        # without the bridge when there are no breakpoints), so histories
+        # stay as short as in real crews.
         per_task = [{"tool_calls": [{"name": "word_counter", "arguments": {"text": "a b"}}]}] * 5
         per_task = per_task + [{"text": "Final Answer: done"}]
-        n_tasks = max(1, -(-n_bench // 36))
+        n_tasks = max(1, -(-n_bench // 30))
         llm = LLM(model="stub/native-model", script=per_task * n_tasks)
     else:
         llm = LLM(model="stub/native-model", script=native_script(bool(servers)))

@@ -9,6 +9,7 @@ import atexit
 import concurrent.futures
 import contextlib
 import contextvars
+import functools
 import inspect
 import itertools
 import threading
@@ -29,15 +30,26 @@ def reset_emission_counter():
     _sequence.set(itertools.count(1))
 
 
+@functools.lru_cache(maxsize=256)
+def _params_cached(h):
+    return len(inspect.signature(h).parameters)
+
+
 def _params(h):
+    """Cached per handler, as in CrewAI (events/utils/handlers.py), so a
+    handler call costs here what it costs there."""
     try:
-        return len(inspect.signature(h).parameters)
-    except (TypeError, ValueError):
+        return _params_cached(h)
+    except TypeError:  # unhashable (a partial): uncached, like CrewAI
+        try:
+            return len(inspect.signature(h).parameters)
+        except (TypeError, ValueError):
+            return 2
+    except ValueError:
         return 2
 
 
 def _is_async(h):
-    import functools
     if isinstance(h, functools.partial):
         return _is_async(h.func)
     return inspect.iscoroutinefunction(h) or inspect.iscoroutinefunction(getattr(h, "__call__", None))
@@ -182,10 +194,10 @@ class CrewAIEventsBus:
         await asyncio.gather(*(one(h) for h in handlers))
 
     def emit(self, source, event):
+        self._prepare_event(source, event)  # first, as in CrewAI: even during shutdown
         if self._shutting_down:
             print("[CrewAIEventsBus] Warning: Attempted to emit event during shutdown. Ignoring.")
             return None
-        self._prepare_event(source, event)
         with self._lock:
             sync = self._sync.get(type(event), frozenset())
             asyn = self._async.get(type(event), frozenset())
