@@ -192,7 +192,7 @@ func runCall(cmd *cobra.Command, o *callOpts, args []string) error {
 	wire, _ := toolArgs.MarshalJSON()
 	var preview *argsPreview
 	if mcpconn.EffectivePolicy(spec) != mcpconn.PolicySession {
-		preview = previewArguments(ctx, spec, tool, toolArgs, auth)
+		preview = previewArguments(ctx, spec, tool, toolArgs)
 		if preview.Sent != nil {
 			wire = preview.Sent
 		}
@@ -481,8 +481,10 @@ type callOutput struct {
 // and validates args against CrewAI's model of it. Without the schema (the
 // list failed, or the server has no such tool) the arguments go out as
 // given and the note says why.
-func previewArguments(ctx context.Context, spec mcpconn.ServerSpec, tool string, args *pyjson.Object, auth mcpconn.Authorizer) *argsPreview {
-	d, err := mcpconn.Discover(ctx, spec, mcpconn.Options{Auth: auth})
+func previewArguments(ctx context.Context, spec mcpconn.ServerSpec, tool string, args *pyjson.Object) *argsPreview {
+	// The listing is CrewAI's (the preview is only for its policies), so it
+	// sends only the configured headers, never a stored OAuth token.
+	d, err := mcpconn.Discover(ctx, spec, mcpconn.Options{})
 	if err != nil {
 		return &argsPreview{Note: "no preview: the tool list failed: " + err.Error()}
 	}

@@ -141,6 +141,25 @@ var notSecretNames = map[string]bool{
 // "max_tokens" or "prompt_tokens" and CrewAI's hash keys ("agent_key",
 // "cache_key") are not secrets.
 func IsSecretName(name string) bool {
+	if v, ok := secretNameMemo.Load(name); ok {
+		return v.(bool)
+	}
+	secret := secretName(name)
+	// Names are the keys of every event's data and of every environment,
+	// a small set seen again and again (a watched run redacts ~30 keys per
+	// event); the memo is bounded so hostile input cannot grow it.
+	if len(name) <= 64 && secretNameMemoSize.Add(1) <= 4096 {
+		secretNameMemo.Store(name, secret)
+	}
+	return secret
+}
+
+var (
+	secretNameMemo     sync.Map // name → IsSecretName(name)
+	secretNameMemoSize atomic.Int32
+)
+
+func secretName(name string) bool {
 	up := strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
 	if notSecretNames[up] || strings.HasSuffix(up, "TOKENS") {
 		return false
@@ -359,17 +378,19 @@ func IsPlaceholder(v string) bool {
 // that look secret whatever their name (IsSecretValue), and the passwords
 // of URLs inside any value (URLSecrets); for a
 // header with an auth scheme ("Bearer abc") the credential alone, so it is
-// hidden wherever it is quoted and the scheme stays readable.
+// hidden wherever it is quoted and the scheme stays readable. A placeholder
+// ("REPLACE_ME", "<your-key>") is no secret: hiding it would make an
+// exported config unreadable where it must be filled in.
 func NamedSecrets(env, headers map[string]string) []string {
 	var out []string
 	for k, v := range env {
-		if IsSecretName(k) || IsSecretValue(v) {
+		if (IsSecretName(k) || IsSecretValue(v)) && !IsPlaceholder(v) {
 			out = append(out, v)
 		}
 		out = append(out, valueURLSecrets(v)...)
 	}
 	for k, v := range headers {
-		if IsSecretHeader(k) || IsSecretValue(v) {
+		if (IsSecretHeader(k) || IsSecretValue(v)) && !IsPlaceholder(v) {
 			out = append(out, v[len(AuthPrefix(v)):])
 		}
 		out = append(out, valueURLSecrets(v)...)
