@@ -72,6 +72,9 @@ func TestOversizedLineMemory(t *testing.T) {
 	spec := fixtureSpec(t, "huge", "--size", "64MiB")
 	spec.Timeouts.MaxMessage = 1 << 20
 	spec.Timeouts.Attempts = 1
+	// The fixture builds and writes 64 MiB; on a busy machine under -race
+	// that outlasts the 30 s default, and a timeout would hide the verdict.
+	spec.Timeouts.Call = 3 * time.Minute
 	before := totalAlloc()
 	r := Call(context.Background(), spec, "huge_result", nil, Options{})
 	used := totalAlloc() - before

@@ -391,7 +391,18 @@ func TestRecorderKill9(t *testing.T) {
 		case <-time.After(60 * time.Second):
 			t.Fatal("child did not start recording within 60s")
 		}
-		time.Sleep(time.Duration(150+round*100) * time.Millisecond)
+		// Kill mid-stream: once the file holds some events (a busy machine
+		// may take long to get there), then a little later each round.
+		for waited := time.Duration(0); ; waited += 10 * time.Millisecond {
+			if raw, _ := os.ReadFile(path); bytes.Count(raw, []byte("\n")) > 20 {
+				break
+			}
+			if waited > 60*time.Second {
+				t.Fatal("the child wrote no events within 60s")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(time.Duration(50+round*100) * time.Millisecond)
 		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
