@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -78,7 +79,56 @@ func send(tm *teatest.TestModel, keys ...string) {
 // views ended with.
 func finalSnapshot(t *testing.T, tm *teatest.TestModel) ui.Snapshot {
 	t.Helper()
-	return tm.FinalModel(t, teatest.WithFinalTimeout(flowWait)).(ui.Model).Snapshot()
+	switch m := tm.FinalModel(t, teatest.WithFinalTimeout(flowWait)).(type) {
+	case observed:
+		return m.Model.Snapshot()
+	default:
+		return m.(ui.Model).Snapshot()
+	}
+}
+
+// observed is the workbench with its state published after every message,
+// so a flow can wait for a state rather than for text on the screen. The
+// screen cannot tell everything: Bubble Tea writes only the lines that
+// changed, so a second pause with the same header (parallel calls of one
+// tool) writes no "PAUSED before" again; and the verdict banner, made from
+// the run's events, shows before the run's outcome (its recording) has
+// arrived, so a key sent on seeing it can overtake that outcome.
+type observed struct {
+	ui.Model
+	state *atomic.Pointer[ui.Snapshot]
+}
+
+func observe(m ui.Model) observed {
+	o := observed{Model: m, state: new(atomic.Pointer[ui.Snapshot])}
+	s := m.Snapshot()
+	o.state.Store(&s)
+	return o
+}
+
+func (o observed) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m, cmd := o.Model.Update(msg)
+	o.Model = m.(ui.Model)
+	s := o.Model.Snapshot()
+	o.state.Store(&s)
+	return o, cmd
+}
+
+// waitState waits until the workbench's state satisfies cond and returns
+// that state.
+func waitState(t *testing.T, o observed, what string, cond func(ui.Snapshot) bool) ui.Snapshot {
+	t.Helper()
+	deadline := time.Now().Add(flowWait)
+	for {
+		s := *o.state.Load()
+		if cond(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %v the workbench is still not %s: %+v", flowWait, what, s)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // Flow: try a slow tool on a real stdio fixture under the native policy and
@@ -162,7 +212,8 @@ func TestFlow_StepThroughAKickoffToABreakpointAndContinue(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	deps := ui.Deps{Ctx: ctx, Workspace: workspaceOf(p, "demo"), Runner: runner, Sessions: dirSessions{Dir: sessions}, Palette: themes.Dark()}
-	tm := teatest.NewTestModel(t, ui.New(deps), teatest.WithInitialTermSize(120, 40))
+	wb := observe(ui.New(deps))
+	tm := teatest.NewTestModel(t, wb, teatest.WithInitialTermSize(120, 40))
 	send(tm, "5")
 	screenHas(t, tm, "Kickoff", "Weekend Weather Brief", "city")
 	send(tm, "s")
@@ -173,20 +224,25 @@ func TestFlow_StepThroughAKickoffToABreakpointAndContinue(t *testing.T) {
 	send(tm, "s") // steps here as it did in 5 Kickoff
 	screenHas(t, tm, "PAUSED before tool call")
 	// Continue: back to the kickoff's breakpoints (after a tool failure).
+	// Parallel calls already queued, and the call after the slow tool's
+	// failure, pause too; continue through each pause (told apart by
+	// state, not by its header) until the run's outcome has arrived.
+	answered := waitState(t, wb, "paused", func(s ui.Snapshot) bool { return s.Run != nil && s.Run.Pause != nil }).Run.Pause
 	send(tm, "c")
-	finished := false
-	for i := 0; i < 6 && !finished; i++ {
-		// Parallel calls already queued, and the call after the slow tool's
-		// failure, pause too; continue through them.
-		if finished = waitEither(t, tm, "FINISHED WITH 1 TOOL FAILURE", "PAUSED before"); !finished {
-			send(tm, "c")
+	for pauses := 1; ; pauses++ {
+		s := waitState(t, wb, "done or paused again", func(s ui.Snapshot) bool {
+			return s.Run.Done || (s.Run.Pause != nil && s.Run.Pause != answered)
+		})
+		if s.Run.Done {
+			break
 		}
+		if pauses > 10 {
+			t.Fatalf("still pausing after %d continues: %+v", pauses, s.Run.Pause)
+		}
+		answered = s.Run.Pause
+		send(tm, "c")
 	}
-	if !finished {
-		// Under load a redraw of the last pause can be read after its
-		// "c" was sent: the run still finishes.
-		screenHas(t, tm, "FINISHED WITH 1 TOOL FAILURE")
-	}
+	screenHas(t, tm, "FINISHED WITH 1 TOOL FAILURE")
 	send(tm, "q")
 	fm := finalSnapshot(t, tm)
 	if fm.Run == nil || !fm.Run.Done || fm.TraceSummary.ToolFailures != 1 {
@@ -198,24 +254,6 @@ func TestFlow_StepThroughAKickoffToABreakpointAndContinue(t *testing.T) {
 	if b := fm.TraceBanner; !strings.Contains(b, "slow_report") {
 		t.Errorf("banner = %q", b)
 	}
-}
-
-// waitEither waits for one of two texts in new output; it reports whether
-// the first one appeared.
-func waitEither(t *testing.T, tm *teatest.TestModel, done, other string) bool {
-	t.Helper()
-	var seen []byte
-	first := false
-	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
-		seen = append(seen, b...)
-		plain := ansi.Strip(string(seen))
-		if strings.Contains(plain, done) {
-			first = true
-			return true
-		}
-		return strings.Contains(plain, other)
-	}, teatest.WithDuration(flowWait), teatest.WithCheckInterval(20*time.Millisecond))
-	return first
 }
 
 // Flow: a recorded session opens in the trace (what `crewbench replay`

@@ -42,9 +42,13 @@ type filterPane struct {
 	prepared []*filter.Prepared
 	toolsKey *mcpconn.Discovery
 
-	gen      int
-	cancel   context.CancelFunc
-	pending  bool
+	gen     int
+	cancel  context.CancelFunc
+	pending bool
+	// fixGen is the evaluation F waits for: F pressed while the entries
+	// just typed are still being evaluated applies their suggestions when
+	// that result arrives, not the previous text's (0: none waiting).
+	fixGen   int
 	verdicts []filter.Verdict // aligned with eligible
 	hints    []filter.Hint
 	err      error
@@ -312,6 +316,10 @@ func (p filterPane) Update(msg tea.Msg) (filterPane, tea.Cmd) {
 			// verdicts of the last filter that did.
 			p.verdicts = msg.verdicts
 		}
+		if p.fixGen == msg.gen {
+			p.fixGen = 0
+			return p.applySuggestions()
+		}
 		return p, nil
 	case exportMsg:
 		if msg.err != nil {
@@ -441,6 +449,11 @@ func (p filterPane) agentName() string {
 
 // applySuggestions replaces every list entry a did-you-mean hint corrects.
 func (p filterPane) applySuggestions() (filterPane, tea.Cmd) {
+	if p.pending {
+		// The hints held are the previous text's: wait for this one's.
+		p.fixGen = p.gen
+		return p, nil
+	}
 	fixed := 0
 	for _, h := range p.hints {
 		if h.Kind != filter.HintDidYouMean || h.Suggestion == "" {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"crewbench/crew"
 	"crewbench/crew/rerun"
 	"crewbench/mcpconn"
 	"crewbench/session"
@@ -31,6 +32,12 @@ type RunSnapshot struct {
 	Done bool
 	// Outcome is nil until the run's outcome arrived.
 	Outcome *RunOutcome
+	// Pause is the breakpoint the run waits at (nil: not paused). Each
+	// pause is its own value, so a flow can tell two pauses apart that
+	// look the same on screen (parallel calls of one tool): Bubble Tea
+	// repaints only the lines that changed, so the second one's header
+	// is never written again.
+	Pause *crew.Pause
 }
 
 // RerunSnapshot is a re-run as the sessions view knows it.
@@ -53,6 +60,9 @@ func (m Model) Snapshot() Snapshot {
 	}
 	if r := m.trace.run; r != nil {
 		s.Run = &RunSnapshot{Done: r.done, Outcome: r.outcome}
+		if p := m.trace.pause; p != nil {
+			s.Run.Pause = p.Pause
+		}
 	}
 	if j := m.sessions.job; j != nil {
 		s.Rerun = &RerunSnapshot{Path: j.path, Filters: j.filters, Result: j.res}

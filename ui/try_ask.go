@@ -125,7 +125,13 @@ func (p tryPane) askInputWidth() int {
 // answerAsk sends the answer and closes the question.
 func (p *tryPane) answerAsk(r askReply) {
 	if p.ask.q != nil {
-		p.ask.q.reply <- r // buffered 1, answered once
+		// Buffered 1: the first answer always fits. Update must never
+		// block, so a second answer to the same question (from a copy of
+		// the model that still holds it) is dropped, not waited on.
+		select {
+		case p.ask.q.reply <- r:
+		default:
+		}
 	}
 	p.ask = askForm{}
 }

@@ -145,3 +145,30 @@ func TestCallAskerWaitsForTheAnswer(t *testing.T) {
 		t.Errorf("unanswered: %v", err)
 	}
 }
+
+// Answering never blocks Update: a copy of the model that still holds an
+// answered question (Bubble Tea models are values) answers it again
+// without waiting on the reply channel; the first answer is the one the
+// server gets.
+func TestTryAnsweringAnAnsweredQuestionDoesNotBlock(t *testing.T) {
+	fields, err := mcpconn.ElicitFields(json.RawMessage(askSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := &pendingAsk{elicit: &mcpconn.ElicitRequest{Server: "weather", Message: "Who?", Schema: json.RawMessage(askSchema), Fields: fields}}
+	m := askDuringCall(t, q)
+	answered := make(chan struct{})
+	go func() {
+		defer close(answered)
+		step(t, m, keyRunes("D"))
+		step(t, m, keyRunes("C")) // the same question, from the same copy
+	}()
+	select {
+	case <-answered:
+	case <-time.After(time.Minute): // a deadline for a hang, not a timing assumption
+		t.Fatal("the second answer blocked Update")
+	}
+	if r := <-q.reply; r.elicit.Action != "decline" {
+		t.Errorf("the server got %+v, want the first answer (decline)", r)
+	}
+}
