@@ -516,11 +516,8 @@ func refusedCall(spec mcpconn.ServerSpec, tool string, p *argsPreview) *mcpconn.
 	pol := mcpconn.EffectivePolicy(spec)
 	return &mcpconn.CallResult{Server: mcpconn.Handle(spec), Tool: tool, CallName: tool, LLMName: p.llmName, Policy: pol,
 		Limits: mcpconn.CallLimits(spec, pol), Text: p.Error, Failed: true, Raised: true,
-		FailureReason: mcpconn.FailureException, Outcome: outcomeInvalidArguments, Attempts: []mcpconn.Attempt{}}
+		FailureReason: mcpconn.FailureException, Outcome: session.OutcomeInvalidArguments, Attempts: []mcpconn.Attempt{}}
 }
-
-// outcomeInvalidArguments is a refused call's outcome: nothing was sent.
-const outcomeInvalidArguments = "invalid_arguments"
 
 // printPreview writes the validation lines before the call's result.
 func printPreview(w io.Writer, p *argsPreview) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -61,12 +62,12 @@ type mcpCaller struct {
 }
 
 // Call implements ui.ToolCaller.
-func (c mcpCaller) Call(ctx context.Context, spec mcpconn.ServerSpec, tool string, args map[string]any, em *session.Emitter, asker ui.Asker) *mcpconn.CallResult {
+func (c mcpCaller) Call(ctx context.Context, spec mcpconn.ServerSpec, tool string, args json.RawMessage, em *session.Emitter, asker ui.Asker) *mcpconn.CallResult {
 	opts := mcpconn.Options{Emitter: em, Pool: c.Pool}
 	if asker != nil && mcpconn.EffectivePolicy(spec) == mcpconn.PolicySession {
 		opts.Client = c.features(asker)
 	}
-	return mcpconn.Call(ctx, spec, tool, args, opts)
+	return mcpconn.CallJSON(ctx, spec, tool, args, opts)
 }
 
 // features are the workbench's client capabilities for one call: the

@@ -221,6 +221,9 @@ const (
 	OutcomeNotFound        = "not_found"
 	OutcomeProtocol        = "protocol"
 	OutcomeCancelled       = "cancelled"
+	// OutcomeInvalidArguments: CrewAI's validation refused the arguments,
+	// so nothing was sent (`crewbench call`, the workbench's Try view).
+	OutcomeInvalidArguments = "invalid_arguments"
 )
 
 // Event is one thing that happened. Common fields are typed; fields specific

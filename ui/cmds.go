@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -163,7 +164,7 @@ func applyFilter(ctx context.Context, gen int, server string, allowed, blocked [
 // the call returns) and, when rec is set, in the workbench's call
 // recording; the result comes as callDoneMsg.
 func startCall(ctx context.Context, c ToolCaller, rec CallRecorder, id int, spec mcpconn.ServerSpec, tool string,
-	args map[string]any, events chan session.Event, asker callAsker) tea.Cmd {
+	args json.RawMessage, events chan session.Event, asker callAsker) tea.Cmd {
 	return func() tea.Msg {
 		defer close(asker.done) // no question comes after the call
 		sink := &closingSink{ctx: ctx, ch: events}

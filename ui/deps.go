@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"time"
@@ -133,13 +134,15 @@ type ServerPool interface {
 	Close() error
 }
 
-// ToolCaller calls one tool the way mcpconn.Call does, emitting the call's
+// ToolCaller calls one tool the way mcpconn.CallJSON does (args a JSON
+// object, sent in its key order: under CrewAI's policies the validated
+// arguments in the tool model's order), emitting the call's
 // events (attempts, retries, spawns) through em. Under the session policy
 // the call declares elicitation, sampling and roots (beyond CrewAI, which
 // declares none) and puts the server's questions to the user through
 // asker; under CrewAI's policies it declares nothing.
 type ToolCaller interface {
-	Call(ctx context.Context, spec mcpconn.ServerSpec, tool string, args map[string]any, em *session.Emitter, asker Asker) *mcpconn.CallResult
+	Call(ctx context.Context, spec mcpconn.ServerSpec, tool string, args json.RawMessage, em *session.Emitter, asker Asker) *mcpconn.CallResult
 }
 
 // Asker puts a server's questions during a Try call to the user: an

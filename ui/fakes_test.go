@@ -85,9 +85,8 @@ func (r *fakeRunner) Start(ctx context.Context, req KickoffRequest) (*RunHandle,
 // fakeCaller emits a native call's events: two timeouts, then success.
 type fakeCaller struct{}
 
-func (fakeCaller) Call(ctx context.Context, spec mcpconn.ServerSpec, tool string, args map[string]any, em *session.Emitter, _ Asker) *mcpconn.CallResult {
-	sent, _ := json.Marshal(args)
-	r := &mcpconn.CallResult{Server: spec.Name, Tool: tool, CallName: tool, Policy: mcpconn.EffectivePolicy(spec), Arguments: sent}
+func (fakeCaller) Call(ctx context.Context, spec mcpconn.ServerSpec, tool string, args json.RawMessage, em *session.Emitter, _ Asker) *mcpconn.CallResult {
+	r := &mcpconn.CallResult{Server: spec.Name, Tool: tool, CallName: tool, Policy: mcpconn.EffectivePolicy(spec), Arguments: args}
 	em.Emit(session.Event{Kind: session.MCPProcessSpawned, Server: spec.Name, Data: map[string]any{"pid": 4242}})
 	em.Emit(session.Event{Kind: session.MCPConnectionCompleted, Server: spec.Name, Duration: 40 * time.Millisecond})
 	for a := 1; a <= 3; a++ {

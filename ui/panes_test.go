@@ -430,10 +430,12 @@ func TestTryPane_FormRunTimelineAndCommand(t *testing.T) {
 	if m.view != viewTry || len(m.try.fields) != 3 {
 		t.Fatalf("view %v fields %d", m.view, len(m.try.fields))
 	}
-	// city is required: running without it is refused with a reason.
+	// city is required: under CrewAI's policy running without it is
+	// CrewAI's refusal, and nothing is called.
 	m = stepRun(t, m, keyRunes("r"), 1)
-	if m.try.running || !strings.Contains(m.notice.text, "city is required") {
-		t.Fatalf("running=%v notice %q", m.try.running, m.notice.text)
+	if m.try.running || !strings.Contains(m.notice.text, "CrewAI would refuse") ||
+		m.try.result == nil || !strings.Contains(m.try.result.Text, "city\n  Field required") {
+		t.Fatalf("running=%v notice %q result %+v", m.try.running, m.notice.text, m.try.result)
 	}
 	m = step(t, m, keyType(tea.KeyEnter))
 	m = typeText(t, m, "Lisbon")

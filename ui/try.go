@@ -13,6 +13,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
+	"crewbench/crew/toolschema"
 	"crewbench/mcpconn"
 	"crewbench/mcpconn/cmdline"
 	"crewbench/session"
@@ -31,6 +32,10 @@ type tryPane struct {
 	tool     *mcpconn.Tool
 	spec     mcpconn.ServerSpec
 	formErr  string
+	// model is CrewAI's argument model for the tool; preview what it does
+	// to the arguments being edited (try_preview.go).
+	model   *toolschema.Model
+	preview tryPreview
 
 	fields   []formField
 	settings [setCount]textinput.Model
@@ -95,7 +100,7 @@ func (p *tryPane) SetSize(w, h int) {
 		p.settings[i].Width = max(1, iw-24)
 	}
 	p.rawText.SetWidth(max(1, iw))
-	p.rawText.SetHeight(max(1, ih-3))
+	p.rawText.SetHeight(max(1, ih-3-previewRows))
 	riw, rih := inner(p.st.Pane.Blurred, rw, rh)
 	p.out.Width, p.out.Height = riw, max(1, rih-1)
 	p.renderOut()
@@ -166,6 +171,7 @@ func (p *tryPane) Open(d *serverData, server, tool string) {
 func (p *tryPane) open(t mcpconn.Tool) {
 	tt := t
 	p.tool = &tt
+	p.model, p.preview = toolModel(t), tryPreview{}
 	p.fields, p.formErr = nil, ""
 	fs, err := buildForm(t.InputSchema, p.st)
 	if err != nil {
@@ -182,6 +188,7 @@ func (p *tryPane) open(t mcpconn.Tool) {
 	if args, err := formArgs(p.fields); err == nil || len(args) > 0 {
 		p.rawText.SetValue(indentJSON(args))
 	}
+	p.refreshPreview()
 	p.SetSize(p.width, p.height)
 }
 
@@ -203,7 +210,7 @@ func (p tryPane) args() (map[string]any, error) {
 	return formArgs(p.fields)
 }
 
-func (p tryPane) Update(msg tea.Msg) (tryPane, tea.Cmd) {
+func (p tryPane) update(msg tea.Msg) (tryPane, tea.Cmd) {
 	switch msg := msg.(type) {
 	case callEventsMsg:
 		if msg.id != p.callID {
@@ -354,7 +361,10 @@ func (p tryPane) updateKeys(k tea.KeyMsg) (tryPane, tea.Cmd) {
 // it worth asking before a destructive call (run says what is missing).
 func (p tryPane) argsOK() bool {
 	_, err := p.args()
-	return err == nil
+	// A refused call is not made. refreshPreview is a no-op unless the
+	// arguments changed.
+	p.refreshPreview()
+	return err == nil && p.preview.refusal == ""
 }
 
 // onChoice reports whether the cursor is on a row that is chosen rather
@@ -375,13 +385,17 @@ func (p tryPane) run() (tryPane, tea.Cmd) {
 	if p.deps.Caller == nil {
 		return p, notice(noticeError, "no tool caller configured")
 	}
-	args, err := p.args()
-	if err != nil {
-		return p, noticeAbout(topicTryArgs, noticeError, "arguments: %s", strings.ReplaceAll(err.Error(), "\n", "; "))
-	}
 	spec, err := p.callSpec()
 	if err != nil {
 		return p, notice(noticeError, "%v", err)
+	}
+	p.refreshPreview()
+	if p.preview.refusal != "" {
+		return p.refuse(spec) // as CrewAI: the agent gets the error, the server nothing
+	}
+	args, err := p.args()
+	if err != nil {
+		return p, noticeAbout(topicTryArgs, noticeError, "arguments: %s", strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
 	p.stopEditing()
 	p.callID++
@@ -399,7 +413,7 @@ func (p tryPane) run() (tryPane, tea.Cmd) {
 	p.asker = newCallAsker()
 	p.renderOut()
 	return p, tea.Batch(
-		startCall(ctx, p.deps.Caller, p.deps.Calls, p.callID, spec, p.toolName, args, ch, p.asker),
+		startCall(ctx, p.deps.Caller, p.deps.Calls, p.callID, spec, p.toolName, p.wireArgs(args), ch, p.asker),
 		waitForCallEvents(p.callID, ch),
 		waitForAsk(p.callID, p.asker),
 		tickCall(p.callID),

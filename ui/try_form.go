@@ -135,6 +135,7 @@ func (p tryPane) formView(f lipgloss.Style, w, h int) string {
 		if p.rawErr != "" {
 			lines = append(lines, p.st.Form.Error.Render(p.rawErr))
 		}
+		lines = append(lines, p.previewLines(iw)...)
 		return box(f, w, h, strings.Join(lines, "\n"))
 	}
 	var rows []string
@@ -148,8 +149,10 @@ func (p tryPane) formView(f lipgloss.Style, w, h int) string {
 	for i := 0; i < setCount; i++ {
 		rows = append(rows, p.settingRow(i, iw))
 	}
-	// Keep the cursor row visible (the form may be taller than the box).
-	avail := max(1, ih-2)
+	// Keep the cursor row visible (the form may be taller than the box);
+	// the validation preview stays under the rows.
+	preview := p.previewLines(iw)
+	avail := max(1, ih-2-len(preview))
 	cur := p.cursor
 	if cur >= len(p.fields) {
 		cur++ // the rule line
@@ -161,11 +164,13 @@ func (p tryPane) formView(f lipgloss.Style, w, h int) string {
 		avail-- // the last line explains the field under the cursor
 		off := window(cur, 0, max(1, avail), len(rows))
 		lines = append(lines, rows[off:min(len(rows), off+max(1, avail))]...)
+		lines = append(lines, preview...)
 		lines = append(lines, p.st.Text.Subtle.Render(fit(hint, iw)))
 		return box(f, w, h, strings.Join(lines, "\n"))
 	}
 	off := window(cur, 0, avail, len(rows))
 	lines = append(lines, rows[off:min(len(rows), off+avail)]...)
+	lines = append(lines, preview...)
 	return box(f, w, h, strings.Join(lines, "\n"))
 }
 

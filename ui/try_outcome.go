@@ -24,6 +24,8 @@ func (p tryPane) verdictLines(r *mcpconn.CallResult) []string {
 	var b []string
 	head := fmt.Sprintf("%s in %s after %s", r.Outcome, fmtDur(r.Duration), pluralize(len(r.Attempts), "attempt"))
 	switch {
+	case r.Outcome == session.OutcomeInvalidArguments:
+		b = append(b, p.st.Banner.Failure.Render("✕ "+r.Outcome+": not sent, CrewAI's validation refused the arguments"))
 	case r.Outcome == session.OutcomeOK:
 		b = append(b, p.st.Banner.OK.Render("✓ "+head))
 	default:
