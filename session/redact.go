@@ -133,6 +133,9 @@ var notSecretNames = map[string]bool{
 	"KEYERROR": true, "UNAUTHORIZED": true, "UNAUTHENTICATED": true, "AUTHENTICATION": true,
 	"AUTHORIZED": true, "AUTHENTICATED": true, "AUTHENTICATIONERROR": true, "AUTHORIZATIONERROR": true,
 	"AUTHENTICATION_ERROR": true, "AUTHORIZATION_ERROR": true,
+	// "needs OAuth: run …" names a protocol, not a credential (OAUTH_TOKEN
+	// still is one, by TOKEN).
+	"OAUTH": true, "OAUTH2": true,
 }
 
 // IsSecretName reports whether an env var, map key or parameter name looks

@@ -34,6 +34,8 @@ func TestRedactString(t *testing.T) {
 		// Things that look close but are not credentials stay readable.
 		{"max_tokens=100 prompt_tokens: 812", "max_tokens=100 prompt_tokens: 812"},
 		{"401 Unauthorized: invalid request", "401 Unauthorized: invalid request"},
+		{"this server needs OAuth: run `crewbench auth login X`", "this server needs OAuth: run `crewbench auth login X`"},
+		{"OAUTH_TOKEN=plainvalue oauth_client_secret: abc123xyz", "OAUTH_TOKEN=" + R + " oauth_client_secret: " + R},
 		{"KeyError: 'city'", "KeyError: 'city'"},
 		{"missing key: city", "missing key: city"},
 		{"agent_key=3f2a cache_key=get_forecast-{}", "agent_key=3f2a cache_key=get_forecast-{}"},
