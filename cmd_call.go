@@ -200,7 +200,7 @@ func runCall(cmd *cobra.Command, o *callOpts, args []string) error {
 	var r *mcpconn.CallResult
 	missing := ""
 	if preview != nil && preview.Refused {
-		r = refusedCall(spec, tool, preview)
+		r = mcpconn.RefusedCall(spec, tool, preview.llmName, preview.Error)
 		fmt.Fprintln(stderr, "crewbench: CrewAI would refuse these arguments, so they were not sent")
 	} else {
 		r = mcpconn.CallJSON(ctx, spec, tool, wire, mcpconn.Options{Emitter: session.NewEmitter(sinks), Auth: auth, Client: features})
@@ -508,15 +508,6 @@ func previewArguments(ctx context.Context, spec mcpconn.ServerSpec, tool string,
 	p.Sent, _ = sent.MarshalJSON()
 	p.Changes = toolschema.ArgumentChanges(args, sent)
 	return p
-}
-
-// refusedCall is the result of a call CrewAI does not make: BaseTool.run
-// raises the validation error before the server is reached.
-func refusedCall(spec mcpconn.ServerSpec, tool string, p *argsPreview) *mcpconn.CallResult {
-	pol := mcpconn.EffectivePolicy(spec)
-	return &mcpconn.CallResult{Server: mcpconn.Handle(spec), Tool: tool, CallName: tool, LLMName: p.llmName, Policy: pol,
-		Limits: mcpconn.CallLimits(spec, pol), Text: p.Error, Failed: true, Raised: true,
-		FailureReason: mcpconn.FailureException, Outcome: session.OutcomeInvalidArguments, Attempts: []mcpconn.Attempt{}}
 }
 
 // printPreview writes the validation lines before the call's result.

@@ -468,6 +468,17 @@ func (c *caller) finishAdapter(res *toolResult) {
 	}
 }
 
+// RefusedCall is the result of a call CrewAI does not make: its validation
+// refused the arguments, so BaseTool.run raises refusal (the text the
+// agent gets) before the server is reached. `crewbench call` and the
+// workbench's Try view answer such a call with it.
+func RefusedCall(spec ServerSpec, tool, llmName, refusal string) *CallResult {
+	pol := EffectivePolicy(spec)
+	return &CallResult{Server: Handle(spec), Tool: tool, CallName: tool, LLMName: llmName, Policy: pol,
+		Limits: CallLimits(spec, pol), Text: refusal, Failed: true, Raised: true,
+		FailureReason: FailureException, Outcome: session.OutcomeInvalidArguments, Attempts: []Attempt{}}
+}
+
 func (c *caller) errorText(e string) string {
 	if c.r.Policy == PolicyAdapter {
 		return e // mcpadapt raises the client's exception unchanged

@@ -12,7 +12,6 @@ import (
 	"crewbench/crew/pyjson"
 	"crewbench/crew/toolschema"
 	"crewbench/mcpconn"
-	"crewbench/session"
 )
 
 // Try-a-tool's validation preview: under CrewAI's policies the arguments
@@ -195,9 +194,7 @@ func (p tryPane) refuse(spec mcpconn.ServerSpec) (tryPane, tea.Cmd) {
 	p.stopEditing()
 	p.callID++ // late events of an earlier call are not this one's
 	p.timeline = []string{p.st.Text.Warning.Render(string(pol) + " · not sent: CrewAI's validation refused the arguments")}
-	p.result = &mcpconn.CallResult{Server: mcpconn.Handle(spec), Tool: p.toolName, CallName: p.toolName, LLMName: p.tool.LLMName,
-		Policy: pol, Limits: mcpconn.CallLimits(spec, pol), Text: p.preview.refusal, Failed: true, Raised: true,
-		FailureReason: mcpconn.FailureException, Outcome: session.OutcomeInvalidArguments, Attempts: []mcpconn.Attempt{}}
+	p.result = mcpconn.RefusedCall(spec, p.toolName, p.tool.LLMName, p.preview.refusal)
 	p.command = p.callCommand()
 	p.renderOut()
 	p.out.GotoTop()
