@@ -2,11 +2,7 @@ package main
 
 import (
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"crewbench/fixtures/fixturetest"
@@ -17,21 +13,7 @@ import (
 // and --roots each is answered, sampling by a loopback OpenAI-compatible
 // LLM server.
 func TestSmokeClientFeatures(t *testing.T) {
-	var mu sync.Mutex
-	var bodies []map[string]any
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		var body map[string]any
-		_ = json.Unmarshal(b, &body)
-		mu.Lock()
-		bodies = append(bodies, body)
-		mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"id":"c1","object":"chat.completion","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"message":{"role":"assistant","content":"One line."},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}`)
-	}))
-	defer srv.Close()
-	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
-	t.Setenv("OPENAI_API_KEY", "sk-test")
+	llm := startChatServer(t, "One line.")
 	dir := t.TempDir()
 	t.Chdir(dir)
 	cmd, args := fixturetest.Command("asks")
@@ -94,8 +76,7 @@ func TestSmokeClientFeatures(t *testing.T) {
 			}
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	bodies := llm.Bodies()
 	if len(bodies) != 1 {
 		t.Fatalf("%d LLM requests, want 1", len(bodies))
 	}

@@ -12,23 +12,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"crewbench/fixtures/fixturetest"
 	"crewbench/session"
 )
 
 // Tests of cli_flags.go: the project flags, then the session flags.
-
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, body := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // toolNames decodes `tools --json` into server → original name → status.
 func toolStatuses(t *testing.T, stdout string) map[string]map[string]string {
@@ -99,7 +87,7 @@ func TestServerNameWithoutAProjectSaysHowToGiveOne(t *testing.T) {
 // Claude-style .mcp.json works the same way. Both are addressed by name.
 func TestServersFromClassicAndMCPJSONProjects(t *testing.T) {
 	classic := t.TempDir()
-	writeFiles(t, classic, map[string]string{
+	fixturetest.WriteFiles(t, classic, map[string]string{
 		"pyproject.toml":                  "[project]\nname = \"forecast\"\n\n[tool.crewai]\ntype = \"crew\"\n",
 		"src/forecast/config/agents.yaml": "forecaster:\n  role: Forecaster\n  goal: Forecast\n  backstory: Knows weather\n",
 		"src/forecast/config/tasks.yaml":  "forecast_task:\n  description: Forecast {city}\n  expected_output: A forecast\n  agent: forecaster\n",
@@ -143,7 +131,7 @@ class Forecast():
 	}
 
 	mcpjson := t.TempDir()
-	writeFiles(t, mcpjson, map[string]string{
+	fixturetest.WriteFiles(t, mcpjson, map[string]string{
 		".mcp.json": `{"mcpServers": {"inventory": {"command": "crewbench", "args": ["fixture", "inventory"]}}}`,
 	})
 	code, stdout, stderr = runCrewCLI(t, "call", "--project", mcpjson, "inventory", "list_warehouses", "--json")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crewbench/fixtures/fixturetest"
 	"strings"
 	"testing"
 
@@ -112,7 +113,7 @@ class P:
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			writeFiles(t, dir, files)
+			fixturetest.WriteFiles(t, dir, files)
 			_, out, errs := run(t, "lint", dir)
 			if !strings.Contains(out, `tool_filtr`) || !strings.Contains(out, `did you mean "tool_filter"?`) || !strings.Contains(out, `fix: rename it to "tool_filter"`) {
 				t.Errorf("lint gives no did-you-mean for tool_filtr:\n%s\n%s", out, errs)
@@ -124,7 +125,7 @@ class P:
 // A loader error's "did you mean" is its fix, said once.
 func TestLintSaysDidYouMeanOnce(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	fixturetest.WriteFiles(t, dir, map[string]string{
 		".mcp.json":      `{"mcpServers": {"weather": {"command": "npx"}}}`,
 		"crewbench.yaml": "servers:\n  weather:\n    timeots: {connect: 5s}\n",
 	})

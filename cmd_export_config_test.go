@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"crewbench/fixtures/fixturetest"
 	"crewbench/mcpconn/oauth"
 )
 
@@ -166,7 +167,7 @@ func TestExportConfigAgreesWithLint(t *testing.T) {
 				t.Fatalf("%s: exit %d: %s", c.src, code, errOut)
 			}
 			fresh := t.TempDir()
-			writeFiles(t, fresh, map[string]string{"crew.jsonc": `{"agents": ["a"], "tasks": [{"name": "t1", "description": "d", "expected_output": "e", "agent": "a"}]}`, "agents/a.jsonc": "{\"role\": \"r\", \"goal\": \"g\", \"backstory\": \"b\",\n" + out + "}\n"})
+			fixturetest.WriteFiles(t, fresh, map[string]string{"crew.jsonc": `{"agents": ["a"], "tasks": [{"name": "t1", "description": "d", "expected_output": "e", "agent": "a"}]}`, "agents/a.jsonc": "{\"role\": \"r\", \"goal\": \"g\", \"backstory\": \"b\",\n" + out + "}\n"})
 			dir = fresh
 			lintCodes("exported")
 			continue
@@ -197,7 +198,7 @@ func TestExportConfigOAuthServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"crew.jsonc": `{"agents": ["a"], "tasks": [{"name": "t1", "description": "d", "expected_output": "e", "agent": "a"}]}`, "agents/a.jsonc": `{"role": "r", "goal": "g", "backstory": "b", "mcps": [{"url": "` + url + `", "headers": {"X-Client": "x"}}]}`})
+	fixturetest.WriteFiles(t, dir, map[string]string{"crew.jsonc": `{"agents": ["a"], "tasks": [{"name": "t1", "description": "d", "expected_output": "e", "agent": "a"}]}`, "agents/a.jsonc": `{"role": "r", "goal": "g", "backstory": "b", "mcps": [{"url": "` + url + `", "headers": {"X-Client": "x"}}]}`})
 	want := map[string]string{
 		"mcps":       `"Authorization": "Bearer ${WEATHER_TOKEN}"`,
 		"python":     `"Authorization": f"Bearer {os.environ['WEATHER_TOKEN']}"`,

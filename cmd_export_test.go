@@ -332,12 +332,8 @@ func countSpans(td *tracepb.TracesData) (spans, traces int) {
 // the LLM server (server.address/server.port, GenAI conventions), and
 // neither the recording nor the spans carry the URL's userinfo.
 func TestExportChatSpansNameTheLLMServer(t *testing.T) {
-	llmSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"message":{"role":"assistant","content":"Done."},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}`)
-	}))
-	defer llmSrv.Close()
-	u, err := url.Parse(llmSrv.URL)
+	llm := startChatServer(t, "Done.")
+	u, err := url.Parse(llm.URL)
 	if err != nil {
 		t.Fatal(err)
 	}

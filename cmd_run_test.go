@@ -5,16 +5,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"crewbench/fixtures/fixturetest"
 	"crewbench/session"
 )
 
@@ -82,25 +78,7 @@ func TestRunDemoJSONAndRecord(t *testing.T) {
 // The demo project runs against an OpenAI-compatible endpoint given by
 // OPENAI_BASE_URL, with --llm replacing the scripted model.
 func TestRunDemoAgainstOpenAICompatibleServer(t *testing.T) {
-	var mu sync.Mutex
-	var bodies []map[string]any
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != "Bearer sk-test" {
-			http.Error(w, `{"error":{"message":"bad request path or key"}}`, http.StatusUnauthorized)
-			return
-		}
-		b, _ := io.ReadAll(r.Body)
-		var body map[string]any
-		_ = json.Unmarshal(b, &body)
-		mu.Lock()
-		bodies = append(bodies, body)
-		mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"message":{"role":"assistant","content":"Answer from the fake server."},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}`)
-	}))
-	defer srv.Close()
-	t.Setenv("OPENAI_BASE_URL", srv.URL+"/v1")
-	t.Setenv("OPENAI_API_KEY", "sk-test")
+	llm := startChatServer(t, "Answer from the fake server.")
 	code, stdout, stderr := runCrewCLI(t, "run", "--demo", "--llm", "openai/gpt-4o-mini", "--color", "never")
 	if code != runExitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)
@@ -108,8 +86,7 @@ func TestRunDemoAgainstOpenAICompatibleServer(t *testing.T) {
 	if strings.TrimSpace(stdout) != "Answer from the fake server." {
 		t.Errorf("stdout = %q", stdout)
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	bodies := llm.Bodies()
 	if len(bodies) != 2 {
 		t.Fatalf("%d requests", len(bodies))
 	}
@@ -124,14 +101,7 @@ func TestRunDemoAgainstOpenAICompatibleServer(t *testing.T) {
 
 func TestRunFailures(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, content string) {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(name, content string) { fixturetest.WriteFiles(t, dir, map[string]string{name: content}) }
 	write("crew.jsonc", `{"agents": ["a"], "tasks": [{"description": "About {topic}", "expected_output": "e", "agent": "a"}]}`)
 	write("agents/a.jsonc", `{"role": "R", "goal": "G", "backstory": "B", "settings": {"max_retry_limit": 0}}`)
 	write("script.yaml", "replies:\n  - error: auth\n")
@@ -158,14 +128,7 @@ func TestRunFailures(t *testing.T) {
 // empty line accepts the new answer.
 func TestRunHumanInputFromStdin(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, content string) {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(name, content string) { fixturetest.WriteFiles(t, dir, map[string]string{name: content}) }
 	write("crew.jsonc", `{"agents": ["a"], "tasks": [{"name": "greet", "description": "Greet {who}", "expected_output": "A greeting", "agent": "a", "human_input": true}]}`)
 	write("agents/a.jsonc", `{"role": "Greeter", "goal": "Greet", "backstory": "Kind."}`)
 	write("script.yaml", "replies:\n  - \"Final Answer: Hello, dear reader, how do you do today?\"\n  - \"Final Answer: Hi.\"\n")

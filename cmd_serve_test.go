@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"crewbench/fixtures/fixturetest"
 	"crewbench/mcpconn"
 	"crewbench/session"
 )
@@ -118,7 +119,7 @@ func TestServeDemoOverStdio(t *testing.T) {
 // keeps serving.
 func TestServeMissingInput(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	fixturetest.WriteFiles(t, dir, map[string]string{
 		"crew.jsonc":     `{"name": "Greeter Crew", "agents": ["a"], "tasks": [{"name": "t", "description": "Greet {name} in {lang}", "expected_output": "A greeting", "agent": "a"}], "inputs": {"lang": "English"}}`,
 		"agents/a.jsonc": `{"role": "Greeter", "goal": "Greet", "backstory": "Friendly", "llm": "scripted:script.yaml"}`,
 		"script.yaml":    "replies:\n  - \"Final Answer: hello\"\n",

@@ -37,7 +37,7 @@ func TestToolsReportsLoadErrorsOfATruncatedProject(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			writeFiles(t, dir, tc.files)
+			fixturetest.WriteFiles(t, dir, tc.files)
 			code, out, errs := run(t, "tools", "--project", dir)
 			if code != exitUsage {
 				t.Errorf("exit %d, want %d", code, exitUsage)
@@ -51,7 +51,7 @@ func TestToolsReportsLoadErrorsOfATruncatedProject(t *testing.T) {
 
 func TestToolsRefusesABrokenOverlay(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	fixturetest.WriteFiles(t, dir, map[string]string{
 		".mcp.json":      `{"mcpServers": {"weather": ` + weatherServerJSON(t) + `}}`,
 		"crewbench.yaml": "timeouts:\n  connect: [\n",
 	})
@@ -70,7 +70,7 @@ func TestToolsRefusesABrokenOverlay(t *testing.T) {
 
 func TestToolsShowsAnHTTPStringRefAsAnInvalidServer(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	fixturetest.WriteFiles(t, dir, map[string]string{
 		"crew.jsonc": `{"agents": ["a"], "tasks": [{"description": "d", "expected_output": "e", "agent": "a"}]}`,
 		"agents/a.jsonc": `{"role": "r", "goal": "g", "backstory": "b",
   "mcps": [` + weatherServerJSON(t) + `, "http://localhost:8765/mcp"]}`,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crewbench/fixtures/fixturetest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,7 +73,7 @@ func TestSelfCommandResolvesToTheRunningBinary(t *testing.T) {
 // The workbench says so too, among its start-up notes.
 func TestWorkbenchNotesTheSelfCommand(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	fixturetest.WriteFiles(t, dir, map[string]string{
 		".mcp.json": `{"mcpServers": {"inventory": {"command": "crewbench", "args": ["fixture", "inventory"]}}}`,
 	})
 	w, err := loadWorkspace(workbenchOptions{path: dir})

@@ -152,7 +152,7 @@ func TestPlantedSecretsAppearInNoOutput(t *testing.T) {
 		argsJSON[i] = quote(a)
 	}
 	dsn := "postgres://dbadmin:" + secret["DSN password under a neutral name (.env and env)"] + "@db.internal:5432/app"
-	writeFiles(t, dir, map[string]string{
+	fixturetest.WriteFiles(t, dir, map[string]string{
 		".env":       "WEATHER_API_KEY=" + secret["env name with KEY (.env)"] + "\nDATABASE_URL=" + dsn + "\n",
 		"crew.jsonc": `{"agents": ["a"], "tasks": [{"name": "t", "description": "Use the tools", "expected_output": "x", "agent": "a"}]}`,
 		"agents/a.jsonc": `{"role": "Tester", "goal": "Test", "backstory": "Careful", "llm": "scripted:script.yaml",

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crewbench/fixtures/fixturetest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +15,7 @@ import (
 func TestRunHidesProjectSecretsEverywhere(t *testing.T) {
 	const secret = "plainvalue9876zz"
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	fixturetest.WriteFiles(t, dir, map[string]string{
 		".env":           "WEATHER_API_KEY=" + secret + "\n",
 		"crew.jsonc":     `{"agents": ["a"], "tasks": [{"name": "t", "description": "Say hello", "expected_output": "A greeting", "agent": "a"}]}`,
 		"agents/a.jsonc": `{"role": "Greeter", "goal": "Greet", "backstory": "Friendly", "llm": "scripted:script.yaml"}`,

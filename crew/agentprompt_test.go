@@ -3,8 +3,6 @@ package crew
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +10,7 @@ import (
 	"crewbench/crew/project"
 	"crewbench/crew/prompt"
 	"crewbench/crew/pyjson"
+	"crewbench/fixtures/fixturetest"
 	"crewbench/session"
 )
 
@@ -200,15 +199,7 @@ func TestTemplateStopWordCutsReActReplies(t *testing.T) {
 // reproduced" note any more.
 func TestFromProjectCarriesDateTemplatesAndHumanInput(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, content string) {
-		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(name, content string) { fixturetest.WriteFiles(t, dir, map[string]string{name: content}) }
 	write("crew.jsonc", `{"agents": ["a"], "tasks": [{"name": "t", "description": "d", "expected_output": "e", "agent": "a", "human_input": true}]}`)
 	write("agents/a.jsonc", `{"role": "R", "goal": "G", "backstory": "B", "settings": {
 		"inject_date": true, "date_format": "%d %B %Y", "use_system_prompt": false,

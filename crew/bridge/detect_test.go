@@ -1,24 +1,10 @@
 package bridge
 
 import (
-	"os"
-	"path/filepath"
+	"crewbench/fixtures/fixturetest"
 	"strings"
 	"testing"
 )
-
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, text := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 func argvs(cs []Command) []string {
 	var out []string
@@ -51,7 +37,7 @@ func TestDetectCommands(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			writeFiles(t, dir, c.files)
+			fixturetest.WriteFiles(t, dir, c.files)
 			got := argvs(DetectCommands(dir))
 			if strings.Join(got, "|") != strings.Join(c.want, "|") {
 				t.Fatalf("got %q, want %q", got, c.want)

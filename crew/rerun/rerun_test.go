@@ -225,15 +225,7 @@ func TestProviderDivergenceKinds(t *testing.T) {
 // re-run does not diverge.
 func TestRunReplaysHumanFeedbackAndTheRecordedDate(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, content string) {
-		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(name, content string) { fixturetest.WriteFiles(t, dir, map[string]string{name: content}) }
 	write("crew.jsonc", `{"agents": ["a"], "tasks": [{"name": "greet", "description": "Greet", "expected_output": "A greeting", "agent": "a", "human_input": true}]}`)
 	write("agents/a.jsonc", `{"role": "Greeter", "goal": "Greet", "backstory": "Kind.", "llm": "scripted:script.yaml", "settings": {"inject_date": true}}`)
 	write("script.yaml", "replies:\n  - \"Final Answer: Hello there, friend.\"\n  - \"Final Answer: Hi.\"\n")
