@@ -10,7 +10,6 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"crewbench/crew"
@@ -19,35 +18,16 @@ import (
 	"crewbench/ui"
 )
 
-// watchScreenHas waits until the workbench's screen shows every text.
-func watchScreenHas(t *testing.T, tm *teatest.TestModel, texts ...string) {
-	t.Helper()
-	var seen []byte
-	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
-		seen = append(seen, b...)
-		plain := ansi.Strip(string(seen))
-		if p := os.Getenv("UI_FLOW_DEBUG"); p != "" {
-			_ = os.WriteFile(p, []byte(plain), 0o644)
-		}
-		for _, s := range texts {
-			if !strings.Contains(plain, s) {
-				return false
-			}
-		}
-		return true
-	}, teatest.WithDuration(90*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
-}
-
 func typeKeys(tm *teatest.TestModel, s string) {
 	for _, r := range s {
 		tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
 	}
 }
 
-// Flow: crewbench watch opens the workbench on the real (stub) CrewAI run,
-// which pauses before the Python tool; skipping it with a supplied result
-// reaches the crew's own code, and the session records the real run.
-func TestFlow_WatchARealRunAndSkipAToolAtABreakpoint(t *testing.T) {
+// startWatchFlow opens the workbench on a watched run of the stub crew
+// (stubcrew.main MODE) with the breakpoints, recording to the returned path.
+func startWatchFlow(t *testing.T, mode string, bp crew.Breakpoints, width, height int) (*teatest.TestModel, string) {
+	t.Helper()
 	py := watchStubEnv(t)
 	pal, err := themes.Select("", true)
 	if err != nil {
@@ -59,15 +39,21 @@ func TestFlow_WatchARealRunAndSkipAToolAtABreakpoint(t *testing.T) {
 	w.record = rec
 	deps := ui.Deps{
 		Workspace: ui.Workspace{Name: "project"}, Palette: pal, Watcher: w,
-		Watch: &ui.WatchStart{Command: []string{py, "-m", "stubcrew.main", "react"},
-			Breakpoints: crew.Breakpoints{Tools: []string{"word_counter"}}},
+		Watch: &ui.WatchStart{Command: []string{py, "-m", "stubcrew.main", mode}, Breakpoints: bp},
 	}
-	tm := teatest.NewTestModel(t, ui.New(deps), teatest.WithInitialTermSize(120, 40))
-	watchScreenHas(t, tm, "REAL CrewAI run", "PAUSED before tool call word_counter", "one two three")
+	return teatest.NewTestModel(t, ui.New(deps), teatest.WithInitialTermSize(width, height)), rec
+}
+
+// Flow: crewbench watch opens the workbench on the real (stub) CrewAI run,
+// which pauses before the Python tool; skipping it with a supplied result
+// reaches the crew's own code, and the session records the real run.
+func TestFlow_WatchARealRunAndSkipAToolAtABreakpoint(t *testing.T) {
+	tm, rec := startWatchFlow(t, "react", crew.Breakpoints{Tools: []string{"word_counter"}}, 120, 40)
+	screenHas(t, tm, "REAL CrewAI run", "PAUSED before tool call word_counter", "one two three")
 	typeKeys(tm, "u") // skip with a supplied result
 	typeKeys(tm, "7 words (supplied)")
 	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
-	watchScreenHas(t, tm, "skipped with a canned result", "tools/call getForecast @ weather", "RUN FINISHED")
+	screenHas(t, tm, "skipped with a canned result", "tools/call getForecast @ weather", "RUN FINISHED")
 	typeKeys(tm, "q")
 	tm.WaitFinished(t, teatest.WithFinalTimeout(30*time.Second))
 
@@ -103,32 +89,23 @@ func TestFlow_WatchARealRunAndSkipAToolAtABreakpoint(t *testing.T) {
 // edited arguments to the server (the weather fixture, a real MCP server
 // process), and records a session that `crewbench replay` prints.
 func TestFlow_WatchPausesBeforeTheMCPCallEditsItsArgumentsAndReplays(t *testing.T) {
-	py := watchStubEnv(t)
-	pal, err := themes.Select("", true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, _ := filepath.Abs("crew/bridge/testdata/project")
-	rec := filepath.Join(t.TempDir(), "watch.jsonl")
-	w := newBridgeWatcher(dir, "")
-	w.record = rec
-	deps := ui.Deps{
-		Workspace: ui.Workspace{Name: "project"}, Palette: pal, Watcher: w,
-		Watch: &ui.WatchStart{Command: []string{py, "-m", "stubcrew.main", "native"},
-			Breakpoints: crew.Breakpoints{Servers: []string{"weather"}}},
-	}
-	tm := teatest.NewTestModel(t, ui.New(deps), teatest.WithInitialTermSize(160, 48))
+	tm, rec := startWatchFlow(t, "native", crew.Breakpoints{Servers: []string{"weather"}}, 160, 48)
 	// The live tree, with the @tool's call done, paused before the MCP call.
-	watchScreenHas(t, tm, "REAL CrewAI run", "crew stub_crew", "task research", "agent Researcher", "word_counter",
+	screenHas(t, tm, "REAL CrewAI run", "task research", "agent Researcher", "word_counter",
 		"PAUSED before tool call weather_get_forecast", `"Berlin"`)
+	// The tree follows its newest row, so when the events arrive in one
+	// burst the crew's row is above the pane and was never drawn: go to
+	// the top to see it.
+	tm.Send(tea.KeyMsg{Type: tea.KeyHome})
+	screenHas(t, tm, "crew stub_crew")
 	typeKeys(tm, "e")
-	watchScreenHas(t, tm, "Edit the arguments (JSON)")
+	screenHas(t, tm, "Edit the arguments (JSON)")
 	for range 80 {
 		tm.Send(tea.KeyMsg{Type: tea.KeyBackspace})
 	}
 	typeKeys(tm, `{"city": "Lisbon", "days": 1}`)
 	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlS})
-	watchScreenHas(t, tm, "running the tool with edited arguments", "RUN FINISHED")
+	screenHas(t, tm, "running the tool with edited arguments", "RUN FINISHED")
 	typeKeys(tm, "q")
 	tm.WaitFinished(t, teatest.WithFinalTimeout(30*time.Second))
 

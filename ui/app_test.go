@@ -18,10 +18,12 @@ const flowWait = 60 * time.Second
 // screenHas waits until the rendered output contains every text.
 func screenHas(t *testing.T, tm *teatest.TestModel, texts ...string) {
 	t.Helper()
-	var seen []byte
+	// b is everything written since the wait began (teatest keeps it), so
+	// it is searched as it is: appending it at each poll grew the text
+	// quadratically and could join the end of one copy to the start of
+	// the next.
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
-		seen = append(seen, b...)
-		plain := ansi.Strip(string(seen))
+		plain := ansi.Strip(string(b))
 		// UI_FLOW_DEBUG=FILE keeps the latest screen text, to see why a
 		// flow timed out.
 		if os.Getenv("UI_FLOW_DEBUG") != "" {
