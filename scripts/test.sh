@@ -37,8 +37,9 @@ fi
 
 go test -race -count=1 -timeout 20m ./...
 # Memory bounds are measured without the race detector (it changes what
-# allocates), so those tests run once more without it.
-go test -count=1 -timeout 5m -run 'MemoryPerInputByte' ./crew/project/
+# allocates, and the export test takes minutes under it on a busy machine),
+# so those tests run once more without it.
+go test -count=1 -timeout 5m -run 'MemoryPerInputByte|FileExportMemoryStreams' ./crew/project/ ./session/
 
 # --- workbench end-to-end (scripts/e2e-tui.sh, owned with ui/) ---------------
 # Builds the real binary and drives `crewbench demo` in tmux as a new user

@@ -51,6 +51,9 @@ func TestFileExportMemoryStreams(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 100k events")
 	}
+	if raceDetector {
+		t.Skip("measured without -race (scripts/test.sh runs it again)")
+	}
 	small := exportPeakHeap(t, 10_000)
 	large := exportPeakHeap(t, 100_000)
 	t.Logf("peak heap: 10k events %d KiB, 100k events %d KiB", small>>10, large>>10)
