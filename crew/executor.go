@@ -379,9 +379,6 @@ func (ar *agentRun) reactStep(ctx context.Context, step string) (string, bool, e
 		return "", false, err
 	}
 	text := resp.Content
-	// Providers apply the stop words; cut here too, as CrewAI's LLM classes
-	// do, for servers that ignore them.
-	text = cutAtStops(text, ar.stops)
 	if text == "" {
 		return "", false, prompt.TextError(prompt.EmptyResponse)
 	}
@@ -514,9 +511,10 @@ func (ar *agentRun) callLLMWith(ctx context.Context, step string, msgs []llm.Mes
 		Stream:   ar.rs.opts.Stream,
 		Meta:     llm.CallMeta{AgentRole: ar.p.role, TaskName: ar.tr.name, Turn: ar.turn, CallID: callID},
 	}
-	if ar.mode != prompt.ModeNative && history {
-		req.Stop = ar.stops[:len(ar.stops):len(ar.stops)]
-	}
+	// The executor's stop words hold for every call it makes, native and
+	// side calls too (_llm_stop_words_applied around the whole invoke,
+	// agent_executor.py:2862); the providers apply them.
+	req.Stop = ar.stops[:len(ar.stops):len(ar.stops)]
 	if ar.mode == prompt.ModeNoTools && history {
 		// An agent without tools asks for the output model directly
 		// (response_model, agent_executor.py:1425-1437).

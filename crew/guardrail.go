@@ -191,6 +191,7 @@ func (rs *runState) kickoffAgent(ctx context.Context, a *Agent, query string, rf
 	}
 	ar.prepareTools()
 	ar.responseFormat = rf
+	ar.stops = stopWords(a)
 	msgs := prompt.Build(ar.mode, prompt.Persona{Role: p.role, Goal: p.goal, Backstory: p.backstory, UseSystemPrompt: a.UseSystemPrompt}, query, ar.toolText)
 	if msgs.System != "" {
 		ar.appendMsg(llm.Message{Role: llm.RoleSystem, Content: msgs.System})
