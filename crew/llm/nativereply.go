@@ -38,3 +38,13 @@ func applyStopWordsTo(req Request, r Response) Response {
 	r.Content = ApplyStopWords(r.Content, req.Stop)
 	return r
 }
+
+// ParsesStructuredReplies reports whether p is CrewAI's native OpenAI
+// provider, which sends a response model through the SDK's
+// beta.chat.completions.parse: the SDK validates a non-empty reply with
+// the model's model_validate_json and raises Pydantic's ValidationError
+// when it does not validate (llms/providers/openai/completion.py:1892-1923).
+func ParsesStructuredReplies(p Provider) bool {
+	o, ok := p.(*openAIProvider)
+	return ok && o.provider == ProviderOpenAI
+}
