@@ -553,7 +553,7 @@ func (ar *agentRun) callLLMWith(ctx context.Context, step string, msgs []llm.Mes
 			resp, err = a.LLM.Call(ctx, req, ar.chunkSink(callID, step))
 		}
 		if err == nil {
-			err = ar.parseStructuredReply(req, resp)
+			resp, err = ar.parseStructuredReply(ctx, req, resp)
 		}
 	}
 	ev = ar.base

@@ -505,3 +505,33 @@ func TestGuardrailHierarchicalUsesTheTaskAgentsLLM(t *testing.T) {
 		}
 	}
 }
+
+// An empty verdict parses to nothing (the SDK parses only a non-empty
+// reply), so CrewAI's provider asks again with the same messages and no
+// response_format (llms/providers/openai/completion.py:1923-1927) and
+// takes that reply as text, which model_validate_json then reads
+// (agent/core.py:1795-1800): one LLM call, two requests.
+func TestGuardrailEmptyVerdictIsAskedAgainWithoutResponseFormat(t *testing.T) {
+	cs, prov := newChatServer(t, "Berlin is big.", "", `{"valid": true}`)
+	r := kickoff(t, guardedCrew(prov, []string{"Must mention Berlin"}, false, 3), nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r.out.Raw != "Berlin is big." {
+		t.Errorf("raw %q", r.out.Raw)
+	}
+	first := guardrailRequest("Berlin is big.", "Must mention Berlin")
+	if got := cs.body(t, 1); got != first {
+		t.Errorf("guardrail request\n got %s\nwant %s", got, first)
+	}
+	again := first[:strings.Index(first, `,"response_format":`)] + "}"
+	if got := cs.body(t, 2); got != again {
+		t.Errorf("second request\n got %s\nwant %s", got, again)
+	}
+	if r.count(session.LLMCallStarted) != 2 || r.count(session.LLMCallCompleted) != 2 {
+		t.Errorf("llm calls %d/%d, want 2 (task, guardrail)", r.count(session.LLMCallStarted), r.count(session.LLMCallCompleted))
+	}
+	if r.out.TokenUsage.TotalTokens != 45 {
+		t.Errorf("usage %+v, want the three replies' tokens", r.out.TokenUsage)
+	}
+}

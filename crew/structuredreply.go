@@ -1,6 +1,7 @@
 package crew
 
 import (
+	"context"
 	"errors"
 
 	"crewbench/crew/llm"
@@ -17,17 +18,28 @@ type structuredReplyError struct{ err *toolschema.ValidationError }
 func (e *structuredReplyError) Error() string { return e.err.Error() }
 
 // parseStructuredReply validates a reply to a request with a
-// response_format as the native OpenAI provider does; other providers, an
-// empty reply (the SDK parses nothing then) and a reply with tool calls
-// are left as they are.
-func (ar *agentRun) parseStructuredReply(req llm.Request, resp llm.Response) error {
-	if req.ResponseFormat == nil || ar.responseModel == nil || resp.Content == "" || len(resp.ToolCalls) > 0 || !llm.ParsesStructuredReplies(ar.agent.LLM) {
-		return nil
+// response_format as the native OpenAI provider does; other providers and
+// a reply with tool calls are left as they are. An empty reply parses to
+// nothing, and the provider then asks again with the same messages and no
+// response_format (completion.py:1923-1927), whose reply is taken as
+// text: that second request's reply is returned, the first one's tokens
+// counted.
+func (ar *agentRun) parseStructuredReply(ctx context.Context, req llm.Request, resp llm.Response) (llm.Response, error) {
+	if req.ResponseFormat == nil || ar.responseModel == nil || len(resp.ToolCalls) > 0 || !llm.ParsesStructuredReplies(ar.agent.LLM) {
+		return resp, nil
+	}
+	if resp.Content == "" {
+		ar.rs.mu.Lock()
+		ar.rs.usage.add(resp.Usage)
+		ar.rs.mu.Unlock()
+		again := req
+		again.ResponseFormat, again.Stream = nil, false
+		return ar.agent.LLM.Call(ctx, again, nil)
 	}
 	if _, verr := ar.responseModel.ValidateJSON(resp.Content); verr != nil {
-		return &structuredReplyError{err: verr}
+		return llm.Response{}, &structuredReplyError{err: verr}
 	}
-	return nil
+	return resp, nil
 }
 
 // isStructuredReplyError reports whether err is a structuredReplyError.
