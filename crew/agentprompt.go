@@ -1,8 +1,6 @@
 package crew
 
 import (
-	"strings"
-
 	"crewbench/crew/prompt"
 	"crewbench/session"
 )
@@ -33,19 +31,4 @@ func stopWords(a *Agent) []string {
 		return []string{prompt.StopWord}
 	}
 	return stops
-}
-
-// cutAtStops truncates text at the earliest stop word, as CrewAI's
-// _apply_stop_words finds it (llms/base_llm.py:455-495).
-func cutAtStops(text string, stops []string) string {
-	cut := -1
-	for _, s := range stops {
-		if i := strings.Index(text, s); i >= 0 && (cut < 0 || i < cut) {
-			cut = i
-		}
-	}
-	if cut >= 0 {
-		return text[:cut]
-	}
-	return text
 }

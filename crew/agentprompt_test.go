@@ -113,7 +113,7 @@ func TestTemplateRequests(t *testing.T) {
 		tools     bool
 		tmpl      prompt.Templates
 		want      []string
-		stops     []string // stop_sequences of the call (the engine sends none in native mode)
+		stops     []string // stop_sequences of the call (the same in native mode: agent/core.py:1105-1109)
 		reply     string
 		wantFinal string
 	}{
@@ -126,7 +126,7 @@ func TestTemplateRequests(t *testing.T) {
 		// In native mode the native_task slice goes into {{ .System }}.
 		{"native, all three templates", true, true, llama,
 			[]string{"user: " + sysHead + role + "\nCurrent Task: " + promptTaskText + "<|eot_id|>\n" + userHead + reactTaskSlice + "<|eot_id|>\n" + respHead},
-			nil, "hi", "hi"},
+			[]string{"\nObservation:", "<|eot_id|>"}, "hi<|eot_id|>ignored", "hi"},
 		// prompts.py:230-234: one template alone joins the plain slices into
 		// one user message, use_system_prompt notwithstanding.
 		{"prompt_template alone", true, false, prompt.Templates{Prompt: llama.Prompt},

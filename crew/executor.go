@@ -40,8 +40,10 @@ type agentRun struct {
 	fellBack   bool
 
 	// responseFormat is the task's output_json model as a response_format,
-	// nil without one.
+	// nil without one; responseModel is that model, which validates the
+	// reply (parseStructuredReply).
 	responseFormat *llm.ResponseFormat
+	responseModel  *toolschema.Model
 
 	// stops are the executor's stop words (stopWords).
 	stops []string
@@ -88,12 +90,12 @@ func (rs *runState) runAgent(ctx context.Context, a *Agent, tr *taskRun, context
 	if tr.task != nil {
 		spec.Markdown = tr.task.Markdown
 		if b := tr.task.builtin; b != nil {
-			spec.OutputSchema, ar.responseFormat = b.promptSchema, b.format
+			spec.OutputSchema, ar.responseFormat, ar.responseModel = b.promptSchema, b.format, b.model
 		} else if m := tr.task.outputModel(); m != nil {
 			// The "OpenAPI schema" of the output instructions is the model
 			// rendered as the ReAct tools block renders tool models.
 			spec.OutputSchema = toolschema.StrictSchema(m.Schema(), true)
-			ar.responseFormat = responseFormat(m)
+			ar.responseFormat, ar.responseModel = responseFormat(m), m
 		}
 	}
 	taskPrompt := prompt.TaskPrompt(spec, contextText)
@@ -379,9 +381,6 @@ func (ar *agentRun) reactStep(ctx context.Context, step string) (string, bool, e
 		return "", false, err
 	}
 	text := resp.Content
-	// Providers apply the stop words; cut here too, as CrewAI's LLM classes
-	// do, for servers that ignore them.
-	text = cutAtStops(text, ar.stops)
 	if text == "" {
 		return "", false, prompt.TextError(prompt.EmptyResponse)
 	}
@@ -514,9 +513,10 @@ func (ar *agentRun) callLLMWith(ctx context.Context, step string, msgs []llm.Mes
 		Stream:   ar.rs.opts.Stream,
 		Meta:     llm.CallMeta{AgentRole: ar.p.role, TaskName: ar.tr.name, Turn: ar.turn, CallID: callID},
 	}
-	if ar.mode != prompt.ModeNative && history {
-		req.Stop = ar.stops[:len(ar.stops):len(ar.stops)]
-	}
+	// The executor's stop words hold for every call it makes, native and
+	// side calls too (_llm_stop_words_applied around the whole invoke,
+	// agent_executor.py:2862); the providers apply them.
+	req.Stop = ar.stops[:len(ar.stops):len(ar.stops)]
 	if ar.mode == prompt.ModeNoTools && history {
 		// An agent without tools asks for the output model directly
 		// (response_model, agent_executor.py:1425-1437).
@@ -552,6 +552,9 @@ func (ar *agentRun) callLLMWith(ctx context.Context, step string, msgs []llm.Mes
 		if err == nil {
 			resp, err = a.LLM.Call(ctx, req, ar.chunkSink(callID, step))
 		}
+		if err == nil {
+			resp, err = ar.parseStructuredReply(ctx, req, resp)
+		}
 	}
 	ev = ar.base
 	ev.Span, ev.Parent, ev.Duration = callID, step, ar.rs.em.Now().Sub(start)
@@ -584,10 +587,11 @@ func (ar *agentRun) callLLMWith(ctx context.Context, step string, msgs []llm.Mes
 }
 
 // reportsFailureTwice reports whether CrewAI would emit llm_call_failed
-// twice for err: an HTTP error response of the OpenAI provider.
+// twice for err: an HTTP error response of the OpenAI provider, or a reply
+// its SDK could not parse into the response model.
 func reportsFailureTwice(err error) bool {
 	var e *llm.Error
-	return errors.As(err, &e) && e.Status != 0 && e.Provider == "openai"
+	return errors.As(err, &e) && e.Status != 0 && e.Provider == "openai" || isStructuredReplyError(err)
 }
 
 // chunkSink returns the streaming callback, or nil when not streaming.

@@ -48,10 +48,12 @@ func newBuiltinModel(name, schema string) *builtinModel {
 	if err != nil {
 		panic("builtin model " + name + ": " + err.Error()) // a constant of this file: a test covers it
 	}
+	m := toolschema.FromJSONSchema(name, o, false)
+	m.ExtraIgnored = true // a Pydantic class with the default config
 	return &builtinModel{
 		promptSchema: toolschema.StrictSchema(o, true),
 		format:       &llm.ResponseFormat{Name: name, Schema: json.RawMessage(pyjson.DumpsStyle(toolschema.SDKStrictSchema(o), pyjson.Wire)), Strict: true},
-		model:        toolschema.FromJSONSchema(name, o, false),
+		model:        m,
 	}
 }
 
@@ -122,7 +124,7 @@ func (rs *runState) checkGuardrail(ctx context.Context, tr *taskRun, agent *Agen
 	ga := NewAgent("guardrail", prompt.GuardrailAgentRole, prompt.GuardrailAgentGoal, prompt.GuardrailAgentBackstory, owner.LLM)
 	ga.Model = owner.Model
 	query := prompt.Fill(prompt.GuardrailQuery, "{task_output}", raw, "{guardrail}", guardrail)
-	out, err := rs.kickoffAgent(ctx, ga, query, guardrailModel.format, span)
+	out, err := rs.kickoffAgent(ctx, ga, query, guardrailModel, span)
 	if err != nil && (ctx.Err() != nil || errors.Is(err, ErrAborted)) {
 		return false, "", err
 	}
@@ -151,11 +153,10 @@ func (rs *runState) checkGuardrail(ctx context.Context, tr *taskRun, agent *Agen
 }
 
 // guardrailVerdict reads the guardrail agent's reply as LLMGuardrailResult:
-// valid, or the feedback (Python's None when absent). A reply that is not
-// the model fails the check with LLMGuardrail's error prefix; in CrewAI the
-// SDK's parse raises Pydantic's JSON error there, whose text (and the
-// executor's retries around it) crewbench does not reproduce, so it gives
-// LLMGuardrail's not-a-model text after the prefix.
+// valid, or the feedback (Python's None when absent). With the native
+// OpenAI provider a reply that is not the model has failed the kickoff
+// with Pydantic's error already (parseStructuredReply); from other
+// providers it fails the check with LLMGuardrail's not-a-model text.
 func guardrailVerdict(out string) (bool, string, any) {
 	d, err := pyjson.LoadsObject(strings.TrimSpace(out))
 	if err != nil {
@@ -182,7 +183,7 @@ func guardrailVerdict(out string) (bool, string, any) {
 // (agent/core.py:1592-1670): the no-tools prompt with the query as its
 // input, the executor loop, and the lite-agent events around it. It
 // returns the final answer.
-func (rs *runState) kickoffAgent(ctx context.Context, a *Agent, query string, rf *llm.ResponseFormat, parent string) (string, error) {
+func (rs *runState) kickoffAgent(ctx context.Context, a *Agent, query string, rf *builtinModel, parent string) (string, error) {
 	p := persona{a.Role, a.Goal, a.Backstory}
 	ar := &agentRun{
 		rs: rs, agent: a, p: p, tr: &taskRun{}, span: rs.em.NewSpan(),
@@ -190,7 +191,8 @@ func (rs *runState) kickoffAgent(ctx context.Context, a *Agent, query string, rf
 		usage: map[Tool]int{},
 	}
 	ar.prepareTools()
-	ar.responseFormat = rf
+	ar.responseFormat, ar.responseModel = rf.format, rf.model
+	ar.stops = stopWords(a)
 	msgs := prompt.Build(ar.mode, prompt.Persona{Role: p.role, Goal: p.goal, Backstory: p.backstory, UseSystemPrompt: a.UseSystemPrompt}, query, ar.toolText)
 	if msgs.System != "" {
 		ar.appendMsg(llm.Message{Role: llm.RoleSystem, Content: msgs.System})

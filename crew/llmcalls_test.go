@@ -233,11 +233,16 @@ func TestGuardrailRetriesThenFails(t *testing.T) {
 	}
 }
 
-// A reply that is not an LLMGuardrailResult fails the check with
-// LLMGuardrail's own error text, and a later valid check accepts the
-// re-run's output.
+// A verdict that does not parse into LLMGuardrailResult makes the OpenAI
+// SDK's beta.chat.completions.parse raise Pydantic's ValidationError
+// (llms/providers/openai/completion.py:1892-1899): the call fails (twice
+// reported, 1917 and 488), the guardrail agent's kickoff fails
+// (agent/core.py:1718-1727) and LLMGuardrail returns the error under its
+// prefix (tasks/llm_guardrail.py:122-123), which is the re-run's
+// validation error; a later valid check accepts the re-run's output.
 func TestGuardrailUnreadableVerdictThenPass(t *testing.T) {
-	_, prov := newChatServer(t, "draft one", "not json", "draft two", `{"valid": true}`)
+	const pydanticErr = "1 validation error for LLMGuardrailResult\n  Invalid JSON: expected ident at line 1 column 2 [type=json_invalid, input_value='not json', input_type=str]\n    For further information visit https://errors.pydantic.dev/2.13/v/json_invalid"
+	cs, prov := newChatServer(t, "draft one", "not json", "draft two", `{"valid": true}`)
 	r := kickoff(t, guardedCrew(prov, []string{"Two sentences"}, false, 3), nil, Options{})
 	if r.err != nil {
 		t.Fatal(r.err)
@@ -247,12 +252,29 @@ func TestGuardrailUnreadableVerdictThenPass(t *testing.T) {
 	}
 	var errs []any
 	for _, ev := range r.events {
-		if ev.Kind == session.LLMGuardrailCompleted {
+		switch ev.Kind {
+		case session.LLMGuardrailCompleted:
 			errs = append(errs, ev.Data["error"])
+		case session.LiteAgentExecutionError:
+			if ev.Data["error"] != pydanticErr {
+				t.Errorf("kickoff error %q", ev.Data["error"])
+			}
 		}
 	}
-	if len(errs) != 2 || !strings.HasPrefix(errs[0].(string), "Error while validating the task output: ") || errs[1] != nil {
-		t.Errorf("errors %v", errs)
+	if want := []any{"Error while validating the task output: " + pydanticErr, nil}; !slices.Equal(errs, want) {
+		t.Errorf("errors\n got %q\nwant %q", errs, want)
+	}
+	if r.count(session.LLMCallFailed) != 2 || r.count(session.LiteAgentExecutionError) != 1 {
+		t.Errorf("llm_call_failed %d, lite_agent_execution_error %d", r.count(session.LLMCallFailed), r.count(session.LiteAgentExecutionError))
+	}
+	// No retry of the check itself: the next request is the task's re-run,
+	// with the error as its context.
+	ctxText := wireJSON("### Previous attempt failed validation: Error while validating the task output: " + pydanticErr + "\n\n\n### Previous result:\ndraft one")
+	if !strings.Contains(cs.body(t, 2), strings.Trim(ctxText, `"`)) {
+		t.Errorf("re-run request %s", cs.body(t, 2))
+	}
+	if got, want := cs.body(t, 3), guardrailRequest("draft two", "Two sentences"); got != want {
+		t.Errorf("second check\n got %s\nwant %s", got, want)
 	}
 }
 
@@ -367,18 +389,31 @@ func TestCrewPlanningRequestAndAppendedPlans(t *testing.T) {
 	}
 }
 
-// A planner reply that is not the plan model fails the kickoff with
-// CrewPlanner's error (utilities/planning_handler.py:73-77).
+// A planner reply that does not parse into PlannerTaskPydanticOutput
+// makes the SDK's parse raise Pydantic's ValidationError: the planner
+// agent's execution is retried under max_retry_limit (2, so three
+// identical requests; agent/core.py:733-748), then the planner task and
+// the kickoff fail with that error, not CrewPlanner's own text
+// (utilities/planning_handler.py:73-77), which only a parsed reply that is
+// no plan reaches.
 func TestCrewPlanningUnreadablePlanFails(t *testing.T) {
-	cs, prov := newChatServer(t, "no plan here")
+	const reply = "Here is the plan: read, then write."
+	const pydanticErr = "1 validation error for PlannerTaskPydanticOutput\n  Invalid JSON: expected value at line 1 column 1 [type=json_invalid, input_value='Here is the plan: read, then write.', input_type=str]\n    For further information visit https://errors.pydantic.dev/2.13/v/json_invalid"
+	cs, prov := newChatServer(t, reply, reply, reply)
 	a := NewAgent("w", "Writer", "Write well", "You write.", prov)
 	c := oneTaskCrew(a)
 	c.Planning, c.PlanningLLM, c.PlanningModel = true, cs.provider(t, "gpt-5.4-mini"), "gpt-5.4-mini"
 	r := kickoff(t, c, nil, Options{})
-	if r.err == nil || r.err.Error() != prompt.PlannerFailed {
+	if r.err == nil || r.err.Error() != pydanticErr {
 		t.Fatalf("err %v", r.err)
 	}
-	if r.count(session.CrewKickoffFailed) != 1 {
+	cs.mu.Lock()
+	bodies := slices.Clone(cs.bodies)
+	cs.mu.Unlock()
+	if len(bodies) != 3 || bodies[1] != bodies[0] || bodies[2] != bodies[0] || !strings.Contains(bodies[0], `"name":"PlannerTaskPydanticOutput"`) {
+		t.Errorf("%d requests, want three identical planner requests", len(bodies))
+	}
+	if r.count(session.CrewKickoffFailed) != 1 || r.count(session.LLMCallFailed) != 6 || r.count(session.AgentExecutionError) != 3 {
 		t.Errorf("kinds %v", crewAIKinds(r))
 	}
 }
@@ -468,5 +503,35 @@ func TestGuardrailHierarchicalUsesTheTaskAgentsLLM(t *testing.T) {
 		if ev.Kind == session.LLMGuardrailStarted && ev.AgentRole != ManagerRole {
 			t.Errorf("guardrail event agent %q", ev.AgentRole)
 		}
+	}
+}
+
+// An empty verdict parses to nothing (the SDK parses only a non-empty
+// reply), so CrewAI's provider asks again with the same messages and no
+// response_format (llms/providers/openai/completion.py:1923-1927) and
+// takes that reply as text, which model_validate_json then reads
+// (agent/core.py:1795-1800): one LLM call, two requests.
+func TestGuardrailEmptyVerdictIsAskedAgainWithoutResponseFormat(t *testing.T) {
+	cs, prov := newChatServer(t, "Berlin is big.", "", `{"valid": true}`)
+	r := kickoff(t, guardedCrew(prov, []string{"Must mention Berlin"}, false, 3), nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r.out.Raw != "Berlin is big." {
+		t.Errorf("raw %q", r.out.Raw)
+	}
+	first := guardrailRequest("Berlin is big.", "Must mention Berlin")
+	if got := cs.body(t, 1); got != first {
+		t.Errorf("guardrail request\n got %s\nwant %s", got, first)
+	}
+	again := first[:strings.Index(first, `,"response_format":`)] + "}"
+	if got := cs.body(t, 2); got != again {
+		t.Errorf("second request\n got %s\nwant %s", got, again)
+	}
+	if r.count(session.LLMCallStarted) != 2 || r.count(session.LLMCallCompleted) != 2 {
+		t.Errorf("llm calls %d/%d, want 2 (task, guardrail)", r.count(session.LLMCallStarted), r.count(session.LLMCallCompleted))
+	}
+	if r.out.TokenUsage.TotalTokens != 45 {
+		t.Errorf("usage %+v, want the three replies' tokens", r.out.TokenUsage)
 	}
 }

@@ -68,9 +68,10 @@ func (rs *runState) plan(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// In CrewAI a reply that is not the plan model makes the SDK's parse
-	// raise inside the planner task (then the task's retries); crewbench
-	// stops with CrewPlanner's own error instead.
+	// A reply the native OpenAI provider could not parse into the plan
+	// model has failed the planner task already (parseStructuredReply);
+	// what reaches here unparsed (other providers) stops with
+	// CrewPlanner's own error, as a missing result.pydantic does.
 	d, ok := jsonDictFrom(to.Raw)
 	if !ok {
 		return prompt.TextError(prompt.PlannerFailed)

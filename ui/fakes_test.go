@@ -108,6 +108,21 @@ func (fakeCaller) Call(ctx context.Context, spec mcpconn.ServerSpec, tool string
 	return r
 }
 
+// authFailCaller answers every call as a server refusing it with 401
+// under the native policy, with the fix crewbench call prints.
+type authFailCaller struct{}
+
+func (authFailCaller) Call(ctx context.Context, spec mcpconn.ServerSpec, tool string, args json.RawMessage, em *session.Emitter, _ Asker) *mcpconn.CallResult {
+	em.Emit(session.Event{Kind: session.MCPAttemptStarted, Attempt: 1, Time: fixedNow})
+	em.Emit(session.Event{Kind: session.MCPAttemptFinished, Attempt: 1, Outcome: session.OutcomeAuth, Duration: 120 * time.Millisecond,
+		Data: map[string]any{session.KeyMaxAttempts: 1}})
+	const why = "HTTP 401 Unauthorized"
+	return &mcpconn.CallResult{Server: spec.Name, Tool: tool, CallName: tool, Policy: mcpconn.PolicyNative, Arguments: args,
+		Outcome: session.OutcomeAuth, Error: why, Failed: true, Raised: true, Duration: 120 * time.Millisecond,
+		Attempts: []mcpconn.Attempt{{N: 1, Outcome: session.OutcomeAuth, Duration: 120 * time.Millisecond}},
+		Fix:      mcpconn.AuthHint(spec, session.OutcomeAuth, why, mcpconn.PolicyNative)}
+}
+
 // fakeSessions lists two recorded sessions.
 type fakeSessions struct{ file *session.File }
 

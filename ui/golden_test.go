@@ -77,6 +77,14 @@ var screens = []struct {
 		m = step(t, m, keyType(tea.KeyEnter))
 		return runTryCall(t, m)
 	}},
+	{"try_auth_fix", func(t *testing.T, w, h int) Model {
+		deps := goldenDeps()
+		deps.Caller = authFailCaller{}
+		m := settled(t, deps, w, h)
+		m = step(t, m, showTryMsg{server: "catalog", tool: "search_catalog"})
+		m.try.fields[0].input.SetValue("boots")
+		return runTryCall(t, m)
+	}},
 	{"try_elicitation", func(t *testing.T, w, h int) Model {
 		m := settled(t, goldenDeps(), w, h)
 		m = step(t, m, showTryMsg{server: "weather", tool: "getForecast"})

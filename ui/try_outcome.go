@@ -42,6 +42,10 @@ func (p tryPane) verdictLines(r *mcpconn.CallResult) []string {
 	if r.Error != "" {
 		b = append(b, st.Muted.Render("why: ")+red.RedactString(r.Error))
 	}
+	if r.Fix != "" {
+		// What crewbench call prints as "fix:" (an auth failure's remedy).
+		b = append(b, st.Muted.Render("fix: ")+red.RedactString(r.Fix))
+	}
 	return b
 }
 

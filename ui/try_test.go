@@ -139,3 +139,23 @@ func TestTryCommandCopiesAndShowsWhole(t *testing.T) {
 		t.Errorf("broken inside quotes: %q", got)
 	}
 }
+
+// TestTryResultShowsTheFix: an auth failure's fix, which crewbench call
+// prints as "fix:", is in the outcome block, before the attempts.
+func TestTryResultShowsTheFix(t *testing.T) {
+	deps := goldenDeps()
+	deps.Caller = authFailCaller{}
+	m := settled(t, deps, 160, 48)
+	m = step(t, m, showTryMsg{server: "catalog", tool: "search_catalog"})
+	m.try.fields[0].input.SetValue("boots")
+	m = runTryCall(t, m)
+	v := ansi.Strip(m.View())
+	res := v[strings.Index(v, "Attempts & result"):]
+	fix := strings.Index(res, "fix: the server refuses the configured Authorization header")
+	if fix < 0 {
+		t.Fatalf("the result pane does not show the fix:\n%s", v)
+	}
+	if why, att := strings.Index(res, "why: HTTP 401"), strings.Index(res, "attempt 1/1"); why < 0 || why > fix || att >= 0 && att < fix {
+		t.Errorf("the fix is not in the outcome block (why at %d, fix at %d, attempt at %d):\n%s", why, fix, att, res)
+	}
+}

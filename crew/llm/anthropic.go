@@ -89,16 +89,25 @@ func (p *anthropicProvider) Call(ctx context.Context, req Request, onChunk func(
 	defer cancel()
 	var seen responseCapture
 	mw := option.WithMiddleware(seen.middleware)
+	var r Response
 	if req.Stream {
-		return p.stream(ctx, params, mw, &seen, onChunk)
+		r, err = p.stream(ctx, params, mw, &seen, onChunk)
+	} else {
+		// WithRequestTimeout also skips the SDK's "streaming is required"
+		// check for large max_tokens; the context deadline is what bounds
+		// the call.
+		var msg *anthropic.Message
+		if msg, err = p.svc.New(ctx, params, mw, option.WithRequestTimeout(timeout)); err != nil {
+			return Response{}, p.classify(ctx, err, &seen)
+		}
+		r, err = p.fromMessage(msg)
 	}
-	// WithRequestTimeout also skips the SDK's "streaming is required" check
-	// for large max_tokens; the context deadline is what bounds the call.
-	msg, err := p.svc.New(ctx, params, mw, option.WithRequestTimeout(timeout))
 	if err != nil {
-		return Response{}, p.classify(ctx, err, &seen)
+		return r, err
 	}
-	return p.fromMessage(msg)
+	// CrewAI's Anthropic provider sends the stop sequences and cuts at them
+	// client-side too (llms/providers/anthropic/completion.py:517, 1090).
+	return applyStopWordsTo(req, r), nil
 }
 
 func (p *anthropicProvider) params(req Request) (anthropic.MessageNewParams, error) {

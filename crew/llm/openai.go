@@ -112,14 +112,22 @@ func (p *openAIProvider) Call(ctx context.Context, req Request, onChunk func(Chu
 	// serialization of params is replaced, so params carries only the model.
 	params := openai.ChatCompletionNewParams{Model: p.modelFor(req)}
 	opts := []option.RequestOption{option.WithMiddleware(seen.middleware), option.WithRequestBody("application/json", body)}
+	var r Response
 	if req.Stream && req.ResponseFormat == nil {
-		return p.stream(ctx, params, opts, &seen, onChunk)
+		r, err = p.stream(ctx, params, opts, &seen, onChunk)
+	} else {
+		var out *openai.ChatCompletion
+		if out, err = p.svc.New(ctx, params, opts...); err != nil {
+			return Response{}, p.classify(ctx, err, &seen)
+		}
+		r, err = p.fromCompletion(out)
 	}
-	out, err := p.svc.New(ctx, params, opts...)
-	if err != nil {
-		return Response{}, p.classify(ctx, err, &seen)
+	if err != nil || p.provider != ProviderOpenAI {
+		// The other OpenAI-compatible services go through LiteLLM in
+		// CrewAI, which sends the stop words and leaves the cut to them.
+		return r, err
 	}
-	return p.fromCompletion(out)
+	return applyStopWordsTo(req, r), nil
 }
 
 func (p *openAIProvider) modelFor(req Request) string {

@@ -162,13 +162,7 @@ func rstrip(s string) string {
 }
 
 // isPySpace is Python's str.isspace for one character.
-func isPySpace(r rune) bool {
-	switch r {
-	case ' ', '\t', '\n', '\v', '\f', '\r', 0x1c, 0x1d, 0x1e, 0x1f, 0x85, 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000:
-		return true
-	}
-	return r >= 0x2000 && r <= 0x200a
-}
+func isPySpace(r rune) bool { return pyjson.IsSpace(r) }
 
 // fill is Python's str.format with named fields: all placeholders are
 // replaced at once, so a value containing "{context}" is never expanded

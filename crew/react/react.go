@@ -190,12 +190,6 @@ func SelectTool(requested string, toolNames []string, toolsDescription string) (
 }
 
 // pyStrip is Python's str.strip().
-func pyStrip(s string) string { return strings.TrimFunc(s, isPySpace) }
+func pyStrip(s string) string { return pyjson.Strip(s) }
 
-func isPySpace(r rune) bool {
-	switch r {
-	case ' ', '\t', '\n', '\v', '\f', '\r', 0x1c, 0x1d, 0x1e, 0x1f, 0x85, 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000:
-		return true
-	}
-	return r >= 0x2000 && r <= 0x200a
-}
+func isPySpace(r rune) bool { return pyjson.IsSpace(r) }

@@ -49,6 +49,10 @@ type Model struct {
 	// name in validation errors): "{tool}Schema" for MCP tools.
 	Name   string
 	Fields []Field
+	// ExtraIgnored drops unknown keys, as a Pydantic class with the
+	// default config does (CrewAI's own response models); otherwise they
+	// are errors, as in the models CrewAI builds from MCP schemas.
+	ExtraIgnored bool
 	// required is the schema's own required list, in its order (the
 	// "Required:" line of the validation text).
 	required []string

@@ -47,8 +47,12 @@ func (e *ValidationError) Error() string {
 	b.WriteString(e.Model)
 	for _, le := range e.Errors {
 		b.WriteString("\n")
-		b.WriteString(strings.Join(le.Loc, "."))
-		b.WriteString("\n  ")
+		if len(le.Loc) > 0 {
+			// An error about the whole input has no location line.
+			b.WriteString(strings.Join(le.Loc, "."))
+			b.WriteString("\n")
+		}
+		b.WriteString("  ")
 		b.WriteString(le.Msg)
 		b.WriteString(" [type=")
 		b.WriteString(le.Type)
@@ -94,7 +98,7 @@ func (m *Model) ValidationText(toolName string, err *ValidationError) string {
 // integer, 2 → 2.0 for a number); extra keys, missing required fields,
 // wrong types and constraint violations are errors. args is not modified.
 func (m *Model) Validate(args *pyjson.Object) (*pyjson.Object, *ValidationError) {
-	v := &validator{}
+	v := &validator{ignoreExtra: m.ExtraIgnored}
 	out := v.model(m, args, nil)
 	if len(v.errs) > 0 {
 		return nil, &ValidationError{Model: m.Name, Errors: v.errs}
@@ -104,6 +108,9 @@ func (m *Model) Validate(args *pyjson.Object) (*pyjson.Object, *ValidationError)
 
 type validator struct {
 	errs []LineError
+	// ignoreExtra is the root model's ExtraIgnored, which its nested
+	// models share.
+	ignoreExtra bool
 }
 
 func (v *validator) fail(loc []string, typ, msg string, input any) {
@@ -132,7 +139,7 @@ func (v *validator) model(m *Model, in *pyjson.Object, loc []string) *pyjson.Obj
 		}
 	}
 	for _, k := range in.Keys() {
-		if !known[k] {
+		if !known[k] && !v.ignoreExtra {
 			val, _ := in.Get(k)
 			v.fail(append(loc[:len(loc):len(loc)], k), "extra_forbidden", "Extra inputs are not permitted", val)
 		}
