@@ -1,13 +1,16 @@
 package toolschema
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"crewbench/crew/pyjson"
 )
 
 // guardrailResult is CrewAI's LLMGuardrailResult (tasks/llm_guardrail.py).
-func guardrailResult(t *testing.T) *Model {
+func guardrailResult(t testing.TB) *Model {
 	t.Helper()
 	o, err := pyjson.LoadsObject(`{"properties": {"valid": {"description": "x", "title": "Valid", "type": "boolean"}, "feedback": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": null, "description": "y", "title": "Feedback"}}, "required": ["valid"], "title": "LLMGuardrailResult", "type": "object"}`)
 	if err != nil {
@@ -104,4 +107,57 @@ func TestValidateJSONMatchesPydantic(t *testing.T) {
 			t.Errorf("ValidateJSON(%.60q)\n got %q\nwant %q", c.in, got, c.want)
 		}
 	}
+}
+
+// FuzzValidateJSON: on any reply text ValidateJSON never panics and names
+// a position inside the text, and jiter accepts whatever standard JSON
+// (encoding/json is the independent judge) nests well inside its limit
+// and has no \u escape of a surrogate, which jiter checks and Go does not.
+func FuzzValidateJSON(f *testing.F) {
+	m := guardrailResult(f)
+	for _, seed := range []string{`{"valid": true}`, `{"valid": false, "feedback": "x"}`, "not json", `{"valid": tru}`,
+		`[1,]`, `"\ud800\u0041"`, `{"a":{"b":[1,2,{"c":null}]}}`, "\r\n{\"valid\": 1e5}", `NaN`, `-Infinity`} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		_, verr := m.ValidateJSON(text)
+		msg, at, ok := jiterCheck([]byte(text))
+		if ok {
+			if verr != nil && verr.Error() == "" {
+				t.Fatalf("%q: empty validation error", text)
+			}
+			return
+		}
+		if at < 0 || at > len(text) || msg == "" {
+			t.Fatalf("jiterCheck(%q) = %q at %d: outside the text", text, msg, at)
+		}
+		if verr == nil {
+			t.Fatalf("%q: jiter refuses it (%s) but ValidateJSON accepts it", text, msg)
+		}
+		if json.Valid([]byte(text)) && utf8.ValidString(text) && !strings.Contains(strings.ToLower(text), `\ud`) && maxNesting(text) < jiterRecursionLimit/2 {
+			t.Fatalf("jiter refuses standard JSON %q: %s at %d", text, msg, at)
+		}
+	})
+}
+
+// maxNesting is how deep arrays and objects nest in JSON text, counted
+// outside strings.
+func maxNesting(text string) int {
+	depth, deepest, inString, escaped := 0, 0, false, false
+	for _, c := range []byte(text) {
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case !inString && (c == '[' || c == '{'):
+			depth++
+			deepest = max(deepest, depth)
+		case !inString && (c == ']' || c == '}'):
+			depth--
+		}
+	}
+	return deepest
 }
