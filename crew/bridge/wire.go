@@ -26,10 +26,14 @@ type wireMsg struct {
 	Events        bool     `json:"events"`
 	EventClasses  int      `json:"event_classes"`
 
-	// event
+	// event (and class: Class, ID, Fields, Objects)
 	Class  string         `json:"class"`
 	Source string         `json:"source"`
 	Event  map[string]any `json:"event"`
+	// class: an event class's field names in dump order, and those that
+	// hold summarised live objects (absent from the event when null).
+	Fields  []string `json:"fields"`
+	Objects []string `json:"objects"`
 
 	// pause
 	ID               int64           `json:"id"`
@@ -50,6 +54,71 @@ type wireMsg struct {
 	// warning
 	Message  string `json:"message"`
 	Detected string `json:"detected"`
+}
+
+// eventClass is what a class line told about an event class.
+type eventClass struct {
+	name   string
+	fields []string
+	// object[i]: fields[i] is a summarised object, left out when null (as
+	// an "event" object line leaves it out).
+	object []bool
+}
+
+// classes are the event classes a connection announced, by id.
+type classes map[int64]eventClass
+
+func (cs classes) add(m wireMsg) {
+	objects := make(map[string]bool, len(m.Objects))
+	for _, o := range m.Objects {
+		objects[o] = true
+	}
+	c := eventClass{name: m.Class, fields: m.Fields, object: make([]bool, len(m.Fields))}
+	for i, f := range m.Fields {
+		c.object[i] = objects[f]
+	}
+	cs[m.ID] = c
+}
+
+// decodeLine decodes one line from the bridge: an op object, or an event
+// as [seq, class id, source, values] whose class line came before. A class
+// line updates cs and gives ok false (nothing to deliver), as does a line
+// that is not valid.
+func (cs classes) decodeLine(b []byte) (m wireMsg, ok bool) {
+	if len(b) > 0 && b[0] == '[' {
+		return cs.decodeEvent(b)
+	}
+	if json.Unmarshal(b, &m) != nil {
+		return m, false
+	}
+	if m.Op == "class" {
+		cs.add(m)
+		return m, false
+	}
+	return m, true
+}
+
+func (cs classes) decodeEvent(b []byte) (wireMsg, bool) {
+	var arr []any
+	if json.Unmarshal(b, &arr) != nil || len(arr) != 4 {
+		return wireMsg{}, false
+	}
+	seq, _ := arr[0].(float64)
+	id, _ := arr[1].(float64)
+	source, _ := arr[2].(string)
+	values, _ := arr[3].([]any)
+	c, known := cs[int64(id)]
+	if !known || len(values) != len(c.fields) {
+		return wireMsg{}, false
+	}
+	ev := make(map[string]any, len(values))
+	for i, v := range values {
+		if v == nil && c.object[i] {
+			continue
+		}
+		ev[c.fields[i]] = v
+	}
+	return wireMsg{Op: "event", Seq: int64(seq), Class: c.name, Source: source, Event: ev}, true
 }
 
 // wireBreakpoints is crew.Breakpoints as the bridge matches them.
