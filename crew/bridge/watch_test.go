@@ -268,7 +268,7 @@ func TestWatchSkipSuppliesTheResult(t *testing.T) {
 					finished = &n.Events[i]
 				}
 			}
-			if finished == nil || !finished.Bool(KeySkipped) || finished.Str(session.KeyOutput) != supplied {
+			if finished == nil || !finished.Bool(session.KeySkipped) || finished.Str(session.KeyOutput) != supplied {
 				t.Fatalf("tool_usage_finished: %+v", finished)
 			}
 			if synthesized != tc.synthesized {
