@@ -495,11 +495,11 @@ func (r *Run) serve(c *conn) {
 	go func() {
 		defer close(lines)
 		br := bufio.NewReaderSize(c.c, 256<<10)
-		cs := classes{}
+		dec := newLineDecoder()
 		for {
 			b, err := br.ReadBytes('\n')
 			if len(b) > 0 {
-				if m, ok := cs.decodeLine(b); ok {
+				if m, ok := dec.decode(b); ok {
 					lines <- m
 				}
 			}

@@ -8,7 +8,9 @@ do only when a breakpoint matches. Standard library only; Python 3.10-3.13.
 Wire protocol (one JSON value per line, both ways):
   bridge -> crewbench: hello, class, event, pause, warning; an event of a
     class read field by field is a compact [seq, class id, source, values]
-    line after that class's "class" line (its id and field names, once)
+    line after that class's "class" line (its id and field names, once),
+    with a fifth element [slot, kept] when its messages are only the part
+    after the first kept messages of that history slot (_history)
   crewbench -> bridge: config (the run's breakpoints, once, first), decision
 Nothing here may raise into the user's run: every entry point catches
 everything and fails open (the run proceeds as if crewbench were absent).
@@ -308,7 +310,7 @@ class _Spec:
     §2.4) and where, a C-level getter that copies all field values in one
     call, and the class's wire id (its field names go to crewbench once, so
     an event line carries only values)."""
-    __slots__ = ("name", "names", "objects", "object_at", "get", "id", "announced")
+    __slots__ = ("name", "names", "objects", "object_at", "get", "id", "announced", "messages_at", "key_at")
 
     def __init__(self, cls):
         self.name = cls.__name__
@@ -324,6 +326,10 @@ class _Spec:
                                           getattr(dec, "computed_fields", None))
         self.get = operator.attrgetter(*names) if len(names) > 1 and not custom else None
         self.id = next(_SPEC_IDS)
+        # An LLM call's messages repeat the conversation so far: they go as
+        # what is new since the last call of the same task and agent.
+        self.messages_at = names.index("messages") if "messages" in names else None
+        self.key_at = tuple(names.index(n) for n in ("task_id", "agent_id") if n in names)
         self.announced = False  # only the writer thread reads and sets it
 
 
@@ -459,11 +465,19 @@ def _event_line(item):
                     if v is not None:
                         values[i] = _summary(name, v)
             msg = [seq, spec.id, source, values]
+            history = None
+            if spec.messages_at is not None and values[spec.messages_at].__class__ is list:
+                values = list(values) if values.__class__ is tuple else values
+                msg[3] = values
+                history = _history(spec, values, msg)
             try:
-                return head + _ENCODE_EVENT(msg) + "\n"
+                line = _ENCODE_EVENT(msg)
             except (TypeError, ValueError, RecursionError):
                 msg[3] = _finite(values)
-                return head + _ENCODE_EVENT(msg) + "\n"
+                line = _ENCODE_EVENT(msg)
+            if history is not None:
+                history[1] = history[2]  # crewbench has it now
+            return head + line + "\n"
         data = _model_dump(values, spec)  # the event object itself
         for name in spec.objects:
             s = _summary(name, getattr(values, name, None))
@@ -482,6 +496,33 @@ def _event_line(item):
             data = {n: getattr(values, n, None) for n in _ENVELOPE}
         return head + _line({"op": "event", "seq": seq, "class": spec.name, "source": source,
                              "event": _envelope(data, e)})
+
+
+_HISTORIES = {}  # (task_id, agent_id) -> [slot, messages crewbench has, messages being sent]; writer thread only
+MAX_HISTORIES = 1024
+
+
+def _history(spec, values, msg):
+    """Replaces an LLM event's messages in values with the part crewbench
+    does not have yet, and appends [slot, kept] to the line msg: crewbench
+    keeps each slot's messages, and the event's are the first kept of them
+    followed by these. The comparison is by value,
+    with the identity shortcut for the dicts CrewAI passes on unchanged."""
+    messages = values[spec.messages_at]
+    key = tuple(values[i] for i in spec.key_at)
+    h = _HISTORIES.get(key)
+    if h is None:
+        if len(_HISTORIES) >= MAX_HISTORIES:
+            return None  # a run with this many task/agent pairs sends messages whole
+        h = _HISTORIES[key] = [len(_HISTORIES) + 1, [], None]
+    have = h[1]
+    kept = len(have)
+    if not (kept and kept <= len(messages) and messages[:kept] == have):
+        kept = 0
+    values[spec.messages_at] = messages[kept:]
+    msg.append([h[0], kept])
+    h[2] = list(messages)  # a copy: what crewbench will hold even if the list changes later
+    return h
 
 
 _ENVELOPE = ("timestamp", "type", "task_id", "task_name", "agent_id", "agent_role", "event_id", "parent_event_id",
