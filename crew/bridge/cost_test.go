@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,6 +48,7 @@ func TestWatchCost(t *testing.T) {
 	if p, err := strconv.Atoi(os.Getenv("CREWBENCH_BENCH_PAIRS")); err == nil && p > 0 {
 		pairs = p
 	}
+	t.Logf("the bridge's own code, in-process (thread CPU, best of 5): %s", bridgeCodeCost(t, py, events))
 	argv := []string{py, "-m", "stubcrew.main", "bench", strconv.Itoa(events)}
 	for _, latency := range latencies {
 		env := stubEnv(t, "STUB_LLM_LATENCY_MS="+latency)
@@ -118,4 +120,29 @@ func median(xs []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// bridgeCodeCost runs testdata/bridge_cost.py: the CPU the bridge's capture
+// and line encoding take per event, without the processes around them.
+func bridgeCodeCost(t *testing.T, py string, events int) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := writePython(dir); err != nil {
+		t.Fatal(err)
+	}
+	project, _ := filepath.Abs("testdata/project")
+	stub, _ := filepath.Abs("testdata/stub")
+	cmd := exec.Command(py, "bridge_cost.py", strconv.Itoa(events))
+	cmd.Dir = "testdata"
+	cmd.Env = append(stubEnv(t), "PYTHONPATH="+strings.Join([]string{dir, project, stub}, string(os.PathListSeparator)))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("bridge_cost.py: %v\n%s", err, out)
+	}
+	var capture, line, size float64
+	if _, err := fmt.Sscanf(string(out), "capture %g line %g bytes %g", &capture, &line, &size); err != nil {
+		t.Fatalf("bridge_cost.py printed %q: %v", out, err)
+	}
+	return fmt.Sprintf("%.1f µs/event (%.1f capturing on the emitting thread, %.1f making the line on the writer's; %.0f bytes a line)",
+		capture+line, capture, line, size)
 }
