@@ -200,7 +200,7 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 	}
 	if d.Action == Skip {
 		ar.started(cs)
-		ar.finished(cs, d.Result, false, nil, map[string]any{"skipped": true})
+		ar.finished(cs, d.Result, false, nil, map[string]any{session.KeySkipped: true})
 		return ar.formatResult(d.Result), false, nil
 	}
 
@@ -469,7 +469,7 @@ func (ar *agentRun) nativeCall(ctx context.Context, step string, call llm.ToolCa
 	}
 	ar.started(cs)
 	if d.Action == Skip {
-		ar.finished(cs, d.Result, false, nil, map[string]any{"skipped": true})
+		ar.finished(cs, d.Result, false, nil, map[string]any{session.KeySkipped: true})
 		return nativeResult{content: d.Result, done: true}
 	}
 	if spec.MaxUsageCount > 0 {

@@ -29,8 +29,11 @@ const (
 	KeyToolCallID = "tool_call_id" // crewbench: the LLM's id for this tool call (gen_ai.tool.call.id)
 	KeyFromCache  = "from_cache"
 	KeyResult     = "result" // mcp_tool_execution_completed, attempts: the raw result
-	KeyFailure    = "failure"
-	KeyServerURL  = "server_url" // redacted before anything is written
+	// KeySkipped marks a tool_usage_finished whose call was skipped at a
+	// breakpoint: the tool did not run, its output is the supplied result.
+	KeySkipped   = "skipped"
+	KeyFailure   = "failure"
+	KeyServerURL = "server_url" // redacted before anything is written
 	// KeyServer is crewbench's name for the MCP server (mcpconn.Handle) on
 	// CrewAI's MCP events, whose server_name (Event.Server) is CrewAI's own
 	// value ("cmd args" with CrewAI's spacing, or the URL's host).

@@ -263,6 +263,7 @@ func (p *Printer) endLine(n *Node, ev Event, ts string) {
 	v := p.opts.Verbose
 	failed := n.Status == StatusFailed
 	cancelled := n.Status == StatusCancelled
+	skipped := n.Kind == NodeTool && ev.Kind == ToolUsageFinished && ev.Bool(KeySkipped)
 	mark, color := "✓ ", ""
 	switch {
 	case failed:
@@ -299,10 +300,13 @@ func (p *Printer) endLine(n *Node, ev Event, ts string) {
 			if n.Duration > 0 {
 				text += " after " + fmtDur(n.Duration)
 			}
-		} else if n.Duration > 0 {
+		} else if n.Duration > 0 && !skipped {
 			text += " " + fmtDur(n.Duration)
 		}
 		var tags []string
+		if skipped { // the tool did not run: no time of its own, and the output is the user's
+			tags = append(tags, "skipped at a breakpoint")
+		}
 		if n.Kind == NodeLLM {
 			if u, ok := UsageOf(ev); ok {
 				tags = append(tags, fmt.Sprintf("%d in / %d out tokens", u.Input, u.Output))

@@ -201,3 +201,39 @@ func TestPrinterRetryNoticeLayoutIgnoresQuietEvents(t *testing.T) {
 		})
 	}
 }
+
+// A tool skipped at a breakpoint did not run: its line says so, shows the
+// supplied result and no time of its own (as the workbench's trace does).
+func TestPrinterSaysASkippedToolWasSkipped(t *testing.T) {
+	t.Setenv("NO_COLOR", "")
+	var buf bytes.Buffer
+	p := NewPrinter(&buf, PrinterOptions{})
+	d := newDemoWriter(p)
+	crew := d.em.NewSpan()
+	d.emit(Event{Kind: CrewKickoffStarted, Span: crew, Data: map[string]any{KeyCrewName: "c"}})
+	tool := d.em.NewSpan()
+	d.emit(Event{Kind: ToolUsageStarted, Span: tool, Parent: crew, ToolName: "get_forecast",
+		Data: map[string]any{KeyToolArgs: map[string]any{"city": "Paris"}}})
+	d.clock.advance(1500 * time.Millisecond) // the user thinking at the breakpoint
+	d.emit(Event{Kind: ToolUsageFinished, Span: tool, Parent: crew, ToolName: "get_forecast",
+		Data: map[string]any{KeyOutput: "Sunny, canned", KeySkipped: true}})
+	ran := d.em.NewSpan()
+	d.emit(Event{Kind: ToolUsageStarted, Span: ran, Parent: crew, ToolName: "get_forecast"})
+	d.clock.advance(200 * time.Millisecond)
+	d.emit(Event{Kind: ToolUsageFinished, Span: ran, Parent: crew, ToolName: "get_forecast",
+		Data: map[string]any{KeyOutput: "Rain"}})
+	d.emit(Event{Kind: CrewKickoffCompleted, Span: crew, Data: map[string]any{KeyCrewName: "c"}})
+	_ = p.Close()
+	out := buf.String()
+	for _, tc := range []struct{ want, line string }{
+		{"✓ get_forecast · skipped at a breakpoint → \"Sunny, canned\"", "the skipped call"},
+		{"✓ get_forecast 200ms → \"Rain\"", "a call that ran"},
+	} {
+		if !strings.Contains(out, tc.want) {
+			t.Errorf("%s: output lacks %q:\n%s", tc.line, tc.want, out)
+		}
+	}
+	if strings.Contains(out, "1.5s") {
+		t.Errorf("the skipped call shows the paused time as its own:\n%s", out)
+	}
+}

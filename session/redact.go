@@ -143,24 +143,29 @@ var notSecretNames = map[string]bool{
 // PASSWD, CREDENTIAL or AUTH (case-insensitive). Token counts such as
 // "max_tokens" or "prompt_tokens" and CrewAI's hash keys ("agent_key",
 // "cache_key") are not secrets.
-func IsSecretName(name string) bool {
-	if v, ok := secretNameMemo.Load(name); ok {
-		return v.(bool)
-	}
-	secret := secretName(name)
-	// Names are the keys of every event's data and of every environment,
-	// a small set seen again and again (a watched run redacts ~30 keys per
-	// event); the memo is bounded so hostile input cannot grow it.
-	if len(name) <= 64 && secretNameMemoSize.Add(1) <= 4096 {
-		secretNameMemo.Store(name, secret)
-	}
-	return secret
+func IsSecretName(name string) bool { return secretNameMemo.verdict(name, secretName) }
+
+// nameMemo remembers a verdict per name. Names are the keys of every
+// event's data and of every environment, a small set seen again and again
+// (a watched run redacts ~30 keys per event); the memo is bounded so
+// hostile input cannot grow it.
+type nameMemo struct {
+	verdicts sync.Map // name → bool
+	size     atomic.Int32
 }
 
-var (
-	secretNameMemo     sync.Map // name → IsSecretName(name)
-	secretNameMemoSize atomic.Int32
-)
+func (m *nameMemo) verdict(name string, decide func(string) bool) bool {
+	if v, ok := m.verdicts.Load(name); ok {
+		return v.(bool)
+	}
+	v := decide(name)
+	if len(name) <= 64 && m.size.Add(1) <= 4096 {
+		m.verdicts.Store(name, v)
+	}
+	return v
+}
+
+var secretNameMemo, secretHeaderMemo nameMemo
 
 func secretName(name string) bool {
 	up := strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
@@ -297,7 +302,9 @@ func nameForm(s string) string {
 // IsSecretHeader reports whether an HTTP header carries credentials:
 // Authorization, Proxy-Authorization, Cookie, Set-Cookie, X-Api-Key and any
 // header whose name looks secret (IsSecretName) or mentions a signature.
-func IsSecretHeader(name string) bool {
+func IsSecretHeader(name string) bool { return secretHeaderMemo.verdict(name, secretHeader) }
+
+func secretHeader(name string) bool {
 	up := strings.ToUpper(name)
 	return IsSecretName(name) || strings.Contains(up, "COOKIE") || strings.Contains(up, "SIGNATURE")
 }

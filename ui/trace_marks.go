@@ -34,7 +34,7 @@ func skippedResult(n *session.Node) (string, bool) {
 		return "", false
 	}
 	for _, ev := range n.Events {
-		if ev.Kind == session.ToolUsageFinished && ev.Bool("skipped") {
+		if ev.Kind == session.ToolUsageFinished && ev.Bool(session.KeySkipped) {
 			return ev.Str(session.KeyOutput), true
 		}
 	}

@@ -34,9 +34,6 @@ const (
 	// call skipped at a breakpoint on CrewAI's ReAct path emits no tool
 	// event at all (spec §3.4).
 	KeySynthesized = "crewbench_synthesized"
-	// KeySkipped marks a tool_usage_finished whose tool was skipped at a
-	// breakpoint (its output is the supplied result), as engine runs do.
-	KeySkipped = "skipped"
 )
 
 // translator turns one connection's CrewAI events into session.Events.
@@ -145,7 +142,7 @@ func (t *translator) skippedCall(m wireMsg, at toolTarget, result string) []sess
 		started.Data[session.KeyToolArgs] = args
 	}
 	finished.Kind, finished.Outcome = session.ToolUsageFinished, "ok"
-	finished.Data = map[string]any{session.KeyOutput: result, KeySkipped: true, KeySynthesized: true}
+	finished.Data = map[string]any{session.KeyOutput: result, session.KeySkipped: true, KeySynthesized: true}
 	return []session.Event{started, finished}
 }
 
@@ -333,7 +330,7 @@ func (t *translator) event(m wireMsg) session.Event {
 			}
 		}
 		if t.takeSkipped(ev.Span) {
-			data[KeySkipped] = true
+			data[session.KeySkipped] = true
 		}
 	}
 	ev.Data = data

@@ -495,11 +495,11 @@ func (r *Run) serve(c *conn) {
 	go func() {
 		defer close(lines)
 		br := bufio.NewReaderSize(c.c, 256<<10)
+		dec := newLineDecoder()
 		for {
 			b, err := br.ReadBytes('\n')
 			if len(b) > 0 {
-				var m wireMsg
-				if json.Unmarshal(b, &m) == nil {
+				if m, ok := dec.decode(b); ok {
 					lines <- m
 				}
 			}

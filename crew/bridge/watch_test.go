@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -268,7 +269,7 @@ func TestWatchSkipSuppliesTheResult(t *testing.T) {
 					finished = &n.Events[i]
 				}
 			}
-			if finished == nil || !finished.Bool(KeySkipped) || finished.Str(session.KeyOutput) != supplied {
+			if finished == nil || !finished.Bool(session.KeySkipped) || finished.Str(session.KeyOutput) != supplied {
 				t.Fatalf("tool_usage_finished: %+v", finished)
 			}
 			if synthesized != tc.synthesized {
@@ -634,5 +635,65 @@ func TestWatchStreamsEventsLive(t *testing.T) {
 	}
 	if started < 0 || toolRan < 0 || started > toolRan {
 		t.Fatalf("llm_call_started at %d, the tool's output at %d: events were held back", started, toolRan)
+	}
+}
+
+// Every field model_dump gives an event reaches the recorded event with
+// the same value, whatever the bridge does to send it cheaply (values-only
+// lines, message histories sent as what is new).
+func TestWatchEventsKeepEveryField(t *testing.T) {
+	for _, mode := range []string{"native", "react", "bench"} {
+		t.Run(mode, func(t *testing.T) {
+			dump := filepath.Join(t.TempDir(), "events.jsonl")
+			args := []string{mode}
+			if mode == "bench" {
+				args = append(args, "60") // several LLM calls per task: histories that grow
+			}
+			_, evs, err := watchStub(t, nil, stubEnv(t, "STUB_DUMP_EVENTS="+dump), args...)
+			if err != nil {
+				t.Fatalf("watch: %v", err)
+			}
+			raw, err := os.ReadFile(dump)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]map[string]any{} // event_id → model_dump
+			for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+				var d map[string]any
+				if err := json.Unmarshal([]byte(line), &d); err != nil {
+					t.Fatalf("dump line %q: %v", line, err)
+				}
+				want[str(d["event_id"])] = d
+			}
+			// The envelope fields the translator moves out of Data.
+			moved := map[string]bool{"timestamp": true, "type": true, "event_id": true, "task_id": true, "task_name": true,
+				"agent_id": true, "agent_role": true, "server_name": true, "error": true}
+			seen := 0
+			for _, ev := range evs {
+				if _, ok := ev.Data[KeyCrewAIClass]; !ok {
+					continue
+				}
+				d, ok := want[ev.ID]
+				if !ok {
+					t.Fatalf("%s %s is not in the dump", ev.Kind, ev.ID)
+				}
+				seen++
+				for k, v := range d {
+					if moved[k] {
+						continue
+					}
+					if got, ok := ev.Data[k]; !ok || !reflect.DeepEqual(got, v) {
+						t.Errorf("%s.%s = %#v (present %v), model_dump has %#v", ev.Kind, k, got, ok, v)
+					}
+				}
+				// (AgentExecution* leave task_id null: the translator takes it from the task's summary.)
+				if (d["task_id"] != nil && ev.TaskID != str(d["task_id"])) || ev.Kind != session.Kind(str(d["type"])) {
+					t.Errorf("%s: task %q kind %q, model_dump has %v %v", ev.ID, ev.TaskID, ev.Kind, d["task_id"], d["type"])
+				}
+			}
+			if seen != len(want) {
+				t.Fatalf("%d events recorded, %d dumped", seen, len(want))
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"crewbench/crew"
+	"crewbench/session"
 )
 
 // wireMsg is one line from the bridge (crewbench_bridge.py documents the
@@ -26,10 +27,14 @@ type wireMsg struct {
 	Events        bool     `json:"events"`
 	EventClasses  int      `json:"event_classes"`
 
-	// event
+	// event (and class: Class, ID, Fields, Objects)
 	Class  string         `json:"class"`
 	Source string         `json:"source"`
 	Event  map[string]any `json:"event"`
+	// class: an event class's field names in dump order, and those that
+	// hold summarised live objects (absent from the event when null).
+	Fields  []string `json:"fields"`
+	Objects []string `json:"objects"`
 
 	// pause
 	ID               int64           `json:"id"`
@@ -50,6 +55,115 @@ type wireMsg struct {
 	// warning
 	Message  string `json:"message"`
 	Detected string `json:"detected"`
+}
+
+// eventClass is what a class line told about an event class.
+type eventClass struct {
+	name   string
+	fields []string
+	// object[i]: fields[i] is a summarised object, left out when null (as
+	// an "event" object line leaves it out).
+	object []bool
+	// messages is the index of the messages field (-1: none).
+	messages int
+}
+
+// lineDecoder decodes one connection's lines, in the order they came: the
+// event classes announced so far, and the LLM message histories the bridge
+// sends only the new part of.
+type lineDecoder struct {
+	classes map[int64]eventClass
+	// histories are each slot's messages so far. An event's messages are
+	// shared with the next one's (nothing changes an event's data after
+	// it is made).
+	histories map[int64][]any
+}
+
+func newLineDecoder() *lineDecoder {
+	return &lineDecoder{classes: map[int64]eventClass{}, histories: map[int64][]any{}}
+}
+
+func (d *lineDecoder) addClass(m wireMsg) {
+	objects := make(map[string]bool, len(m.Objects))
+	for _, o := range m.Objects {
+		objects[o] = true
+	}
+	c := eventClass{name: m.Class, fields: m.Fields, object: make([]bool, len(m.Fields)), messages: -1}
+	for i, f := range m.Fields {
+		c.object[i] = objects[f]
+		if f == session.KeyMessages {
+			c.messages = i
+		}
+	}
+	d.classes[m.ID] = c
+}
+
+// decode decodes one line from the bridge: an op object, or an event as
+// [seq, class id, source, values] (and [slot, kept] when its messages are
+// the part after the first kept of that history slot) whose class line came
+// before. A class line gives ok false (nothing to deliver), as does a line
+// that is not valid.
+func (d *lineDecoder) decode(b []byte) (m wireMsg, ok bool) {
+	if len(b) > 0 && b[0] == '[' {
+		return d.decodeEvent(b)
+	}
+	if json.Unmarshal(b, &m) != nil {
+		return m, false
+	}
+	if m.Op == "class" {
+		d.addClass(m)
+		return m, false
+	}
+	return m, true
+}
+
+func (d *lineDecoder) decodeEvent(b []byte) (wireMsg, bool) {
+	var arr []any
+	if json.Unmarshal(b, &arr) != nil || len(arr) < 4 || len(arr) > 5 {
+		return wireMsg{}, false
+	}
+	seq, _ := arr[0].(float64)
+	id, _ := arr[1].(float64)
+	source, _ := arr[2].(string)
+	values, _ := arr[3].([]any)
+	c, known := d.classes[int64(id)]
+	if !known || len(values) != len(c.fields) {
+		return wireMsg{}, false
+	}
+	if len(arr) == 5 {
+		if c.messages < 0 || !d.history(arr[4], values, c.messages) {
+			return wireMsg{}, false
+		}
+	}
+	ev := make(map[string]any, len(values))
+	for i, v := range values {
+		if v == nil && c.object[i] {
+			continue
+		}
+		ev[c.fields[i]] = v
+	}
+	return wireMsg{Op: "event", Seq: int64(seq), Class: c.name, Source: source, Event: ev}, true
+}
+
+// history puts the whole messages back into values[at]: the first kept
+// of the slot's, then the new ones the line carries.
+func (d *lineDecoder) history(info any, values []any, at int) bool {
+	pair, _ := info.([]any)
+	if len(pair) != 2 {
+		return false
+	}
+	slot, _ := pair[0].(float64)
+	kept, _ := pair[1].(float64)
+	tail, isList := values[at].([]any)
+	have := d.histories[int64(slot)]
+	if !isList || kept < 0 || int(kept) > len(have) {
+		return false
+	}
+	all := make([]any, 0, int(kept)+len(tail))
+	all = append(append(all, have[:int(kept)]...), tail...)
+	d.histories[int64(slot)] = all
+	values[at] = all
+	return true
 }
 
 // wireBreakpoints is crew.Breakpoints as the bridge matches them.

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"encoding/json"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -81,5 +82,53 @@ func TestWireLinesTheBridgeReads(t *testing.T) {
 	}
 	if strings.Join(got, " ") != "config decision" {
 		t.Fatalf("the bridge handles ops %v, want config and decision", got)
+	}
+}
+
+// An event line is [seq, class id, source, values] after its class line;
+// a summarised object field that is null is left out, as an "event" object
+// line leaves it out.
+func TestDecodeLineReadsClassesAndCompactEvents(t *testing.T) {
+	dec := newLineDecoder()
+	for _, tc := range []struct {
+		name, line string
+		ok         bool
+		want       wireMsg
+	}{
+		{"class line", `{"op":"class","id":2,"class":"TaskStartedEvent","fields":["type","context","task"],"objects":["task"]}`,
+			false, wireMsg{}},
+		{"event of a known class", `[7,2,"Task",["task_started",null,{"name":"t","id":"1"}]]`, true,
+			wireMsg{Op: "event", Seq: 7, Class: "TaskStartedEvent", Source: "Task",
+				Event: map[string]any{"type": "task_started", "context": nil, "task": map[string]any{"name": "t", "id": "1"}}}},
+		{"a null object field is left out", `[8,2,"Task",["task_started","c",null]]`, true,
+			wireMsg{Op: "event", Seq: 8, Class: "TaskStartedEvent", Source: "Task",
+				Event: map[string]any{"type": "task_started", "context": "c"}}},
+		{"unknown class", `[9,5,"Task",["x"]]`, false, wireMsg{}},
+		{"wrong number of values", `[9,2,"Task",["x"]]`, false, wireMsg{}},
+		{"not JSON", `[9,2,`, false, wireMsg{}},
+		{"class with messages", `{"op":"class","id":3,"class":"LLMCallStartedEvent","fields":["call_id","messages"],"objects":[]}`,
+			false, wireMsg{}},
+		{"first messages of a history", `[10,3,"LLM",["c1",[{"role":"system"},{"role":"user"}]],[1,0]]`, true,
+			wireMsg{Op: "event", Seq: 10, Class: "LLMCallStartedEvent", Source: "LLM", Event: map[string]any{"call_id": "c1",
+				"messages": []any{map[string]any{"role": "system"}, map[string]any{"role": "user"}}}}},
+		{"the same messages again", `[11,3,"LLM",["c1",[]],[1,2]]`, true,
+			wireMsg{Op: "event", Seq: 11, Class: "LLMCallStartedEvent", Source: "LLM", Event: map[string]any{"call_id": "c1",
+				"messages": []any{map[string]any{"role": "system"}, map[string]any{"role": "user"}}}}},
+		{"one kept, one new", `[12,3,"LLM",["c2",[{"role":"tool"}]],[1,1]]`, true,
+			wireMsg{Op: "event", Seq: 12, Class: "LLMCallStartedEvent", Source: "LLM", Event: map[string]any{"call_id": "c2",
+				"messages": []any{map[string]any{"role": "system"}, map[string]any{"role": "tool"}}}}},
+		{"more kept than the slot has", `[13,3,"LLM",["c3",[]],[1,3]]`, false, wireMsg{}},
+		{"a history on a class without messages", `[14,2,"Task",["task_started","c",null],[1,0]]`, false, wireMsg{}},
+		{"op line", `{"op":"warning","seq":3,"message":"m"}`, true, wireMsg{Op: "warning", Seq: 3, Message: "m"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := dec.decode([]byte(tc.line))
+			if ok != tc.ok {
+				t.Fatalf("ok = %v, want %v", ok, tc.ok)
+			}
+			if ok && !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("got  %#v\nwant %#v", got, tc.want)
+			}
+		})
 	}
 }

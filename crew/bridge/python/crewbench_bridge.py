@@ -5,15 +5,20 @@ connects back to crewbench over a loopback socket, sends every CrewAI event
 as one JSON line, and registers execution hooks that ask crewbench what to
 do only when a breakpoint matches. Standard library only; Python 3.10-3.13.
 
-Wire protocol (one JSON object per line, both ways):
-  bridge -> crewbench: hello, event, pause, warning
+Wire protocol (one JSON value per line, both ways):
+  bridge -> crewbench: hello, class, event, pause, warning; an event of a
+    class read field by field is a compact [seq, class id, source, values]
+    line after that class's "class" line (its id and field names, once),
+    with a fifth element [slot, kept] when its messages are only the part
+    after the first kept messages of that history slot (_history)
   crewbench -> bridge: config (the run's breakpoints, once, first), decision
 Nothing here may raise into the user's run: every entry point catches
 everything and fails open (the run proceeds as if crewbench were absent).
 
 Cost: the emitting thread only stamps the sequence number and takes a
 shallow copy of the event's field values (one attrgetter call); a single
-writer thread summarises them, encodes JSON and writes in batches. With no
+writer thread summarises them, encodes JSON (values only, with a C
+encoder built once) and writes in batches. With no
 breakpoints no hook is registered, so CrewAI's hook dispatch (and its
 hook_dispatched events) cost nothing either.
 """
@@ -302,14 +307,17 @@ def _summary(name, v):
 class _Spec:
     """What the bridge needs of one event class, worked out once: its field
     names in dump order, which of them hold live objects (summarised, spec
-    §2.4), and a C-level getter that copies all field values in one call."""
-    __slots__ = ("name", "names", "objects", "get")
+    §2.4) and where, a C-level getter that copies all field values in one
+    call, and the class's wire id (its field names go to crewbench once, so
+    an event line carries only values)."""
+    __slots__ = ("name", "names", "objects", "object_at", "get", "id", "announced", "messages_at", "key_at")
 
     def __init__(self, cls):
         self.name = cls.__name__
         names = tuple(getattr(cls, "model_fields", None) or ())
         self.names = names
         self.objects = tuple(n for n in names if n in OBJ_FIELDS)
+        self.object_at = tuple((i, n) for i, n in enumerate(names) if n in OBJ_FIELDS)
         # Classes whose pydantic serialisation is customised (field or model
         # serialisers, computed fields: CrewAI's flow errors) keep model_dump.
         dec = getattr(cls, "__pydantic_decorators__", None)
@@ -317,8 +325,15 @@ class _Spec:
                                           getattr(dec, "model_serializers", None) or
                                           getattr(dec, "computed_fields", None))
         self.get = operator.attrgetter(*names) if len(names) > 1 and not custom else None
+        self.id = next(_SPEC_IDS)
+        # An LLM call's messages repeat the conversation so far: they go as
+        # what is new since the last call of the same task and agent.
+        self.messages_at = names.index("messages") if "messages" in names else None
+        self.key_at = tuple(names.index(n) for n in ("task_id", "agent_id") if n in names)
+        self.announced = False  # only the writer thread reads and sets it
 
 
+_SPEC_IDS = itertools.count(1)
 _SPECS = {}          # event class -> _Spec
 _capturing = False   # cleared when crewbench goes away (or in a forked child)
 
@@ -352,9 +367,15 @@ def _utc(s):
     return s[:-6] + "Z" if s.endswith("+00:00") else s  # pydantic's JSON form
 
 
+_DATETIME = datetime.datetime
+
+
 def _json_default(v):
     """What pydantic's mode="json" (with fallback=repr) gives for the
     values the JSON encoder does not know."""
+    if v.__class__ is _DATETIME:  # the common case (every timestamp), in one call
+        s = v.isoformat()
+        return s[:-6] + "Z" if s.endswith("+00:00") else s
     if isinstance(v, datetime.datetime):
         return _utc(v.isoformat())
     if isinstance(v, (datetime.date, datetime.time)):
@@ -375,8 +396,28 @@ def _json_default(v):
     return repr(v)
 
 
-_ENCODE_EVENT = json.JSONEncoder(default=_json_default, ensure_ascii=False, separators=(",", ":"),
-                                 allow_nan=False).encode
+def _event_encoder():
+    """One C encoder for every event line, built once: JSONEncoder.encode
+    builds a new one per call, with a circular-reference check that the
+    RecursionError fallback below makes unnecessary. The C encoder is
+    private API (the same in 3.10-3.13): any surprise falls back to the
+    public path."""
+    try:
+        from json import encoder
+        c = encoder.c_make_encoder(None, _json_default, encoder.encode_basestring, None, ":", ",", False, False,
+                                   False)
+
+        def encode(obj):
+            return "".join(c(obj, 0))
+        if encode([None, "é", 1.5, {"a": (1,)}]) == '[null,"é",1.5,{"a":[1]}]':
+            return encode
+    except Exception:
+        pass
+    return json.JSONEncoder(default=_json_default, ensure_ascii=False, separators=(",", ":"),
+                            allow_nan=False).encode
+
+
+_ENCODE_EVENT = _event_encoder()
 
 
 def _finite(v, depth=0):
@@ -405,22 +446,43 @@ def _model_dump(event, spec):
 
 
 def _event_line(item):
-    """Runs on the writer thread: one captured event as a JSON line."""
+    """Runs on the writer thread: one captured event as a JSON line. An
+    event read field by field goes as [seq, class id, source, values]
+    after its class's field names (a "class" line, once); the others as an
+    "event" object."""
     seq, spec, source, values = item
-    data = {}
+    head = ""
     try:
         if isinstance(values, tuple):
-            data = dict(zip(spec.names, values))
-            for name in spec.objects:
-                v = data.pop(name)
-                if v is not None:
-                    data[name] = _summary(name, v)
-        else:  # the event object itself
-            data = _model_dump(values, spec)
-            for name in spec.objects:
-                s = _summary(name, getattr(values, name, None))
-                if s is not None:
-                    data[name] = s
+            if not spec.announced:
+                head = _line({"op": "class", "id": spec.id, "class": spec.name, "fields": spec.names,
+                              "objects": spec.objects})
+                spec.announced = True
+            if spec.object_at:
+                values = list(values)
+                for i, name in spec.object_at:
+                    v = values[i]
+                    if v is not None:
+                        values[i] = _summary(name, v)
+            msg = [seq, spec.id, source, values]
+            history = None
+            if spec.messages_at is not None and values[spec.messages_at].__class__ is list:
+                values = list(values) if values.__class__ is tuple else values
+                msg[3] = values
+                history = _history(spec, values, msg)
+            try:
+                line = _ENCODE_EVENT(msg)
+            except (TypeError, ValueError, RecursionError):
+                msg[3] = _finite(values)
+                line = _ENCODE_EVENT(msg)
+            if history is not None:
+                history[1] = history[2]  # crewbench has it now
+            return head + line + "\n"
+        data = _model_dump(values, spec)  # the event object itself
+        for name in spec.objects:
+            s = _summary(name, getattr(values, name, None))
+            if s is not None:
+                data[name] = s
         msg = {"op": "event", "seq": seq, "class": spec.name, "source": source, "event": data}
         try:
             return _ENCODE_EVENT(msg) + "\n"
@@ -428,9 +490,39 @@ def _event_line(item):
             msg["event"] = _finite(data)
             return _ENCODE_EVENT(msg) + "\n"
     except Exception as e:  # live objects may change under us: keep the envelope
-        if not isinstance(values, tuple):
+        if isinstance(values, (tuple, list)):
+            data = dict(zip(spec.names, values))
+        else:
             data = {n: getattr(values, n, None) for n in _ENVELOPE}
-        return _line({"op": "event", "seq": seq, "class": spec.name, "source": source, "event": _envelope(data, e)})
+        return head + _line({"op": "event", "seq": seq, "class": spec.name, "source": source,
+                             "event": _envelope(data, e)})
+
+
+_HISTORIES = {}  # (task_id, agent_id) -> [slot, messages crewbench has, messages being sent]; writer thread only
+MAX_HISTORIES = 1024
+
+
+def _history(spec, values, msg):
+    """Replaces an LLM event's messages in values with the part crewbench
+    does not have yet, and appends [slot, kept] to the line msg: crewbench
+    keeps each slot's messages, and the event's are the first kept of them
+    followed by these. The comparison is by value,
+    with the identity shortcut for the dicts CrewAI passes on unchanged."""
+    messages = values[spec.messages_at]
+    key = tuple(values[i] for i in spec.key_at)
+    h = _HISTORIES.get(key)
+    if h is None:
+        if len(_HISTORIES) >= MAX_HISTORIES:
+            return None  # a run with this many task/agent pairs sends messages whole
+        h = _HISTORIES[key] = [len(_HISTORIES) + 1, [], None]
+    have = h[1]
+    kept = len(have)
+    if not (kept and kept <= len(messages) and messages[:kept] == have):
+        kept = 0
+    values[spec.messages_at] = messages[kept:]
+    msg.append([h[0], kept])
+    h[2] = list(messages)  # a copy: what crewbench will hold even if the list changes later
+    return h
 
 
 _ENVELOPE = ("timestamp", "type", "task_id", "task_name", "agent_id", "agent_role", "event_id", "parent_event_id",

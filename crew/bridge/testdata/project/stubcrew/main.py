@@ -5,7 +5,8 @@ JSON argv, the weather MCP server (native MCP tools, with a static tool
 filter, which is what makes CrewAI's model_dump fail on agent events).
 
 Environment: STUB_CLEAR_HOOKS=1 calls clear_all_global_hooks() before the
-kickoff; STUB_SCOPED=1 runs the kickoff inside scoped_handlers()."""
+kickoff; STUB_SCOPED=1 runs the kickoff inside scoped_handlers();
+STUB_DUMP_EVENTS=PATH writes every event's model_dump to PATH."""
 import json
 import os
 import sys
@@ -73,9 +74,33 @@ def build(mode, n_bench=0):
     return Crew(name="stub_crew", agents=[agent], tasks=tasks)
 
 
+def dump_events(path):
+    """Writes every event as model_dump gives it, without the object fields
+    (spec §2.4), one JSON line each: what the bridge's lines must carry."""
+    import threading
+    from crewai.events import BaseEvent
+    objects = {"agent", "task", "crew", "from_agent", "from_task", "tools", "callbacks", "available_functions"}
+    out, lock = open(path, "w"), threading.Lock()
+
+    def on(source, event):
+        line = json.dumps(event.model_dump(mode="json", exclude=objects, fallback=repr))
+        with lock:
+            out.write(line + "\n")
+            out.flush()
+    classes, stack = set(), [BaseEvent]
+    while stack:
+        for sub in stack.pop().__subclasses__():
+            classes.add(sub)
+            stack.append(sub)
+    for cls in classes:
+        crewai_event_bus.register_handler(cls, on)
+
+
 def main(argv):
     mode = argv[0] if argv else "native"
     n = int(argv[1]) if mode == "bench" and len(argv) > 1 else 0
+    if os.environ.get("STUB_DUMP_EVENTS"):
+        dump_events(os.environ["STUB_DUMP_EVENTS"])
     if os.environ.get("STUB_CLEAR_HOOKS"):
         from crewai.hooks import clear_all_global_hooks
         clear_all_global_hooks()
