@@ -187,7 +187,6 @@ func (l *loader) mcpServerEntry(f *Field, key string, dialect mcpDialect, file s
 	if spec.Transport == mcpconn.TransportSSE {
 		l.note(n.Pos, Info, "mcp-sse", fmt.Sprintf("%s is an SSE server: in CrewAI that is MCPServerSSE in crew.py; it cannot be written in crew.jsonc (a JSON dict with url is always streamable HTTP)", where))
 	}
-	ps := n.positions()
 	// host variables: expand them as the host would, keep them as Unresolved
 	hostValue := func(field string, v *Node, set func(*mcpconn.ServerSpec, any)) string {
 		s := v.Str
@@ -340,7 +339,7 @@ func (l *loader) mcpServerEntry(f *Field, key string, dialect mcpDialect, file s
 		}
 		l.note(fk.KeyPos, Warn, "mcp-dropped-field", fmt.Sprintf("%s.%s: %s", where, fk.Key, text))
 	}
-	l.addServer(&Server{Name: f.Key, Spec: spec, Pos: n.Pos, Source: file + " " + where, Positions: ps}, "", true, pending)
+	l.addServer(&Server{Name: f.Key, Spec: spec, Pos: n.Pos, Source: file + " " + where, Positions: treePositions(n)}, "", true, pending)
 }
 
 // expandHostVars expands host variables from the project's environment.

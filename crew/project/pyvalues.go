@@ -481,7 +481,8 @@ func (ev *pyEval) serverFromExpr(e *pyread.Expr, scope *pyScope, agent, src stri
 	if adapter {
 		spec.Policy = mcpconn.PolicyAdapter
 	}
-	ps := Positions{"": e.Pos}
+	ps := ServerPositions{paths: make([]pathPos, 1, 12)}
+	ps.paths[0] = pathPos{"", e.Pos}
 	var pending []pendingValue
 	kw := func(name string) *pyread.Expr { return r.Kwarg(name) }
 	if r.Kind == pyread.Dict {
@@ -506,7 +507,7 @@ func (ev *pyEval) serverFromExpr(e *pyread.Expr, scope *pyScope, agent, src stri
 		if x == nil {
 			return
 		}
-		ps[field] = x.Pos
+		ps.set(field, x.Pos)
 		v, u := ev.strValue(x, scope, what)
 		set(&spec, v)
 		addPending(field, u, func(s *mcpconn.ServerSpec, v any) { set(s, fmt.Sprint(v)) })
@@ -516,7 +517,7 @@ func (ev *pyEval) serverFromExpr(e *pyread.Expr, scope *pyScope, agent, src stri
 		if x == nil {
 			return
 		}
-		ps[field] = x.Pos
+		ps.set(field, x.Pos)
 		rx := ev.resolve(x, scope)
 		if rx.Kind == pyread.None {
 			return
@@ -549,7 +550,7 @@ func (ev *pyEval) serverFromExpr(e *pyread.Expr, scope *pyScope, agent, src stri
 				continue
 			}
 			key := kn.Str
-			ps[field+"."+key] = rx.Items[i].Pos
+			ps.set(field+"."+key, rx.Items[i].Pos)
 			v, u := ev.strValue(rx.Items[i], scope, fmt.Sprintf("%s[%q]", label, key))
 			m[key] = v
 			addPending(field+"."+key, u, func(s *mcpconn.ServerSpec, v any) {
@@ -571,7 +572,7 @@ func (ev *pyEval) serverFromExpr(e *pyread.Expr, scope *pyScope, agent, src stri
 		spec.Transport = mcpconn.TransportStdio
 		strField("command", name+" command", func(s *mcpconn.ServerSpec, v string) { s.Command = v })
 		if x := kw("args"); x != nil {
-			ps["args"] = x.Pos
+			ps.set("args", x.Pos)
 			rx := ev.resolve(x, scope)
 			if rx.Kind == pyread.List || rx.Kind == pyread.Tuple {
 				for i, it := range rx.Items {
@@ -580,7 +581,7 @@ func (ev *pyEval) serverFromExpr(e *pyread.Expr, scope *pyScope, agent, src stri
 						break
 					}
 					idx := i
-					ps[indexPath("args", i)] = it.Pos
+					ps.set(indexPath("args", i), it.Pos)
 					v, u := ev.strValue(it, scope, fmt.Sprintf("%s args[%d]", name, i))
 					spec.Args = append(spec.Args, v)
 					addPending(indexPath("args", i), u, func(s *mcpconn.ServerSpec, v any) { s.Args[idx] = fmt.Sprint(v) })
@@ -613,7 +614,7 @@ func (ev *pyEval) serverFromExpr(e *pyread.Expr, scope *pyScope, agent, src stri
 		strField("url", modelName(spec.Transport)+" url", func(s *mcpconn.ServerSpec, v string) { s.URL = v })
 		strMap("headers", &spec.Headers, modelName(spec.Transport)+" headers")
 		if x := kw("streamable"); x != nil && name == "MCPServerHTTP" {
-			ps["streamable"] = x.Pos
+			ps.set("streamable", x.Pos)
 			if n, bad := ev.literal(x, scope, 0); bad == nil && n.Kind == KindBool {
 				b := n.Bool
 				spec.Streamable = &b
@@ -645,8 +646,8 @@ func (ev *pyEval) serverFromExpr(e *pyread.Expr, scope *pyScope, agent, src stri
 		}
 	}
 	if x := kw("tool_filter"); x != nil {
-		ps["tool_filter"] = x.Pos
-		f, u := ev.toolFilter(x, scope, ps)
+		ps.set("tool_filter", x.Pos)
+		f, u := ev.toolFilter(x, scope, &ps)
 		spec.Filter = f
 		addPending("tool_filter", u, setFilter)
 	}
@@ -677,7 +678,7 @@ func (ev *pyEval) copiesEnviron(e *pyread.Expr) bool {
 
 // toolFilter reads tool_filter=create_static_tool_filter(…) /
 // StaticToolFilter(…); a dynamic filter (a Python function) is pending.
-func (ev *pyEval) toolFilter(x *pyread.Expr, scope *pyScope, ps Positions) (mcpconn.FilterSpec, *Unresolved) {
+func (ev *pyEval) toolFilter(x *pyread.Expr, scope *pyScope, ps *ServerPositions) (mcpconn.FilterSpec, *Unresolved) {
 	var f mcpconn.FilterSpec
 	r := ev.resolve(x, scope)
 	if r.Kind == pyread.None {
@@ -711,7 +712,7 @@ func (ev *pyEval) toolFilter(x *pyread.Expr, scope *pyScope, ps Positions) (mcpc
 			for i, it := range n.Items {
 				if it.Kind == KindString {
 					list = append(list, it.Str)
-					ps["tool_filter."+indexPath(k, i)] = it.Pos
+					ps.set("tool_filter."+indexPath(k, i), it.Pos)
 				}
 			}
 			if k == "allowed_tool_names" {

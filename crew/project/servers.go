@@ -61,9 +61,6 @@ func (l *loader) addServer(s *Server, agent string, explicit bool, pending []pen
 	}
 	name = r.unique(name)
 	s.Name, s.Spec.Name, s.Spec.Origin = name, name, s.Pos.String()
-	if s.Positions == nil {
-		s.Positions = Positions{}
-	}
 	for _, p := range pending {
 		u := p.u
 		u.ID = "servers." + name + "." + p.field
