@@ -268,7 +268,7 @@ func (l *loader) toolFilter(tf *Node, d *decoder, ip, label string) (mcpconn.Fil
 			return f, nil, false
 		}
 		l.checkPythonModule(tf.Pos, joinPathBase(d.base, ip+".tool_filter"), label+".tool_filter", ref)
-		return f, &pendingValue{field: "tool_filter", u: Unresolved{Pos: tf.Pos,
+		return f, &pendingValue{field: "tool_filter", u: &Unresolved{Pos: tf.Pos,
 			Field: "tool_filter (a Python callable)", Expr: `{"python": "` + ref + `"}`,
 			Suggestion: "a Python filter cannot run in crewbench; give an equivalent in crewbench.yaml: servers: {NAME: {tool_filter: {allowed_tool_names: […]} or {expr: CEL}}}"},
 			set: setFilter}, true

@@ -201,7 +201,7 @@ func (l *loader) mcpServerEntry(f *Field, key string, dialect mcpDialect, file s
 		} else {
 			u.Suggestion = "give the value in crewbench.yaml under values:, or set the variable in .env"
 		}
-		pending = append(pending, pendingValue{field: field, u: u, set: set})
+		pending = append(pending, pendingValue{field: field, u: &u, set: set})
 		return s
 	}
 	if spec.Transport == mcpconn.TransportStdio {

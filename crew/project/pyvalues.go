@@ -500,7 +500,7 @@ func (ev *pyEval) serverFromExpr(e *pyread.Expr, scope *pyScope, agent, src stri
 		if u == nil {
 			return
 		}
-		pending = append(pending, pendingValue{field: field, u: *u, set: set})
+		pending = append(pending, pendingValue{field: field, u: u, set: set})
 	}
 	strField := func(field, what string, set func(*mcpconn.ServerSpec, string)) {
 		x := kw(field)
