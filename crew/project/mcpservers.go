@@ -360,11 +360,19 @@ func (l *loader) mcpServerEntry(f *Field, key string, dialect mcpDialect, file s
 // default, ${input:…}). envVar is the first environment variable named.
 func (l *loader) expandHostVars(s string) (out string, ok bool, from, envVar string) {
 	ok = true
-	var froms []string
-	for _, sub := range hostVar.FindAllStringSubmatch(s, -1) {
-		name := sub[2]
-		if sub[1] != "" {
-			name = strings.TrimPrefix(sub[1], "env:")
+	// One pass finds every variable with its groups; the expansion below
+	// reuses it instead of matching each variable again.
+	matches := hostVar.FindAllStringSubmatchIndex(s, -1)
+	group := func(m []int, g int) string {
+		if m[2*g] < 0 {
+			return ""
+		}
+		return s[m[2*g]:m[2*g+1]]
+	}
+	for _, m := range matches {
+		name := group(m, 2)
+		if braced := group(m, 1); braced != "" {
+			name = strings.TrimPrefix(braced, "env:")
 			if i := strings.Index(name, ":-"); i >= 0 {
 				name = name[:i]
 			}
@@ -374,23 +382,23 @@ func (l *loader) expandHostVars(s string) (out string, ok bool, from, envVar str
 			break
 		}
 	}
-	out = hostVar.ReplaceAllStringFunc(s, func(m string) string {
-		sub := hostVar.FindStringSubmatch(m)
-		if sub[2] != "" {
-			if v, found, fr := l.p.lookupEnv(sub[2]); found {
+	var froms []string
+	expand := func(m []int) string {
+		if bare := group(m, 2); bare != "" {
+			if v, found, fr := l.p.lookupEnv(bare); found {
 				froms = append(froms, fr)
 				return v
 			}
 			ok = false
-			return m
+			return s[m[0]:m[1]]
 		}
-		inner := sub[1]
+		inner := group(m, 1)
 		switch {
 		case inner == "workspaceFolder" || inner == "workspaceRoot":
 			return l.p.Dir
 		case strings.HasPrefix(inner, "input:"):
 			ok = false
-			return m
+			return s[m[0]:m[1]]
 		}
 		inner = strings.TrimPrefix(inner, "env:")
 		name, def, hasDef := strings.Cut(inner, ":-")
@@ -403,10 +411,19 @@ func (l *loader) expandHostVars(s string) (out string, ok bool, from, envVar str
 			return def
 		}
 		ok = false
-		return m
-	})
+		return s[m[0]:m[1]]
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for _, m := range matches {
+		b.WriteString(s[last:m[0]])
+		b.WriteString(expand(m))
+		last = m[1]
+	}
+	b.WriteString(s[last:])
 	sort.Strings(froms)
-	return out, ok, strings.Join(dedupeStrings(froms), ", "), envVar
+	return b.String(), ok, strings.Join(dedupeStrings(froms), ", "), envVar
 }
 
 func isEnvName(s string) bool {
