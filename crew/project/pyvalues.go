@@ -96,6 +96,20 @@ func (ev *pyEval) envRead(e *pyread.Expr) (name string, def *pyread.Expr, ok boo
 	return "", nil, false
 }
 
+// literalStr is the value of e when it is a literal string; a plain
+// string literal (most dict keys) needs no Node.
+func (ev *pyEval) literalStr(e *pyread.Expr, scope *pyScope) (string, bool) {
+	if e != nil && e.Kind == pyread.String {
+		ev.steps++ // the step literal's enter would count
+		return e.Str, ev.steps <= maxEvalSteps
+	}
+	n, bad := ev.literal(e, scope, 0)
+	if bad != nil || n == nil || n.Kind != KindString {
+		return "", false
+	}
+	return n.Str, true
+}
+
 // literal converts a literal expression (after resolving names) to a Node;
 // bad is the first non-literal sub-expression.
 func (ev *pyEval) literal(e *pyread.Expr, scope *pyScope, depth int) (n *Node, bad *pyread.Expr) {
@@ -544,12 +558,11 @@ func (ev *pyEval) serverFromExpr(e *pyread.Expr, scope *pyScope, agent, src stri
 				addPending(field, &Unresolved{Pos: k.Pos, Field: label, Expr: "**" + exprText(k.X)}, nil)
 				continue
 			}
-			kn, bad := ev.literal(k, scope, 0)
-			if bad != nil || kn.Kind != KindString {
+			key, ok := ev.literalStr(k, scope)
+			if !ok {
 				addPending(field, &Unresolved{Pos: k.Pos, Field: label + " key", Expr: exprText(k)}, nil)
 				continue
 			}
-			key := kn.Str
 			ps.set(field+"."+key, rx.Items[i].Pos)
 			v, u := ev.strValue(rx.Items[i], scope, fmt.Sprintf("%s[%q]", label, key))
 			m[key] = v
