@@ -9,7 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"crewbench/mcpconn"
 	"crewbench/mcpconn/oauth"
+	"crewbench/session"
 )
 
 // Environment variables that configure crewbench's OAuth client, so a
@@ -54,6 +56,7 @@ func newAuthLoginCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			url := args[0]
+			markURLSecrets(url)
 			if !strings.HasPrefix(url, "http://") && !strings.HasPrefix(url, "https://") {
 				return exitCode(exitUsage, fmt.Errorf("%q is not an http(s) URL", url))
 			}
@@ -110,6 +113,9 @@ func newAuthStatusCmd() *cobra.Command {
 				return exitCode(exitUsage, err)
 			}
 			servers := args
+			for _, s := range servers {
+				markURLSecrets(s)
+			}
 			if len(servers) == 0 {
 				if servers, err = st.Servers(); err != nil {
 					return exitCode(exitUsage, err)
@@ -153,6 +159,7 @@ func newAuthLogoutCmd() *cobra.Command {
 			if err != nil {
 				return exitCode(exitUsage, err)
 			}
+			markURLSecrets(args[0])
 			ok, err := st.Delete(args[0])
 			if err != nil {
 				return exitCode(exitUsage, err)
@@ -164,4 +171,13 @@ func newAuthLogoutCmd() *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// markURLSecrets marks the password and the credential parameters of a URL
+// the user gave process-wide: the auth commands' error lines quote the URL
+// (crewbench's own error line hides only marked values) and an HTTP
+// client's error repeats its query.
+func markURLSecrets(url string) {
+	session.AddSecretValues(mcpconn.URLSecrets(url)...)
+	session.AddSecretValues(session.URLParamSecrets(url)...)
 }

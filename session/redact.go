@@ -549,6 +549,35 @@ func redactParams(q string) string {
 	return strings.Join(parts, "&")
 }
 
+// URLParamSecrets returns the values of a URL's credential query and
+// fragment parameters ("?api_key=…"), as written and unescaped, to mark
+// secret where a text quotes the URL without the free-text rules (an
+// error line).
+func URLParamSecrets(raw string) []string {
+	i := strings.IndexAny(raw, "?#")
+	if i < 0 {
+		return nil
+	}
+	var out []string
+	for _, p := range strings.Split(strings.ReplaceAll(raw[i+1:], "#", "&"), "&") {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || v == "" {
+			continue
+		}
+		if name, err := url.QueryUnescape(k); err == nil {
+			k = name
+		}
+		if !isSecretParam(k) {
+			continue
+		}
+		out = append(out, v)
+		if dec, err := url.QueryUnescape(v); err == nil && dec != v {
+			out = append(out, dec)
+		}
+	}
+	return out
+}
+
 // --- free text -------------------------------------------------------------
 
 var (

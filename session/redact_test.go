@@ -371,3 +371,21 @@ func TestRedactEventHidesMarkedValuesInNames(t *testing.T) {
 		t.Errorf("an unmarked tool name changed: %q", got)
 	}
 }
+
+func TestURLParamSecrets(t *testing.T) {
+	for _, c := range []struct {
+		url  string
+		want []string
+	}{
+		{"https://h/mcp", nil},
+		{"https://h/mcp?city=Oslo&page=2", nil},
+		{"https://h/mcp?api_key=abc123&city=Oslo", []string{"abc123"}},
+		{"https://h/mcp?city=Oslo#access_token=tok%2Fen", []string{"tok%2Fen", "tok/en"}},
+		{"https://h/mcp#sig=s1gnature", []string{"s1gnature"}},
+		{"https://h/mcp?token=", nil},
+	} {
+		if got := URLParamSecrets(c.url); strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("URLParamSecrets(%q) = %q, want %q", c.url, got, c.want)
+		}
+	}
+}

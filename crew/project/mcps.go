@@ -62,7 +62,7 @@ func (l *loader) stringRef(ref names.Ref, pos Pos, src, agent string) MCPRef {
 		mr.Kind = mcpconn.RefHTTPS
 		spec := mcpconn.ServerSpec{Transport: mcpconn.TransportHTTP, URL: ref.URL, Ref: mcpconn.RefHTTPS,
 			RefString: ref.Raw, SelectTool: ref.Tool}
-		s := l.addServer(&Server{Spec: spec, Pos: pos, Source: src, Positions: Positions{"": pos, "url": pos}}, agent, false, nil)
+		s := l.addServer(&Server{Spec: spec, Pos: pos, Source: src, Positions: recordedPositions(Positions{"": pos, "url": pos})}, agent, false, nil)
 		mr.Server = s.Name
 	case names.RefAMP:
 		mr.Kind = mcpconn.RefAMP
@@ -76,7 +76,7 @@ func (l *loader) stringRef(ref names.Ref, pos Pos, src, agent string) MCPRef {
 			}
 			l.ov.usedAMP[ref.Slug] = true
 		}
-		s := &Server{Spec: spec, Pos: pos, Source: src, Positions: Positions{"": pos}}
+		s := &Server{Spec: spec, Pos: pos, Source: src, Positions: recordedPositions(Positions{"": pos})}
 		s = l.addServer(s, agent, false, nil)
 		mr.Server = s.Name
 		if s.Spec.URL == "" {
@@ -243,7 +243,7 @@ func (l *loader) dictMCP(it *Node, d *decoder, ip, label, src, agent string) (MC
 	if !ok {
 		return MCPRef{}, false
 	}
-	s := l.addServer(&Server{Spec: spec, Pos: it.Pos, Source: src, Positions: it.positions()}, agent, false, pending)
+	s := l.addServer(&Server{Spec: spec, Pos: it.Pos, Source: src, Positions: treePositions(it)}, agent, false, pending)
 	return MCPRef{Kind: mcpconn.RefNative, Server: s.Name, Pos: it.Pos}, true
 }
 
@@ -268,7 +268,7 @@ func (l *loader) toolFilter(tf *Node, d *decoder, ip, label string) (mcpconn.Fil
 			return f, nil, false
 		}
 		l.checkPythonModule(tf.Pos, joinPathBase(d.base, ip+".tool_filter"), label+".tool_filter", ref)
-		return f, &pendingValue{field: "tool_filter", u: Unresolved{Pos: tf.Pos,
+		return f, &pendingValue{field: "tool_filter", u: &Unresolved{Pos: tf.Pos,
 			Field: "tool_filter (a Python callable)", Expr: `{"python": "` + ref + `"}`,
 			Suggestion: "a Python filter cannot run in crewbench; give an equivalent in crewbench.yaml: servers: {NAME: {tool_filter: {allowed_tool_names: […]} or {expr: CEL}}}"},
 			set: setFilter}, true

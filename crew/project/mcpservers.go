@@ -74,6 +74,10 @@ var droppedFieldNotes = map[string]string{
 // ${env:VAR}, ${input:id}, ${workspaceFolder}, and bare $VAR.
 var hostVar = regexp.MustCompile(`\$\{([^}]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)`)
 
+// hasHostVar reports whether s uses a host variable; most values have no
+// "$" and skip the regexp.
+func hasHostVar(s string) bool { return strings.IndexByte(s, '$') >= 0 && hostVar.MatchString(s) }
+
 // loadMCPServersFile reads an mcpServers JSON file (Claude Desktop, Claude
 // Code .mcp.json, Cursor, VS Code `servers`, Gemini CLI, Crush `mcp`).
 func (l *loader) loadMCPServersFile(path string) {
@@ -187,14 +191,11 @@ func (l *loader) mcpServerEntry(f *Field, key string, dialect mcpDialect, file s
 	if spec.Transport == mcpconn.TransportSSE {
 		l.note(n.Pos, Info, "mcp-sse", fmt.Sprintf("%s is an SSE server: in CrewAI that is MCPServerSSE in crew.py; it cannot be written in crew.jsonc (a JSON dict with url is always streamable HTTP)", where))
 	}
-	ps := n.positions()
-	// host variables: expand them as the host would, keep them as Unresolved
-	hostValue := func(field string, v *Node, set func(*mcpconn.ServerSpec, any)) string {
-		s := v.Str
-		if !hostVar.MatchString(s) {
-			return s
-		}
-		u := Unresolved{Pos: v.Pos, Field: fmt.Sprintf("%s %s", where, field), Expr: s}
+	// host variables: expand them as the host would, keep them as
+	// Unresolved. Callers test hasHostVar first, so a plain value costs no
+	// setter closure and no field path.
+	pendHost := func(field, s string, pos Pos, set func(*mcpconn.ServerSpec, any)) {
+		u := Unresolved{Pos: pos, Field: where + " " + field, Expr: s}
 		expanded, ok, from, envVar := l.expandHostVars(s)
 		u.EnvVar = envVar
 		if ok {
@@ -202,8 +203,7 @@ func (l *loader) mcpServerEntry(f *Field, key string, dialect mcpDialect, file s
 		} else {
 			u.Suggestion = "give the value in crewbench.yaml under values:, or set the variable in .env"
 		}
-		pending = append(pending, pendingValue{field: field, u: u, set: set})
-		return s
+		pending = append(pending, pendingValue{field: field, u: &u, set: set})
 	}
 	if spec.Transport == mcpconn.TransportStdio {
 		switch cmd.Kind {
@@ -236,8 +236,11 @@ func (l *loader) mcpServerEntry(f *Field, key string, dialect mcpDialect, file s
 					l.err(it.Pos, indexPath(where+".args", i), "", where+".args must be a list of strings")
 					return
 				}
-				idx := base + i
-				spec.Args = append(spec.Args, hostValue(indexPath("args", i), it, func(s *mcpconn.ServerSpec, v any) { s.Args[idx] = fmt.Sprint(v) }))
+				spec.Args = append(spec.Args, it.Str)
+				if hasHostVar(it.Str) {
+					idx := base + i
+					pendHost(indexPath("args", i), it.Str, it.Pos, func(s *mcpconn.ServerSpec, v any) { s.Args[idx] = fmt.Sprint(v) })
+				}
 			}
 		}
 		for _, ek := range []string{"env", "environment"} {
@@ -265,8 +268,10 @@ func (l *loader) mcpServerEntry(f *Field, key string, dialect mcpDialect, file s
 					l.note(ef.Value.Pos, Warn, "mcp-env-not-string", fmt.Sprintf("%s.env.%s is a %s; CrewAI's env takes strings", where, ef.Key, ef.Value.Kind))
 				}
 				k := ef.Key
-				sv := &Node{Kind: KindString, Str: val, Pos: ef.Value.Pos}
-				spec.Env[k] = hostValue("env."+k, sv, func(s *mcpconn.ServerSpec, v any) { s.Env[k] = fmt.Sprint(v) })
+				spec.Env[k] = val
+				if hasHostVar(val) {
+					pendHost("env."+k, val, ef.Value.Pos, func(s *mcpconn.ServerSpec, v any) { s.Env[k] = fmt.Sprint(v) })
+				}
 			}
 		}
 	} else {
@@ -279,7 +284,10 @@ func (l *loader) mcpServerEntry(f *Field, key string, dialect mcpDialect, file s
 			l.err(src.Pos, where+".url", "", where+".url must be a string")
 			return
 		}
-		spec.URL = hostValue("url", src, func(s *mcpconn.ServerSpec, v any) { s.URL = fmt.Sprint(v) })
+		spec.URL = src.Str
+		if hasHostVar(src.Str) {
+			pendHost("url", src.Str, src.Pos, func(s *mcpconn.ServerSpec, v any) { s.URL = fmt.Sprint(v) })
+		}
 		if h := n.Get("headers"); !h.IsNull() {
 			spec.Headers = map[string]string{}
 			switch h.Kind {
@@ -291,8 +299,10 @@ func (l *loader) mcpServerEntry(f *Field, key string, dialect mcpDialect, file s
 						continue
 					}
 					k := hf.Key
-					sv := &Node{Kind: KindString, Str: val, Pos: hf.Value.Pos}
-					spec.Headers[k] = hostValue("headers."+k, sv, func(s *mcpconn.ServerSpec, v any) { s.Headers[k] = fmt.Sprint(v) })
+					spec.Headers[k] = val
+					if hasHostVar(val) {
+						pendHost("headers."+k, val, hf.Value.Pos, func(s *mcpconn.ServerSpec, v any) { s.Headers[k] = fmt.Sprint(v) })
+					}
 				}
 			case KindArray: // mcphost: ["Name: value", …]
 				l.note(h.Pos, Info, "mcp-header-array", where+": headers given as \"Name: value\" strings (mcphost): read as a map")
@@ -305,9 +315,11 @@ func (l *loader) mcpServerEntry(f *Field, key string, dialect mcpDialect, file s
 						l.err(it.Pos, where+".headers", "", fmt.Sprintf("%s.headers: %q is not \"Name: value\"", where, it.Str))
 						continue
 					}
-					k = strings.TrimSpace(k)
-					sv := &Node{Kind: KindString, Str: strings.TrimSpace(v), Pos: it.Pos}
-					spec.Headers[k] = hostValue("headers."+k, sv, func(s *mcpconn.ServerSpec, v any) { s.Headers[k] = fmt.Sprint(v) })
+					k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+					spec.Headers[k] = v
+					if hasHostVar(v) {
+						pendHost("headers."+k, v, it.Pos, func(s *mcpconn.ServerSpec, v any) { s.Headers[k] = fmt.Sprint(v) })
+					}
 				}
 			default:
 				l.err(h.Pos, where+".headers", "", where+".headers must be an object")
@@ -340,7 +352,7 @@ func (l *loader) mcpServerEntry(f *Field, key string, dialect mcpDialect, file s
 		}
 		l.note(fk.KeyPos, Warn, "mcp-dropped-field", fmt.Sprintf("%s.%s: %s", where, fk.Key, text))
 	}
-	l.addServer(&Server{Name: f.Key, Spec: spec, Pos: n.Pos, Source: file + " " + where, Positions: ps}, "", true, pending)
+	l.addServer(&Server{Name: f.Key, Spec: spec, Pos: n.Pos, Source: file + " " + where, Positions: treePositions(n)}, "", true, pending)
 }
 
 // expandHostVars expands host variables from the project's environment.
@@ -348,11 +360,19 @@ func (l *loader) mcpServerEntry(f *Field, key string, dialect mcpDialect, file s
 // default, ${input:…}). envVar is the first environment variable named.
 func (l *loader) expandHostVars(s string) (out string, ok bool, from, envVar string) {
 	ok = true
-	var froms []string
-	for _, sub := range hostVar.FindAllStringSubmatch(s, -1) {
-		name := sub[2]
-		if sub[1] != "" {
-			name = strings.TrimPrefix(sub[1], "env:")
+	// One pass finds every variable with its groups; the expansion below
+	// reuses it instead of matching each variable again.
+	matches := hostVar.FindAllStringSubmatchIndex(s, -1)
+	group := func(m []int, g int) string {
+		if m[2*g] < 0 {
+			return ""
+		}
+		return s[m[2*g]:m[2*g+1]]
+	}
+	for _, m := range matches {
+		name := group(m, 2)
+		if braced := group(m, 1); braced != "" {
+			name = strings.TrimPrefix(braced, "env:")
 			if i := strings.Index(name, ":-"); i >= 0 {
 				name = name[:i]
 			}
@@ -362,23 +382,23 @@ func (l *loader) expandHostVars(s string) (out string, ok bool, from, envVar str
 			break
 		}
 	}
-	out = hostVar.ReplaceAllStringFunc(s, func(m string) string {
-		sub := hostVar.FindStringSubmatch(m)
-		if sub[2] != "" {
-			if v, found, fr := l.p.lookupEnv(sub[2]); found {
+	var froms []string
+	expand := func(m []int) string {
+		if bare := group(m, 2); bare != "" {
+			if v, found, fr := l.p.lookupEnv(bare); found {
 				froms = append(froms, fr)
 				return v
 			}
 			ok = false
-			return m
+			return s[m[0]:m[1]]
 		}
-		inner := sub[1]
+		inner := group(m, 1)
 		switch {
 		case inner == "workspaceFolder" || inner == "workspaceRoot":
 			return l.p.Dir
 		case strings.HasPrefix(inner, "input:"):
 			ok = false
-			return m
+			return s[m[0]:m[1]]
 		}
 		inner = strings.TrimPrefix(inner, "env:")
 		name, def, hasDef := strings.Cut(inner, ":-")
@@ -391,10 +411,19 @@ func (l *loader) expandHostVars(s string) (out string, ok bool, from, envVar str
 			return def
 		}
 		ok = false
-		return m
-	})
+		return s[m[0]:m[1]]
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for _, m := range matches {
+		b.WriteString(s[last:m[0]])
+		b.WriteString(expand(m))
+		last = m[1]
+	}
+	b.WriteString(s[last:])
 	sort.Strings(froms)
-	return out, ok, strings.Join(dedupeStrings(froms), ", "), envVar
+	return b.String(), ok, strings.Join(dedupeStrings(froms), ", "), envVar
 }
 
 func isEnvName(s string) bool {

@@ -371,7 +371,7 @@ type Server struct {
 	Source string
 	// Positions of the spec's fields: "command", "args[1]", "env.KEY",
 	// "url", "headers.Authorization", "tool_filter.allowed_tool_names[0]".
-	Positions Positions
+	Positions ServerPositions
 	// Unresolved lists IDs of Unresolved entries inside this server.
 	Unresolved []string
 }

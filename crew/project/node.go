@@ -3,6 +3,7 @@ package project
 import (
 	"math"
 	"strconv"
+	"strings"
 
 	"crewbench/crew/pyjson"
 )
@@ -232,4 +233,62 @@ func numberNode(text string, pos Pos) *Node {
 	}
 	n.Float = f
 	return n
+}
+
+// posAt is the position of the value at path below n (the paths walk
+// records: "args[1]", "env.KEY"), without building the map of every path.
+// A key may itself hold "." or "[", so every key that prefixes path is
+// tried, the last first (walk's map kept the last path written).
+func (n *Node) posAt(path string) (Pos, bool) {
+	if n == nil {
+		return Pos{}, false
+	}
+	if path == "" {
+		return n.Pos, true
+	}
+	switch n.Kind {
+	case KindArray:
+		if path[0] != '[' {
+			return Pos{}, false
+		}
+		end := strings.IndexByte(path, ']')
+		if end < 0 {
+			return Pos{}, false
+		}
+		i, err := strconv.Atoi(path[1:end])
+		if err != nil || i < 0 || i >= len(n.Items) || strconv.Itoa(i) != path[1:end] {
+			return Pos{}, false
+		}
+		rest := path[end+1:]
+		if strings.HasPrefix(rest, ".") {
+			rest = rest[1:]
+			if rest == "" || rest[0] == '[' {
+				return Pos{}, false
+			}
+		}
+		return n.Items[i].posAt(rest)
+	case KindObject:
+		for i := len(n.Fields) - 1; i >= 0; i-- {
+			f := n.Fields[i]
+			rest, ok := strings.CutPrefix(path, f.Key)
+			if !ok {
+				continue
+			}
+			switch {
+			case rest == "":
+			case rest[0] == '.':
+				rest = rest[1:]
+				if rest == "" || rest[0] == '[' {
+					continue
+				}
+			case rest[0] == '[':
+			default:
+				continue
+			}
+			if p, ok := f.Value.posAt(rest); ok {
+				return p, true
+			}
+		}
+	}
+	return Pos{}, false
 }

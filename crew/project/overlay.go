@@ -718,7 +718,7 @@ func (l *loader) applyOverlay() {
 				continue
 			}
 			spec := *so.Define
-			s = l.addServer(&Server{Name: so.Name, Spec: spec, Pos: so.Pos, Source: ov.Path + " servers." + so.Name, Positions: so.positions}, "", true, nil)
+			s = l.addServer(&Server{Name: so.Name, Spec: spec, Pos: so.Pos, Source: ov.Path + " servers." + so.Name, Positions: recordedPositions(so.positions)}, "", true, nil)
 		}
 		if s == nil {
 			e := l.err(so.Pos, "servers."+so.Name, "", fmt.Sprintf("servers.%s: the project has no server named %q (to declare one here, give command: or url:)", so.Name, so.Name))

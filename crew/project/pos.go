@@ -145,3 +145,67 @@ func (n Note) String() string {
 	}
 	return n.Text
 }
+
+// ServerPositions are the positions of a server's fields, with the lookups
+// of Positions. A server read from JSON or YAML keeps its entry's Node and
+// finds a path in it when asked (a lint finding or an error), instead of a
+// map of every value built for every server of a large mcpServers file; a
+// server read from Python or the overlay records its few paths in a slice.
+type ServerPositions struct {
+	tree  *Node
+	paths []pathPos
+}
+
+type pathPos struct {
+	path string
+	pos  Pos
+}
+
+// treePositions are the positions of n and every value below it.
+func treePositions(n *Node) ServerPositions { return ServerPositions{tree: n} }
+
+// recordedPositions holds the paths of ps.
+func recordedPositions(ps Positions) ServerPositions {
+	sp := ServerPositions{paths: make([]pathPos, 0, len(ps))}
+	for k, p := range ps {
+		sp.set(k, p)
+	}
+	return sp
+}
+
+// set records path; a later set of the same path wins, as in a map.
+func (sp *ServerPositions) set(path string, p Pos) {
+	sp.paths = append(sp.paths, pathPos{path, p})
+}
+
+// lookup is the position recorded for exactly path.
+func (sp ServerPositions) lookup(path string) (Pos, bool) {
+	if sp.tree != nil {
+		return sp.tree.posAt(path)
+	}
+	for i := len(sp.paths) - 1; i >= 0; i-- {
+		if sp.paths[i].path == path {
+			return sp.paths[i].pos, true
+		}
+	}
+	return Pos{}, false
+}
+
+// At is Positions.At: the position of path or of its nearest recorded
+// parent, or the zero Pos.
+func (sp ServerPositions) At(path string) Pos {
+	for path != "" {
+		if p, ok := sp.lookup(path); ok {
+			return p
+		}
+		path = parentPath(path)
+	}
+	p, _ := sp.lookup("")
+	return p
+}
+
+// Has reports whether path was written in the source.
+func (sp ServerPositions) Has(path string) bool {
+	_, ok := sp.lookup(path)
+	return ok
+}

@@ -96,6 +96,20 @@ func (ev *pyEval) envRead(e *pyread.Expr) (name string, def *pyread.Expr, ok boo
 	return "", nil, false
 }
 
+// literalStr is the value of e when it is a literal string; a plain
+// string literal (most dict keys) needs no Node.
+func (ev *pyEval) literalStr(e *pyread.Expr, scope *pyScope) (string, bool) {
+	if e != nil && e.Kind == pyread.String {
+		ev.steps++ // the step literal's enter would count
+		return e.Str, ev.steps <= maxEvalSteps
+	}
+	n, bad := ev.literal(e, scope, 0)
+	if bad != nil || n == nil || n.Kind != KindString {
+		return "", false
+	}
+	return n.Str, true
+}
+
 // literal converts a literal expression (after resolving names) to a Node;
 // bad is the first non-literal sub-expression.
 func (ev *pyEval) literal(e *pyread.Expr, scope *pyScope, depth int) (n *Node, bad *pyread.Expr) {
@@ -481,7 +495,8 @@ func (ev *pyEval) serverFromExpr(e *pyread.Expr, scope *pyScope, agent, src stri
 	if adapter {
 		spec.Policy = mcpconn.PolicyAdapter
 	}
-	ps := Positions{"": e.Pos}
+	ps := ServerPositions{paths: make([]pathPos, 1, 12)}
+	ps.paths[0] = pathPos{"", e.Pos}
 	var pending []pendingValue
 	kw := func(name string) *pyread.Expr { return r.Kwarg(name) }
 	if r.Kind == pyread.Dict {
@@ -499,14 +514,14 @@ func (ev *pyEval) serverFromExpr(e *pyread.Expr, scope *pyScope, agent, src stri
 		if u == nil {
 			return
 		}
-		pending = append(pending, pendingValue{field: field, u: *u, set: set})
+		pending = append(pending, pendingValue{field: field, u: u, set: set})
 	}
 	strField := func(field, what string, set func(*mcpconn.ServerSpec, string)) {
 		x := kw(field)
 		if x == nil {
 			return
 		}
-		ps[field] = x.Pos
+		ps.set(field, x.Pos)
 		v, u := ev.strValue(x, scope, what)
 		set(&spec, v)
 		addPending(field, u, func(s *mcpconn.ServerSpec, v any) { set(s, fmt.Sprint(v)) })
@@ -516,7 +531,7 @@ func (ev *pyEval) serverFromExpr(e *pyread.Expr, scope *pyScope, agent, src stri
 		if x == nil {
 			return
 		}
-		ps[field] = x.Pos
+		ps.set(field, x.Pos)
 		rx := ev.resolve(x, scope)
 		if rx.Kind == pyread.None {
 			return
@@ -543,13 +558,12 @@ func (ev *pyEval) serverFromExpr(e *pyread.Expr, scope *pyScope, agent, src stri
 				addPending(field, &Unresolved{Pos: k.Pos, Field: label, Expr: "**" + exprText(k.X)}, nil)
 				continue
 			}
-			kn, bad := ev.literal(k, scope, 0)
-			if bad != nil || kn.Kind != KindString {
+			key, ok := ev.literalStr(k, scope)
+			if !ok {
 				addPending(field, &Unresolved{Pos: k.Pos, Field: label + " key", Expr: exprText(k)}, nil)
 				continue
 			}
-			key := kn.Str
-			ps[field+"."+key] = rx.Items[i].Pos
+			ps.set(field+"."+key, rx.Items[i].Pos)
 			v, u := ev.strValue(rx.Items[i], scope, fmt.Sprintf("%s[%q]", label, key))
 			m[key] = v
 			addPending(field+"."+key, u, func(s *mcpconn.ServerSpec, v any) {
@@ -571,7 +585,7 @@ func (ev *pyEval) serverFromExpr(e *pyread.Expr, scope *pyScope, agent, src stri
 		spec.Transport = mcpconn.TransportStdio
 		strField("command", name+" command", func(s *mcpconn.ServerSpec, v string) { s.Command = v })
 		if x := kw("args"); x != nil {
-			ps["args"] = x.Pos
+			ps.set("args", x.Pos)
 			rx := ev.resolve(x, scope)
 			if rx.Kind == pyread.List || rx.Kind == pyread.Tuple {
 				for i, it := range rx.Items {
@@ -580,7 +594,7 @@ func (ev *pyEval) serverFromExpr(e *pyread.Expr, scope *pyScope, agent, src stri
 						break
 					}
 					idx := i
-					ps[indexPath("args", i)] = it.Pos
+					ps.set(indexPath("args", i), it.Pos)
 					v, u := ev.strValue(it, scope, fmt.Sprintf("%s args[%d]", name, i))
 					spec.Args = append(spec.Args, v)
 					addPending(indexPath("args", i), u, func(s *mcpconn.ServerSpec, v any) { s.Args[idx] = fmt.Sprint(v) })
@@ -613,7 +627,7 @@ func (ev *pyEval) serverFromExpr(e *pyread.Expr, scope *pyScope, agent, src stri
 		strField("url", modelName(spec.Transport)+" url", func(s *mcpconn.ServerSpec, v string) { s.URL = v })
 		strMap("headers", &spec.Headers, modelName(spec.Transport)+" headers")
 		if x := kw("streamable"); x != nil && name == "MCPServerHTTP" {
-			ps["streamable"] = x.Pos
+			ps.set("streamable", x.Pos)
 			if n, bad := ev.literal(x, scope, 0); bad == nil && n.Kind == KindBool {
 				b := n.Bool
 				spec.Streamable = &b
@@ -645,8 +659,8 @@ func (ev *pyEval) serverFromExpr(e *pyread.Expr, scope *pyScope, agent, src stri
 		}
 	}
 	if x := kw("tool_filter"); x != nil {
-		ps["tool_filter"] = x.Pos
-		f, u := ev.toolFilter(x, scope, ps)
+		ps.set("tool_filter", x.Pos)
+		f, u := ev.toolFilter(x, scope, &ps)
 		spec.Filter = f
 		addPending("tool_filter", u, setFilter)
 	}
@@ -677,7 +691,7 @@ func (ev *pyEval) copiesEnviron(e *pyread.Expr) bool {
 
 // toolFilter reads tool_filter=create_static_tool_filter(…) /
 // StaticToolFilter(…); a dynamic filter (a Python function) is pending.
-func (ev *pyEval) toolFilter(x *pyread.Expr, scope *pyScope, ps Positions) (mcpconn.FilterSpec, *Unresolved) {
+func (ev *pyEval) toolFilter(x *pyread.Expr, scope *pyScope, ps *ServerPositions) (mcpconn.FilterSpec, *Unresolved) {
 	var f mcpconn.FilterSpec
 	r := ev.resolve(x, scope)
 	if r.Kind == pyread.None {
@@ -711,7 +725,7 @@ func (ev *pyEval) toolFilter(x *pyread.Expr, scope *pyScope, ps Positions) (mcpc
 			for i, it := range n.Items {
 				if it.Kind == KindString {
 					list = append(list, it.Str)
-					ps["tool_filter."+indexPath(k, i)] = it.Pos
+					ps.set("tool_filter."+indexPath(k, i), it.Pos)
 				}
 			}
 			if k == "allowed_tool_names" {

@@ -2,6 +2,7 @@ package project
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"path"
@@ -19,16 +20,21 @@ func pyStrRepr(s string) string { return pyrepr.Str(s) }
 // serverRegistry assigns every distinct server one stable name.
 type serverRegistry struct {
 	list  []*Server
-	byKey map[string]*Server
+	byKey map[specKey]*Server
 	taken map[string]bool
 	// nextSuffix is, per base name, the first "_N" worth trying: every
 	// lower one is taken, so 20,000 servers of one package do not probe
 	// 20,000² names.
 	nextSuffix map[string]int
-	// keyBuf is reused by specKey: json.Marshal would copy every spec's
-	// encoding once more before it becomes the key.
+	// keyBuf and keyEnc are reused by key: json.Marshal would copy every
+	// spec's encoding once more, and a string key would keep one more copy
+	// of every server.
 	keyBuf bytes.Buffer
+	keyEnc *json.Encoder
 }
+
+// specKey is the SHA-256 of what a declaration starts (see key).
+type specKey [sha256.Size]byte
 
 // pendingValue is a server field whose value is not literal (crew.py) or
 // uses host variables (mcpServers files). Once the server has its name the
@@ -36,7 +42,7 @@ type serverRegistry struct {
 // a resolved value to the spec.
 type pendingValue struct {
 	field string
-	u     Unresolved
+	u     *Unresolved // used once: the server that takes it keeps it
 	set   func(s *mcpconn.ServerSpec, v any)
 }
 
@@ -46,10 +52,12 @@ type pendingValue struct {
 func (l *loader) addServer(s *Server, agent string, explicit bool, pending []pendingValue) *Server {
 	r := &l.reg
 	if r.byKey == nil {
-		r.byKey, r.taken, r.nextSuffix = map[string]*Server{}, map[string]bool{}, map[string]int{}
+		r.byKey, r.taken, r.nextSuffix = map[specKey]*Server{}, map[string]bool{}, map[string]int{}
 	}
-	key := r.specKey(s.Spec, pending)
+	// Only a declaration the source does not name can collapse into another.
+	var key specKey
 	if !explicit {
+		key = r.key(s.Spec, pending)
 		if ex := r.byKey[key]; ex != nil {
 			ex.addAgent(agent)
 			return ex
@@ -61,13 +69,10 @@ func (l *loader) addServer(s *Server, agent string, explicit bool, pending []pen
 	}
 	name = r.unique(name)
 	s.Name, s.Spec.Name, s.Spec.Origin = name, name, s.Pos.String()
-	if s.Positions == nil {
-		s.Positions = Positions{}
-	}
 	for _, p := range pending {
 		u := p.u
 		u.ID = "servers." + name + "." + p.field
-		got := l.unresolved(&u)
+		got := l.unresolved(u)
 		s.Unresolved = append(s.Unresolved, got.ID)
 		if got.Resolved && p.set != nil {
 			p.set(&s.Spec, got.Value)
@@ -112,16 +117,22 @@ func (r *serverRegistry) unique(name string) string {
 	}
 }
 
-// specKey identifies what a declaration starts: the spec without its name
+// key identifies what a declaration starts: the spec without its name
 // and origin, and the expressions still to resolve.
-func (r *serverRegistry) specKey(s mcpconn.ServerSpec, pending []pendingValue) string {
+func (r *serverRegistry) key(s mcpconn.ServerSpec, pending []pendingValue) specKey {
 	s.Name, s.Origin = "", ""
 	r.keyBuf.Reset()
-	_ = json.NewEncoder(&r.keyBuf).Encode(s) // a spec always encodes
-	for _, p := range pending {
-		r.keyBuf.WriteString("|" + p.field + "=" + p.u.Expr)
+	if r.keyEnc == nil {
+		r.keyEnc = json.NewEncoder(&r.keyBuf)
 	}
-	return r.keyBuf.String()
+	_ = r.keyEnc.Encode(s) // a spec always encodes
+	for _, p := range pending {
+		r.keyBuf.WriteString("|")
+		r.keyBuf.WriteString(p.field)
+		r.keyBuf.WriteString("=")
+		r.keyBuf.WriteString(p.u.Expr)
+	}
+	return sha256.Sum256(r.keyBuf.Bytes())
 }
 
 var nameJunk = regexp.MustCompile(`[^a-z0-9]+`)
