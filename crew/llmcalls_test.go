@@ -26,7 +26,8 @@ import (
 )
 
 // chatServer answers chat completions with the queued contents, in order,
-// and keeps every request body.
+// and keeps every request body. A reply "call NAME ARGS" is instead one
+// tool call of NAME with the raw arguments ARGS.
 type chatServer struct {
 	url     string
 	mu      sync.Mutex
@@ -47,9 +48,15 @@ func newChatServer(t *testing.T, replies ...string) (*chatServer, llm.Provider) 
 		}
 		cs.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
+		msg, finish := map[string]any{"role": "assistant", "content": reply}, "stop"
+		if call, ok := strings.CutPrefix(reply, "call "); ok {
+			name, args, _ := strings.Cut(call, " ")
+			msg["content"], finish = nil, "tool_calls"
+			msg["tool_calls"] = []any{map[string]any{"id": "call_1", "type": "function", "function": map[string]any{"name": name, "arguments": args}}}
+		}
 		_ = json.NewEncoder(w).Encode(map[string]any{
 			"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "gpt-4o",
-			"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": reply}, "finish_reason": "stop"}},
+			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
 			"usage":   map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
 		})
 	}))

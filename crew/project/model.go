@@ -156,6 +156,8 @@ type Agent struct {
 	GuardrailMaxRetries  int // default 3
 	Planning             bool
 	Reasoning            bool
+	// MaxReasoningAttempts is max_reasoning_attempts (nil: None).
+	MaxReasoningAttempts *int
 	Multimodal           bool
 	AllowCodeExecution   bool
 	// Type is "" / "Agent", or "python:<ref>" for {"python": …}.
