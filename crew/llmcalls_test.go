@@ -400,7 +400,7 @@ func TestFromProjectWiresLLMCallFeatures(t *testing.T) {
 		"crew.jsonc": `{"name": "p", "agents": ["writer"], "planning": true, "tasks": [
   {"name": "write", "description": "Write.", "expected_output": "Text.", "agent": "writer",
    "guardrail": "ignored when guardrails is set", "guardrails": ["Be short", {"python": "pkg.check"}], "guardrail_max_retries": 2}]}`,
-		"agents/writer.jsonc": `{"role": "Writer", "goal": "g", "backstory": "b", "reasoning": true, "guardrail": "agent level"}`,
+		"agents/writer.jsonc": `{"role": "Writer", "goal": "g", "backstory": "b", "reasoning": true, "max_reasoning_attempts": 2, "guardrail": "agent level"}`,
 		"pkg/__init__.py":     "",
 		"pkg/check.py":        "def check(output):\n    return (True, output)\n",
 	}
@@ -425,6 +425,8 @@ func TestFromProjectWiresLLMCallFeatures(t *testing.T) {
         expect: {contains: "Be short"}
   - agent: Writer
     replies:
+      - content: "Plan.\nREADY: I am ready to execute the task."
+        expect: {contains: "## Task\nWrite. Keep it brief."}
       - content: "Short."
         expect: {contains: "Write. Keep it brief."}
 `
@@ -433,11 +435,16 @@ func TestFromProjectWiresLLMCallFeatures(t *testing.T) {
 		t.Fatal(err)
 	}
 	task := c.Tasks[0]
+	// reasoning: true becomes PlanningConfig(max_attempts=max_reasoning_attempts)
+	// (agent/core.py:385-394).
+	if pc := c.Agents[0].Planning; pc == nil || pc.MaxAttempts != 2 || pc.MaxSteps != 20 {
+		t.Errorf("agent planning %+v", pc)
+	}
 	if !c.Planning || !slices.Equal(task.Guardrails, []string{"Be short"}) || !task.GuardrailsListed || task.GuardrailMaxRetries != 2 {
 		t.Fatalf("planning %v, guardrails %q listed %v max %d", c.Planning, task.Guardrails, task.GuardrailsListed, task.GuardrailMaxRetries)
 	}
 	all := fmt.Sprint(notes)
-	for _, want := range []string{"guardrail pkg.check is Python", "guardrail applies to Agent.kickoff() only", "planning/reasoning runs CrewAI's plan-and-execute executor"} {
+	for _, want := range []string{"guardrail pkg.check is Python", "guardrail applies to Agent.kickoff() only", "agent writer: planning: crewbench sends CrewAI's planning calls"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("notes %q lack %q", all, want)
 		}
@@ -446,7 +453,7 @@ func TestFromProjectWiresLLMCallFeatures(t *testing.T) {
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	if r.out.Raw != "Short." || r.count(session.LLMGuardrailCompleted) != 1 {
+	if r.out.Raw != "Short." || r.count(session.LLMGuardrailCompleted) != 1 || r.count(session.AgentReasoningCompleted) != 1 {
 		t.Errorf("raw %q, %d checks", r.out.Raw, r.count(session.LLMGuardrailCompleted))
 	}
 }
