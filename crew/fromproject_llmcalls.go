@@ -1,6 +1,8 @@
 package crew
 
 import (
+	"strings"
+
 	"crewbench/crew/project"
 	"crewbench/crew/prompt"
 )
@@ -48,7 +50,19 @@ func (b *builder) agentExtras(name string, pa *project.Agent) {
 // PlanningConfig(reasoning_effort="low", max_attempts=1). Either way the
 // plan calls are reproduced, the plan's step-by-step execution is not.
 func (b *builder) agentPlanning(name string, a *Agent, pa *project.Agent) {
-	switch {
+	switch pc := pa.PlanningConfig; {
+	case pc != nil:
+		// An explicit planning_config wins over both flags.
+		a.Planning = &PlanningConfig{MaxSteps: defaultPlanMaxSteps}
+		if pc.MaxAttempts != nil {
+			a.Planning.MaxAttempts = *pc.MaxAttempts
+		}
+		if pc.MaxSteps != nil {
+			a.Planning.MaxSteps = *pc.MaxSteps
+		}
+		if len(pc.Others) > 0 {
+			b.note("agent %s: planning_config reads max_attempts and max_steps only; %s keep their defaults in crewbench's planning calls", name, strings.Join(pc.Others, ", "))
+		}
 	case pa.Reasoning:
 		a.Planning = &PlanningConfig{MaxSteps: defaultPlanMaxSteps}
 		if pa.MaxReasoningAttempts != nil {

@@ -1,11 +1,15 @@
 package crew
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"crewbench/crew/llm"
+	"crewbench/crew/project"
 	"crewbench/crew/prompt"
+	"crewbench/fixtures/fixturetest"
 	"crewbench/session"
 )
 
@@ -138,5 +142,31 @@ func TestPlanningPromptTexts(t *testing.T) {
 	}
 	if got := string(planningTool(false).Parameters); "["+`{"type":"function","function":{"name":"create_reasoning_plan","description":"Create or refine a reasoning plan for a task with structured steps","strict":true,"parameters":`+got+`}}]` != planToolWire {
 		t.Errorf("parameters %s", got)
+	}
+}
+
+// An explicit planning_config wins over planning and reasoning
+// (agent/core.py:385-404); the fields the planning calls do not read are
+// named in a note.
+func TestFromProjectReadsPlanningConfig(t *testing.T) {
+	dir := t.TempDir()
+	fixturetest.WriteFiles(t, dir, map[string]string{
+		"crew.jsonc": `{"name": "p", "agents": ["writer"], "tasks": [{"name": "write", "description": "Write.", "expected_output": "Text.", "agent": "writer"}]}`,
+		"agents/writer.jsonc": `{"role": "Writer", "goal": "g", "backstory": "b", "planning": true,
+  "planning_config": {"max_attempts": 3, "max_steps": 5, "plan_prompt": "Plan {description}"}}`,
+	})
+	p, err := project.Open(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, notes, err := FromProject(p, ProjectOptions{LLM: "scripted:inline.yaml", Script: []byte("replies: [\"x\"]\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pc := c.Agents[0].Planning; pc == nil || *pc != (PlanningConfig{MaxAttempts: 3, MaxSteps: 5}) {
+		t.Errorf("planning %+v", pc)
+	}
+	if all := fmt.Sprint(notes); !strings.Contains(all, "planning_config reads max_attempts and max_steps only; plan_prompt keep") {
+		t.Errorf("notes %s", all)
 	}
 }

@@ -384,6 +384,18 @@ func (l *loader) decodeAgentFields(a *Agent, d *decoder, name string, withTools 
 	d.boolean("planning", &a.Planning)
 	d.boolean("reasoning", &a.Reasoning)
 	d.optInt("max_reasoning_attempts", &a.MaxReasoningAttempts)
+	if n := d.node("planning_config"); !n.IsNull() && n.Kind == KindObject {
+		pd := newDecoder(d.l, d.vsrc, d.file, d.path("planning_config"), n)
+		pc := &PlanningConfig{}
+		pd.optInt("max_attempts", &pc.MaxAttempts)
+		pd.optInt("max_steps", &pc.MaxSteps)
+		for _, f := range n.Fields {
+			if f.Key != "max_attempts" && f.Key != "max_steps" {
+				pc.Others = append(pc.Others, f.Key)
+			}
+		}
+		a.PlanningConfig = pc
+	}
 	d.boolean("multimodal", &a.Multimodal)
 	d.boolean("allow_code_execution", &a.AllowCodeExecution)
 
