@@ -142,6 +142,11 @@ func (rs *runState) runAgent(ctx context.Context, a *Agent, tr *taskRun, context
 // flow_finished, or flow_failed.
 func (ar *agentRun) flow(ctx context.Context) (string, error) {
 	ar.flowEvent(session.FlowStarted, nil)
+	if err := ar.generatePlan(ctx); err != nil {
+		err = timeoutCause(ctx, err)
+		ar.flowEvent(session.FlowFailed, map[string]any{"error": err.Error()})
+		return "", err
+	}
 	ar.agentLogs(KindAgentLogsStarted, map[string]any{"agent_role": ar.p.role, "task_description": ar.tr.text.description, "verbose": false})
 	out, err := ar.loop(ctx)
 	if err = timeoutCause(ctx, err); err != nil {

@@ -1,6 +1,8 @@
 package crew
 
 import (
+	"strings"
+
 	"crewbench/crew/project"
 	"crewbench/crew/prompt"
 )
@@ -40,12 +42,43 @@ func (b *builder) agentExtras(name string, pa *project.Agent) {
 		// (agent/core.py:1697), never when the agent performs a crew task.
 		b.note("agent %s: guardrail applies to Agent.kickoff() only; CrewAI does not run it for crew tasks, and neither does crewbench", name)
 	}
-	if pa.Planning || pa.Reasoning {
-		// Both become a PlanningConfig (agent/core.py:385-404), which turns
-		// on the executor's plan-and-execute mode.
-		b.note("agent %s: planning/reasoning runs CrewAI's plan-and-execute executor (a plan, then one step executor per todo), which crewbench does not reproduce; the agent runs its task directly", name)
-	}
 }
+
+// agentPlanning is the PlanningConfig agent/core.py:385-404 makes:
+// reasoning: true (deprecated) gives PlanningConfig(max_attempts=
+// max_reasoning_attempts), else bare planning: true gives
+// PlanningConfig(reasoning_effort="low", max_attempts=1). Either way the
+// plan calls are reproduced, the plan's step-by-step execution is not.
+func (b *builder) agentPlanning(name string, a *Agent, pa *project.Agent) {
+	switch pc := pa.PlanningConfig; {
+	case pc != nil:
+		// An explicit planning_config wins over both flags.
+		a.Planning = &PlanningConfig{MaxSteps: defaultPlanMaxSteps}
+		if pc.MaxAttempts != nil {
+			a.Planning.MaxAttempts = *pc.MaxAttempts
+		}
+		if pc.MaxSteps != nil {
+			a.Planning.MaxSteps = *pc.MaxSteps
+		}
+		if len(pc.Others) > 0 {
+			b.note("agent %s: planning_config reads max_attempts and max_steps only; %s keep their defaults in crewbench's planning calls", name, strings.Join(pc.Others, ", "))
+		}
+	case pa.Reasoning:
+		a.Planning = &PlanningConfig{MaxSteps: defaultPlanMaxSteps}
+		if pa.MaxReasoningAttempts != nil {
+			a.Planning.MaxAttempts = *pa.MaxReasoningAttempts
+		}
+	case pa.Planning:
+		a.Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: defaultPlanMaxSteps}
+	default:
+		return
+	}
+	b.note("agent %s: planning: crewbench sends CrewAI's planning calls; a ready plan with steps, which CrewAI executes step by step (StepExecutor, PlannerObserver, a final synthesis), is not reproduced: the agent then runs its task directly", name)
+}
+
+// defaultPlanMaxSteps is PlanningConfig.max_steps' default
+// (agent/planning_config.py).
+const defaultPlanMaxSteps = 20
 
 // guardrails sets a task's string guardrails. A Python guardrail is a note:
 // crewbench cannot call it, so it passes.

@@ -26,7 +26,8 @@ import (
 )
 
 // chatServer answers chat completions with the queued contents, in order,
-// and keeps every request body.
+// and keeps every request body. A reply "call NAME ARGS" is instead one
+// tool call of NAME with the raw arguments ARGS.
 type chatServer struct {
 	url     string
 	mu      sync.Mutex
@@ -47,9 +48,15 @@ func newChatServer(t *testing.T, replies ...string) (*chatServer, llm.Provider) 
 		}
 		cs.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
+		msg, finish := map[string]any{"role": "assistant", "content": reply}, "stop"
+		if call, ok := strings.CutPrefix(reply, "call "); ok {
+			name, args, _ := strings.Cut(call, " ")
+			msg["content"], finish = nil, "tool_calls"
+			msg["tool_calls"] = []any{map[string]any{"id": "call_1", "type": "function", "function": map[string]any{"name": name, "arguments": args}}}
+		}
 		_ = json.NewEncoder(w).Encode(map[string]any{
 			"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "gpt-4o",
-			"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": reply}, "finish_reason": "stop"}},
+			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
 			"usage":   map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
 		})
 	}))
@@ -428,7 +435,7 @@ func TestFromProjectWiresLLMCallFeatures(t *testing.T) {
 		"crew.jsonc": `{"name": "p", "agents": ["writer"], "planning": true, "tasks": [
   {"name": "write", "description": "Write.", "expected_output": "Text.", "agent": "writer",
    "guardrail": "ignored when guardrails is set", "guardrails": ["Be short", {"python": "pkg.check"}], "guardrail_max_retries": 2}]}`,
-		"agents/writer.jsonc": `{"role": "Writer", "goal": "g", "backstory": "b", "reasoning": true, "guardrail": "agent level"}`,
+		"agents/writer.jsonc": `{"role": "Writer", "goal": "g", "backstory": "b", "reasoning": true, "max_reasoning_attempts": 2, "guardrail": "agent level"}`,
 		"pkg/__init__.py":     "",
 		"pkg/check.py":        "def check(output):\n    return (True, output)\n",
 	}
@@ -453,6 +460,8 @@ func TestFromProjectWiresLLMCallFeatures(t *testing.T) {
         expect: {contains: "Be short"}
   - agent: Writer
     replies:
+      - content: "Plan.\nREADY: I am ready to execute the task."
+        expect: {contains: "## Task\nWrite. Keep it brief."}
       - content: "Short."
         expect: {contains: "Write. Keep it brief."}
 `
@@ -461,11 +470,16 @@ func TestFromProjectWiresLLMCallFeatures(t *testing.T) {
 		t.Fatal(err)
 	}
 	task := c.Tasks[0]
+	// reasoning: true becomes PlanningConfig(max_attempts=max_reasoning_attempts)
+	// (agent/core.py:385-394).
+	if pc := c.Agents[0].Planning; pc == nil || pc.MaxAttempts != 2 || pc.MaxSteps != 20 {
+		t.Errorf("agent planning %+v", pc)
+	}
 	if !c.Planning || !slices.Equal(task.Guardrails, []string{"Be short"}) || !task.GuardrailsListed || task.GuardrailMaxRetries != 2 {
 		t.Fatalf("planning %v, guardrails %q listed %v max %d", c.Planning, task.Guardrails, task.GuardrailsListed, task.GuardrailMaxRetries)
 	}
 	all := fmt.Sprint(notes)
-	for _, want := range []string{"guardrail pkg.check is Python", "guardrail applies to Agent.kickoff() only", "planning/reasoning runs CrewAI's plan-and-execute executor"} {
+	for _, want := range []string{"guardrail pkg.check is Python", "guardrail applies to Agent.kickoff() only", "agent writer: planning: crewbench sends CrewAI's planning calls"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("notes %q lack %q", all, want)
 		}
@@ -474,7 +488,7 @@ func TestFromProjectWiresLLMCallFeatures(t *testing.T) {
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	if r.out.Raw != "Short." || r.count(session.LLMGuardrailCompleted) != 1 {
+	if r.out.Raw != "Short." || r.count(session.LLMGuardrailCompleted) != 1 || r.count(session.AgentReasoningCompleted) != 1 {
 		t.Errorf("raw %q, %d checks", r.out.Raw, r.count(session.LLMGuardrailCompleted))
 	}
 }

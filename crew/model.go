@@ -87,6 +87,8 @@ type Agent struct {
 	// DateFormat, a Python strftime format) to the prompt.
 	InjectDate bool
 	DateFormat string
+	// Planning is the agent's PlanningConfig; nil when planning is off.
+	Planning *PlanningConfig
 
 	// timesExecuted is CrewAI's _times_executed: the max_retry_limit budget,
 	// shared by every task the agent runs and never reset.
@@ -97,6 +99,16 @@ type Agent struct {
 	// agent runs (agent/utils.py:231-244), a CrewAI bug crewbench keeps.
 	toolsAnswer    string
 	hasToolsAnswer bool
+}
+
+// PlanningConfig is the part of CrewAI's PlanningConfig
+// (agent/planning_config.py) the planning calls read.
+type PlanningConfig struct {
+	// MaxAttempts bounds the plan refinements; 0 is Python's None (refine
+	// until the plan is ready).
+	MaxAttempts int
+	// MaxSteps is the plan prompt's hard limit (default 20).
+	MaxSteps int
 }
 
 // NewAgent returns an agent with CrewAI's defaults.

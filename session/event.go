@@ -70,6 +70,12 @@ const (
 	LiteAgentExecutionStarted   Kind = "lite_agent_execution_started"
 	LiteAgentExecutionCompleted Kind = "lite_agent_execution_completed"
 	LiteAgentExecutionError     Kind = "lite_agent_execution_error"
+	// AgentReasoning* wrap one planning attempt of an agent with planning
+	// or reasoning (events/types/reasoning_events.py): the plan call, and
+	// each refinement while the plan is not ready.
+	AgentReasoningStarted   Kind = "agent_reasoning_started"
+	AgentReasoningCompleted Kind = "agent_reasoning_completed"
+	AgentReasoningFailed    Kind = "agent_reasoning_failed"
 
 	// DefaultEnv opens every CrewAI context, before crew_kickoff_started.
 	DefaultEnv Kind = "default_env"
@@ -328,7 +334,8 @@ func (k Kind) IsStart() bool {
 	switch MCPScopeKind(k) {
 	case CrewKickoffStarted, TaskStarted, AgentExecutionStarted, LLMCallStarted,
 		ToolUsageStarted, MCPConnectionStarted, MCPToolExecutionStarted,
-		MCPAttemptStarted, AgentStepStarted, LLMGuardrailStarted, LiteAgentExecutionStarted:
+		MCPAttemptStarted, AgentStepStarted, LLMGuardrailStarted, LiteAgentExecutionStarted,
+		AgentReasoningStarted:
 		return true
 	}
 	return false
@@ -341,7 +348,8 @@ func (k Kind) IsEnd() bool {
 		AgentExecutionCompleted, AgentExecutionError, LLMCallCompleted, LLMCallFailed,
 		ToolUsageFinished, ToolUsageError, MCPConnectionCompleted, MCPConnectionFailed,
 		MCPToolExecutionCompleted, MCPToolExecutionFailed, MCPAttemptFinished, AgentStepFinished,
-		LLMGuardrailCompleted, LiteAgentExecutionCompleted, LiteAgentExecutionError:
+		LLMGuardrailCompleted, LiteAgentExecutionCompleted, LiteAgentExecutionError,
+		AgentReasoningCompleted, AgentReasoningFailed:
 		return true
 	}
 	return false
@@ -352,7 +360,8 @@ func (e Event) IsFailure() bool {
 	switch MCPScopeKind(e.Kind) {
 	case CrewKickoffFailed, TaskFailed, AgentExecutionError, LLMCallFailed, ToolUsageError,
 		ToolFailureDetected, ToolValidateInputError, ToolSelectionError, ToolExecutionError,
-		MCPConnectionFailed, MCPToolExecutionFailed, MCPConfigFetchFailed, LiteAgentExecutionError:
+		MCPConnectionFailed, MCPToolExecutionFailed, MCPConfigFetchFailed, LiteAgentExecutionError,
+		AgentReasoningFailed:
 		return true
 	case LLMGuardrailCompleted:
 		return !e.Bool("success")

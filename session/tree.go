@@ -28,9 +28,12 @@ const (
 	// NodeGuardrail is one check of a task's string guardrail
 	// (llm_guardrail_*); the guardrail agent's kickoff is a NodeAgent in it.
 	NodeGuardrail
+	// NodeReasoning is one planning attempt of an agent
+	// (agent_reasoning_*); its LLM call is a NodeLLM in it.
+	NodeReasoning
 )
 
-var nodeKindNames = [...]string{"root", "unknown", "crew", "task", "agent", "step", "llm", "tool", "mcp_call", "attempt", "connection", "guardrail"}
+var nodeKindNames = [...]string{"root", "unknown", "crew", "task", "agent", "step", "llm", "tool", "mcp_call", "attempt", "connection", "guardrail", "reasoning"}
 
 func (k NodeKind) String() string {
 	if int(k) < len(nodeKindNames) {
@@ -52,6 +55,8 @@ func NodeKindOf(k Kind) NodeKind {
 		return NodeAgent
 	case LLMGuardrailStarted, LLMGuardrailCompleted:
 		return NodeGuardrail
+	case AgentReasoningStarted, AgentReasoningCompleted, AgentReasoningFailed:
+		return NodeReasoning
 	case AgentStepStarted, AgentStepFinished:
 		return NodeStep
 	case LLMCallStarted, LLMCallCompleted, LLMCallFailed:
@@ -686,6 +691,8 @@ func title(n *Node) string {
 			}
 		}
 		return "guardrail"
+	case NodeReasoning:
+		return "plan (attempt " + strconv.Itoa(max(n.Attempt, 1)) + ")"
 	}
 	if n.Span == "" {
 		return "(unknown scope)"

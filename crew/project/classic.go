@@ -26,7 +26,7 @@ import (
 var agentScalarKwargs = set("role", "goal", "backstory", "allow_delegation", "max_iter", "max_retry_limit",
 	"max_execution_time", "max_rpm", "max_tokens", "verbose", "cache", "respect_context_window",
 	"use_system_prompt", "inject_date", "date_format", "tool_failure_policy", "system_template",
-	"prompt_template", "response_template", "guardrail_max_retries", "planning", "reasoning", "multimodal",
+	"prompt_template", "response_template", "guardrail_max_retries", "planning", "reasoning", "max_reasoning_attempts", "multimodal",
 	"allow_code_execution", "apps", "memory", "guardrail")
 
 var taskScalarKwargs = set("name", "description", "expected_output", "output_file", "create_directory",

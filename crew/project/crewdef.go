@@ -383,6 +383,19 @@ func (l *loader) decodeAgentFields(a *Agent, d *decoder, name string, withTools 
 	d.integer("guardrail_max_retries", &a.GuardrailMaxRetries)
 	d.boolean("planning", &a.Planning)
 	d.boolean("reasoning", &a.Reasoning)
+	d.optInt("max_reasoning_attempts", &a.MaxReasoningAttempts)
+	if n := d.node("planning_config"); !n.IsNull() && n.Kind == KindObject {
+		pd := newDecoder(d.l, d.vsrc, d.file, d.path("planning_config"), n)
+		pc := &PlanningConfig{}
+		pd.optInt("max_attempts", &pc.MaxAttempts)
+		pd.optInt("max_steps", &pc.MaxSteps)
+		for _, f := range n.Fields {
+			if f.Key != "max_attempts" && f.Key != "max_steps" {
+				pc.Others = append(pc.Others, f.Key)
+			}
+		}
+		a.PlanningConfig = pc
+	}
 	d.boolean("multimodal", &a.Multimodal)
 	d.boolean("allow_code_execution", &a.AllowCodeExecution)
 
@@ -664,7 +677,7 @@ var agentHandledFields = set("role", "goal", "backstory", "llm", "function_calli
 	"allow_delegation", "max_iter", "max_retry_limit", "max_execution_time", "max_rpm", "max_tokens",
 	"verbose", "cache", "respect_context_window", "use_system_prompt", "system_template",
 	"prompt_template", "response_template", "inject_date", "date_format", "tool_failure_policy",
-	"memory", "guardrail", "guardrail_max_retries", "planning", "reasoning", "multimodal",
+	"memory", "guardrail", "guardrail_max_retries", "planning", "reasoning", "max_reasoning_attempts", "multimodal",
 	"allow_code_execution", "settings", "type")
 
 var taskHandledFields = set("name", "description", "expected_output", "agent", "context", "tools", "output_file",

@@ -156,8 +156,12 @@ type Agent struct {
 	GuardrailMaxRetries  int // default 3
 	Planning             bool
 	Reasoning            bool
-	Multimodal           bool
-	AllowCodeExecution   bool
+	// MaxReasoningAttempts is max_reasoning_attempts (nil: None).
+	MaxReasoningAttempts *int
+	// PlanningConfig is planning_config; nil when absent or null.
+	PlanningConfig     *PlanningConfig
+	Multimodal         bool
+	AllowCodeExecution bool
 	// Type is "" / "Agent", or "python:<ref>" for {"python": …}.
 	Type string
 
@@ -401,4 +405,12 @@ type Unresolved struct {
 	// resolve computes the value from the environment (crew.py
 	// expressions that read it).
 	resolve func(p *Project) (any, string, bool)
+}
+
+// PlanningConfig is an agent's planning_config object: the fields the
+// planning calls read, and the names of the others it sets.
+type PlanningConfig struct {
+	MaxAttempts *int // nil: None
+	MaxSteps    *int // nil: the default, 20
+	Others      []string
 }
