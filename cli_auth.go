@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 
+	"crewbench/crew/project"
+	"crewbench/crew/writeback"
 	"crewbench/mcpconn"
 	"crewbench/mcpconn/oauth"
 )
@@ -72,4 +74,26 @@ func storedTokenAuthorizer() mcpconn.Authorizer {
 		return nil
 	}
 	return oauth.New(oauth.Config{Store: &oauth.Store{Path: path}})
+}
+
+// exportOAuth says which of the project's HTTP/SSE servers want an OAuth
+// token in an exported config, and how that is known: listing its tools
+// with the configured headers, as CrewAI connects, was answered 401
+// (refused, by server name), or crewbench holds a token for its URL (held).
+// A refusal wins: a held token the server refused is no token at all.
+// Either function may be nil.
+func exportOAuth(p *project.Project, held func(url string) bool, refused func(server string) bool) map[string]writeback.OAuthReason {
+	out := map[string]writeback.OAuthReason{}
+	for _, s := range p.Servers {
+		if s.Spec.Transport == mcpconn.TransportStdio || s.Spec.URL == "" {
+			continue
+		}
+		switch {
+		case refused != nil && refused(s.Name):
+			out[s.Name] = writeback.OAuthRefused
+		case held != nil && held(s.Spec.URL):
+			out[s.Name] = writeback.OAuthTokenHeld
+		}
+	}
+	return out
 }

@@ -2,16 +2,22 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"crewbench/crew/lint"
 	"crewbench/crew/project"
 	"crewbench/crew/writeback"
 	"crewbench/mcpconn"
+	"crewbench/session"
 )
 
 type exportConfigOptions struct {
@@ -22,6 +28,8 @@ type exportConfigOptions struct {
 	write   bool
 	yes     bool
 	overlay string
+	connect bool
+	timeout time.Duration
 }
 
 func newExportConfigCmd() *cobra.Command {
@@ -47,7 +55,10 @@ Filter entries are written as CrewAI compares them (sanitized: getForecast
 becomes get_forecast, with a note), the form lint checks. A remote server
 crewbench holds an OAuth token for (crewbench auth login) gets the header
 CrewAI needs, headers={"Authorization": f"Bearer {os.environ['NAME_TOKEN']}"}:
-CrewAI never runs the OAuth flow itself. Python is wrapped at 88 columns,
+CrewAI never runs the OAuth flow itself. --connect first lists the tools of
+each HTTP/SSE server crewbench holds no token for, sending only the
+configured headers as CrewAI does: one that answers 401 Unauthorized gets
+that header too, with a note on getting a token. Python is wrapped at 88 columns,
 only where Python allows a line break.
 
 --write edits the project's own file instead (the agent's .jsonc or crew.py):
@@ -73,6 +84,8 @@ outside the Python package), and the change is made only after you confirm
 	f.BoolVar(&o.write, "write", false, "write the filter into the project's file (shows a diff, keeps a backup)")
 	f.BoolVar(&o.yes, "yes", false, "with --write: do not ask for confirmation")
 	f.StringVarP(&o.overlay, "config", "c", "", "crewbench.yaml overlay `FILE` (default: the one beside the project)")
+	f.BoolVar(&o.connect, "connect", false, "list the HTTP/SSE servers' tools first, as CrewAI connects: a server answering 401 gets the OAuth Authorization header")
+	f.DurationVar(&o.timeout, "server-timeout", lint.DefaultServerTimeout, "with --connect: how long one server may take to list its tools")
 	return cmd
 }
 
@@ -106,7 +119,17 @@ func runExportConfig(cmd *cobra.Command, o *exportConfigOptions, path string) er
 		}
 		filters[s.Name] = fs
 	}
+	held := oauthTokenHeld()
+	var refused map[string]bool
+	if o.connect {
+		refused = refusedServers(cmd.Context(), p, o.servers, held, o.timeout, errw)
+	}
 	if o.write {
+		for _, s := range p.Servers {
+			if refused[s.Name] {
+				fmt.Fprintf(errw, "note: %s answered 401 Unauthorized: --write changes only its tool_filter; export it without --write for the Authorization header CrewAI needs\n", s.Name)
+			}
+		}
 		return writeFilters(cmd, o, p, filters)
 	}
 	format := writeback.DefaultFormat(p)
@@ -115,13 +138,7 @@ func runExportConfig(cmd *cobra.Command, o *exportConfigOptions, path string) er
 			return exitCode(1, fmt.Errorf("export-config: %w", err))
 		}
 	}
-	held := oauthTokenHeld()
-	wantsOAuth := map[string]bool{}
-	for _, s := range p.Servers {
-		if s.Spec.Transport != mcpconn.TransportStdio && s.Spec.URL != "" && held(s.Spec.URL) {
-			wantsOAuth[s.Name] = true
-		}
-	}
+	wantsOAuth := exportOAuth(p, held, func(name string) bool { return refused[name] })
 	res, err := writeback.Export(p, format, writeback.Options{Servers: o.servers, Filters: filters, OAuth: wantsOAuth})
 	if err != nil {
 		return exitCode(1, err)
@@ -133,6 +150,53 @@ func runExportConfig(cmd *cobra.Command, o *exportConfigOptions, path string) er
 		fmt.Fprintf(errw, "note: %s\n", n)
 	}
 	return nil
+}
+
+// refusedServers lists the tools of the selected HTTP/SSE servers that
+// crewbench holds no token for (a held token already gets the header),
+// concurrently, each within timeout, with the configured headers only —
+// no stored token, as CrewAI connects — and returns the names of those
+// that answered 401 Unauthorized. A server that could not be listed for
+// another reason gets a note: the export cannot tell what it wants.
+func refusedServers(ctx context.Context, p *project.Project, only []string, held func(string) bool, timeout time.Duration, errw io.Writer) map[string]bool {
+	var todo []*project.Server
+	for _, s := range p.Servers {
+		if (len(only) > 0 && !slices.Contains(only, s.Name)) || s.Spec.Transport == mcpconn.TransportStdio ||
+			s.Spec.URL == "" || held(s.Spec.URL) {
+			continue
+		}
+		if ok, why := s.Ready(p); !ok {
+			fmt.Fprintf(errw, "note: %s was not connected: %s\n", s.Name, why)
+			continue
+		}
+		todo = append(todo, s)
+	}
+	found := make([]*mcpconn.Discovery, len(todo))
+	var wg sync.WaitGroup
+	for i, s := range todo {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			spec := s.Spec
+			spec.Faults = nil // the server itself, not injected what-ifs
+			found[i], _ = mcpconn.Discover(sctx, spec, mcpconn.Options{Cache: &mcpconn.ToolsCache{}})
+		}()
+	}
+	wg.Wait()
+	refused := map[string]bool{}
+	for i, d := range found {
+		s := todo[i]
+		switch {
+		case d == nil || d.Outcome == session.OutcomeOK:
+		case mcpconn.Unauthorized(s.Spec, d.Outcome, d.Error+" "+d.CrewAIError):
+			refused[s.Name] = true
+		default:
+			fmt.Fprintf(errw, "note: %s could not be listed (%s): exported as configured\n", s.Name, mcpconn.RedactText(s.Spec, d.Error))
+		}
+	}
+	return refused
 }
 
 func nonEmpty(xs []string) []string {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"crewbench/crew/project"
+	"crewbench/crew/writeback"
 	"crewbench/fixtures/fixturetest"
 	"crewbench/mcpconn/oauth"
 )
@@ -216,5 +218,62 @@ func TestExportConfigOAuthServer(t *testing.T) {
 	_, out, _ := runCLI(t, nil, "lint", dir)
 	if !strings.Contains(out, "mcp-oauth-not-done-by-crewai") || !strings.Contains(out, "crewbench holds an OAuth token for "+url) {
 		t.Errorf("lint:\n%s", out)
+	}
+}
+
+// With --connect, a server that answers 401 when its tools are listed with
+// the configured headers (as CrewAI connects) is exported with the header
+// CrewAI needs, as a server crewbench holds a token for is, and a note on
+// getting the token; one whose configured Authorization header is refused
+// keeps it, with a note that the token is wrong. Without --connect nothing
+// is probed. The server is oauthtest's real protected MCP server.
+func TestExportConfigConnectOAuthRefused(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir()) // no stored tokens
+	fake := protectedServer(t)
+	dir := t.TempDir()
+	fixturetest.WriteFiles(t, dir, map[string]string{
+		"crew.jsonc": `{"agents": ["a"], "tasks": [{"name": "t1", "description": "d", "expected_output": "e", "agent": "a"}]}`,
+		"agents/a.jsonc": `{"role": "r", "goal": "g", "backstory": "b", "mcps": [
+  {"url": "` + fake.MCPURL() + `", "headers": {"X-Client": "x"}},
+  {"url": "` + fake.MCPURL() + `?v=2", "headers": {"Authorization": "Bearer ${OLD_TOKEN}"}}
+]}`})
+	t.Setenv("OLD_TOKEN", "expired-token-0123456789")
+	p, err := project.Open(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refusedName, keptName := p.Servers[0].Name, p.Servers[1].Name
+	env := writeback.TokenEnvVar(refusedName)
+	want := map[string]string{
+		"mcps":       `"Authorization": "Bearer ${` + env + `}"`,
+		"python":     `"Authorization": f"Bearer {os.environ['` + env + `']}"`,
+		"mcpservers": `"Authorization": "Bearer ${` + env + `}"`,
+	}
+	for format, w := range want {
+		code, out, errOut := runCLI(t, nil, "export-config", "--connect", "--format", format, dir)
+		if code != 0 || !strings.Contains(out, w) {
+			t.Errorf("%s: exit %d\n%s%s", format, code, out, errOut)
+		}
+		for _, n := range []string{
+			"note: " + refusedName + " answered 401 Unauthorized when its tools were listed",
+			"crewbench auth login " + fake.MCPURL(), "set " + env + " to it",
+			"note: " + keptName + " answered 401 Unauthorized to the Authorization header its config sends",
+		} {
+			if !strings.Contains(errOut, n) {
+				t.Errorf("%s: stderr lacks %q:\n%s", format, n, errOut)
+			}
+		}
+		if strings.Contains(out, writeback.TokenEnvVar(keptName)) {
+			t.Errorf("%s: the server with its own Authorization header got another:\n%s", format, out)
+		}
+	}
+	code, out, errOut := runCLI(t, nil, "export-config", "--format", "python", dir)
+	if code != 0 || strings.Contains(out, env) || strings.Contains(errOut, "401") {
+		t.Errorf("without --connect: exit %d\n%s%s", code, out, errOut)
+	}
+	// --write changes only the filter, and says the header is missing
+	code, out, errOut = runCLI(t, nil, "export-config", "--connect", "--write", "--yes", "--server", refusedName, "--allow", "echo", dir)
+	if code != 0 || !strings.Contains(errOut, "note: "+refusedName+" answered 401 Unauthorized: --write changes only its tool_filter") {
+		t.Errorf("--write: exit %d\n%s%s", code, out, errOut)
 	}
 }

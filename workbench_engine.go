@@ -407,8 +407,11 @@ func (r projectReplayer) record(req ui.RerunRequest, p *project.Project, runID s
 type projectExporter struct {
 	Project *project.Project
 	// HasOAuthToken reports whether crewbench holds an OAuth token for a
-	// server URL: the export then adds the Authorization header CrewAI needs.
+	// server URL, and Refused whether the workbench's own listing of a
+	// server's tools was answered 401: the export then adds the
+	// Authorization header CrewAI needs. Either may be nil.
 	HasOAuthToken func(serverURL string) bool
+	Refused       func(server string) bool
 	// ReadOnly, when set, is why writing is refused (the embedded demo
 	// lives in a temporary directory).
 	ReadOnly string
@@ -423,11 +426,8 @@ func (e projectExporter) Render(_ context.Context, f ui.ExportFormat, req ui.Exp
 	case ui.ExportMCPServers:
 		format = writeback.FormatMCPServers
 	}
-	opts := writeback.Options{Servers: []string{req.Server}, Filters: map[string]mcpconn.FilterSpec{req.Server: req.Filter}}
-	if s := e.Project.Server(req.Server); s != nil && e.HasOAuthToken != nil && s.Spec.URL != "" &&
-		s.Spec.Transport != mcpconn.TransportStdio && e.HasOAuthToken(s.Spec.URL) {
-		opts.OAuth = map[string]bool{req.Server: true}
-	}
+	opts := writeback.Options{Servers: []string{req.Server}, Filters: map[string]mcpconn.FilterSpec{req.Server: req.Filter},
+		OAuth: exportOAuth(e.Project, e.HasOAuthToken, e.Refused)}
 	res, err := writeback.Export(e.Project, format, opts)
 	if err != nil {
 		return "", err
@@ -443,6 +443,17 @@ func (e projectExporter) Render(_ context.Context, f ui.ExportFormat, req ui.Exp
 		text += "\n" + comment + n
 	}
 	return text, nil
+}
+
+// poolRefused reports whether the pool's connection to a project server
+// failed with 401 Unauthorized. The pool sends a stored token, so a server
+// refused there has none crewbench could give CrewAI either.
+func poolRefused(pool *mcpconn.Pool, p *project.Project) func(server string) bool {
+	return func(name string) bool {
+		st, ok := pool.ServerStatus(name)
+		s := p.Server(name)
+		return ok && s != nil && st.State == mcpconn.StateFailed && mcpconn.Unauthorized(s.Spec, st.Class, st.Error)
+	}
 }
 
 // Plan implements ui.FilterExporter.

@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"crewbench/crew/project"
+	"crewbench/crew/writeback"
 	"crewbench/fixtures/demo"
+	"crewbench/fixtures/fixturetest"
 	"crewbench/mcpconn"
 	"crewbench/ui"
 )
@@ -117,5 +119,38 @@ func TestDirSessionsListsNewestFirst(t *testing.T) {
 	}
 	if l, err := (dirSessions{Dir: filepath.Join(dir, "missing")}).List(context.Background()); err != nil || l != nil {
 		t.Errorf("a missing dir lists nothing: %v %v", l, err)
+	}
+}
+
+// The playground's export of a server the workbench's pool was refused with
+// 401 (no stored token) carries the Authorization header CrewAI needs and
+// the note on getting the token, as export-config --connect writes it.
+func TestProjectExporter_PoolRefusedGetsBearer(t *testing.T) {
+	fake := protectedServer(t)
+	dir := t.TempDir()
+	fixturetest.WriteFiles(t, dir, map[string]string{
+		"crew.jsonc":     `{"agents": ["a"], "tasks": [{"name": "t1", "description": "d", "expected_output": "e", "agent": "a"}]}`,
+		"agents/a.jsonc": `{"role": "r", "goal": "g", "backstory": "b", "mcps": [{"url": "` + fake.MCPURL() + `"}]}`})
+	p, err := project.Open(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pool := mcpconn.NewPool(nil)
+	defer pool.Close()
+	name := p.Servers[0].Name
+	_ = pool.Connect(ctx, p.Servers[0].Spec) // the failure is in the status
+	if st, _ := pool.ServerStatus(name); st.State != mcpconn.StateFailed {
+		t.Fatalf("the protected server let the pool in without a token: %+v", st)
+	}
+	e := projectExporter{Project: p, Refused: poolRefused(pool, p)}
+	text, err := e.Render(ctx, ui.ExportPython, ui.ExportRequest{Server: name})
+	env := writeback.TokenEnvVar(name)
+	if err != nil || !strings.Contains(text, `f"Bearer {os.environ['`+env+`']}"`) || !strings.Contains(text, "# note: "+name+" answered 401 Unauthorized") {
+		t.Errorf("render (%v):\n%s", err, text)
+	}
+	if text, _ := (projectExporter{Project: p}).Render(ctx, ui.ExportPython, ui.ExportRequest{Server: name}); strings.Contains(text, env) {
+		t.Errorf("no refusal known, but a header:\n%s", text)
 	}
 }

@@ -113,7 +113,7 @@ func openWorkbench(cmd *cobra.Command, o workbenchOptions) error {
 			SessionsDir: sessionsDir, Version: buildVersion()}
 	}
 	if w.project != nil {
-		deps.Exporter = projectExporter{Project: w.project, HasOAuthToken: oauthTokenHeld()}
+		deps.Exporter = projectExporter{Project: w.project, HasOAuthToken: oauthTokenHeld(), Refused: poolRefused(pool, w.project)}
 		if w.ws.Name == "demo" {
 			deps.Exporter = projectExporter{Project: w.project,
 				ReadOnly: "the demo lives in a temporary directory: nothing to write back to (x shows the config)"}

@@ -193,7 +193,7 @@ func dialOnce(ctx context.Context, spec ServerSpec, o dialOptions) (mcpSession, 
 	case TransportHTTP, TransportSSE:
 		var auth func(http.RoundTripper) http.RoundTripper
 		if o.auth != nil {
-			configured := hasHeader(spec.Headers, "Authorization")
+			configured := HasHeader(spec.Headers, "Authorization")
 			auth = func(base http.RoundTripper) http.RoundTripper {
 				// What reaches base is the request as sent: an Authorization
 				// there that the spec did not configure is the stored token.
@@ -378,8 +378,8 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-// hasHeader reports whether headers set name (HTTP names ignore case).
-func hasHeader(headers map[string]string, name string) bool {
+// HasHeader reports whether headers set name (HTTP names ignore case).
+func HasHeader(headers map[string]string, name string) bool {
 	for k := range headers {
 		if strings.EqualFold(k, name) {
 			return true

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -172,35 +174,63 @@ func stepRun(t testing.TB, m Model, msg tea.Msg, depth int) Model {
 	t.Helper()
 	nm, cmd := m.Update(msg)
 	m = nm.(Model)
-	for _, r := range runCmd(cmd, depth) {
+	for _, r := range runCmd(t, cmd, depth) {
 		m = stepRun(t, m, r, depth-1)
 	}
 	return m
 }
 
-// quickCmd is how long runCmd waits for a command: ticks (cursor blink)
-// and readers of open channels take longer and are dropped.
-const quickCmd = 100 * time.Millisecond
+// cmdDeadline is how long runCmd waits for one command. It is a deadline
+// for a hang, not a timing assumption: on a busy machine a command that
+// finishes at once may still take a while to be scheduled.
+const cmdDeadline = time.Minute
 
-// runCmd runs cmd (and batches), returning the messages of the commands
-// that finish within quickCmd.
-func runCmd(cmd tea.Cmd, depth int) []tea.Msg {
+// clockCmds are the commands that wait on a clock by design: the cursor's
+// blink and tea.Tick (a notice's lifetime, the Try call's spinner). runCmd
+// does not run them; a test that needs their message sends it itself.
+var clockCmds = []string{
+	"github.com/charmbracelet/bubbles/cursor.(*Model).BlinkCmd.",
+	"github.com/charmbracelet/bubbletea.Tick.",
+	"github.com/charmbracelet/bubbletea.Every.",
+}
+
+// cmdName is the name of the function behind cmd, as the runtime knows it
+// (e.g. crewbench/ui.(*filterPane).recompute.applyFilter.func1).
+func cmdName(cmd tea.Cmd) string {
+	if f := runtime.FuncForPC(reflect.ValueOf(cmd).Pointer()); f != nil {
+		return f.Name()
+	}
+	return fmt.Sprintf("%T", cmd)
+}
+
+// runCmd runs cmd, and the commands of the batches it returns, and returns
+// their messages; depth limits nothing here (stepRun counts it down) but 0
+// runs nothing. Clock commands (clockCmds) are left out; any other command
+// must finish within cmdDeadline, or the test fails naming it.
+func runCmd(t testing.TB, cmd tea.Cmd, depth int) []tea.Msg {
+	t.Helper()
 	if cmd == nil || depth <= 0 {
 		return nil
+	}
+	name := cmdName(cmd)
+	for _, c := range clockCmds {
+		if strings.HasPrefix(name, c) {
+			return nil
+		}
 	}
 	ch := make(chan tea.Msg, 1)
 	go func() { ch <- cmd() }()
 	var msg tea.Msg
 	select {
 	case msg = <-ch:
-	case <-time.After(quickCmd):
-		return nil
+	case <-time.After(cmdDeadline):
+		t.Fatalf("command %s returned no message within %s (if it waits on a clock by design, add it to clockCmds)", name, cmdDeadline)
 	}
 	switch msg := msg.(type) {
 	case tea.BatchMsg:
 		var out []tea.Msg
 		for _, c := range msg {
-			out = append(out, runCmd(c, depth)...)
+			out = append(out, runCmd(t, c, depth)...)
 		}
 		return out
 	case nil:

@@ -3,7 +3,6 @@ package ui
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -74,29 +73,6 @@ var textFieldStates = []struct {
 	}, func(m Model) string { return m.trace.editor.Value() }},
 }
 
-// promptMsgs runs cmd (and batches) and returns the messages that arrive
-// at once; the cursor blink's ticks do not.
-func promptMsgs(cmd tea.Cmd) []tea.Msg {
-	if cmd == nil {
-		return nil
-	}
-	ch := make(chan tea.Msg, 1)
-	go func() { ch <- cmd() }()
-	select {
-	case msg := <-ch:
-		if b, ok := msg.(tea.BatchMsg); ok {
-			var out []tea.Msg
-			for _, c := range b {
-				out = append(out, promptMsgs(c)...)
-			}
-			return out
-		}
-		return []tea.Msg{msg}
-	case <-time.After(10 * time.Millisecond):
-		return nil
-	}
-}
-
 func tryAt(t *testing.T) Model {
 	m := settled(t, goldenDeps(), 100, 30)
 	return step(t, m, showTryMsg{server: "weather", tool: "getForecast"})
@@ -123,7 +99,7 @@ func TestNoPrintableKeyIsACommandWhileTyping(t *testing.T) {
 			for _, r := range text {
 				nm, cmd := m.Update(keyRunes(string(r)))
 				m = nm.(Model)
-				for _, msg := range promptMsgs(cmd) {
+				for _, msg := range runCmd(t, cmd, 1) {
 					switch msg.(type) {
 					case editorReadyMsg, startRunMsg, callDoneMsg, noticeMsg, tea.QuitMsg:
 						t.Fatalf("typing %q sent %T", r, msg)

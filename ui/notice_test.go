@@ -17,7 +17,7 @@ func stepAll(t *testing.T, m Model, msg tea.Msg) Model {
 	t.Helper()
 	nm, cmd := m.Update(msg)
 	m = nm.(Model)
-	for _, r := range promptMsgs(cmd) {
+	for _, r := range runCmd(t, cmd, 1) {
 		m = stepAll(t, m, r)
 	}
 	return m

@@ -1005,7 +1005,7 @@ func TestToolsPane_LongListsSearchInTheBackground(t *testing.T) {
 		t.Fatal("a long list must be searched in a command")
 	}
 	var stale tea.Msg
-	for _, msg := range runCmdNoTimeout(cmd) {
+	for _, msg := range runCmd(t, cmd, 1) {
 		if _, ok := msg.(toolSearchMsg); ok {
 			stale = msg
 		}
@@ -1016,35 +1016,12 @@ func TestToolsPane_LongListsSearchInTheBackground(t *testing.T) {
 	if !m.tools.searching {
 		t.Fatal("a stale result must not end the search")
 	}
-	for _, msg := range runCmdNoTimeout(cmd) {
+	for _, msg := range runCmd(t, cmd, 1) {
 		m = step(t, m, msg)
 	}
 	if m.tools.searching || len(m.tools.visible) == 0 || m.tools.query != "it" {
 		t.Fatalf("searching %v visible %d query %q", m.tools.searching, len(m.tools.visible), m.tools.query)
 	}
-}
-
-// runCmdNoTimeout runs a command and its batch children, skipping ticks.
-func runCmdNoTimeout(cmd tea.Cmd) []tea.Msg {
-	if cmd == nil {
-		return nil
-	}
-	done := make(chan tea.Msg, 1)
-	go func() { done <- cmd() }()
-	var msg tea.Msg
-	select {
-	case msg = <-done:
-	case <-time.After(2 * time.Second): // a cursor-blink tick, or similar
-		return nil
-	}
-	if b, ok := msg.(tea.BatchMsg); ok {
-		var out []tea.Msg
-		for _, c := range b {
-			out = append(out, runCmdNoTimeout(c)...)
-		}
-		return out
-	}
-	return []tea.Msg{msg}
 }
 
 // The Tools detail shows the schema CrewAI sends the LLM below the raw one:

@@ -41,16 +41,7 @@ func newServerAuthState() *serverAuthState {
 func (p serversPane) canLogin(name string) bool {
 	spec, ok := p.d.spec(name)
 	return ok && p.deps.Auth != nil && spec.Transport != mcpconn.TransportStdio && spec.URL != "" &&
-		spec.Ref != mcpconn.RefAMP && !configuresAuthorization(spec)
-}
-
-func configuresAuthorization(spec mcpconn.ServerSpec) bool {
-	for k := range spec.Headers {
-		if strings.EqualFold(k, "Authorization") {
-			return true
-		}
-	}
-	return false
+		spec.Ref != mcpconn.RefAMP && !mcpconn.HasHeader(spec.Headers, "Authorization")
 }
 
 // authFailed says the pool's connection was refused for want of
@@ -85,7 +76,7 @@ func (p serversPane) readAuth(name string) tea.Cmd {
 // startLogin is L on the selected server.
 func (p serversPane) startLogin(name string) tea.Cmd {
 	if !p.canLogin(name) {
-		if p.deps.Auth != nil && configuresAuthorization(p.d.entries[name].Spec) {
+		if p.deps.Auth != nil && mcpconn.HasHeader(p.d.entries[name].Spec.Headers, "Authorization") {
 			return notice(noticeWarn, "%s has a configured Authorization header: nothing to log in to", name)
 		}
 		return notice(noticeWarn, "%s is not an HTTP or SSE server: nothing to log in to", name)
@@ -140,7 +131,7 @@ func (p serversPane) authLines(name string, w int) []string {
 		return nil
 	}
 	t := p.st.Text
-	if configuresAuthorization(spec) {
+	if mcpconn.HasHeader(spec.Headers, "Authorization") {
 		return []string{p.kv("auth", "configured Authorization header"+t.Subtle.Render("  (CrewAI sends it too)"))}
 	}
 	if p.deps.Auth == nil {

@@ -179,7 +179,7 @@ func TestServersLoginKeyOnlyWhereItApplies(t *testing.T) {
 			t.Errorf("%s: footer is %d cells", tc.name, ansi.StringWidth(f))
 		}
 		_, cmd := m.Update(keyRunes("L"))
-		msgs := runCmd(cmd, 1)
+		msgs := runCmd(t, cmd, 1)
 		if tc.login {
 			continue
 		}

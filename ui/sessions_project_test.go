@@ -53,7 +53,7 @@ func Test7SessionsIsThisProjects(t *testing.T) {
 	m = step(t, m, keyRunes("j"))
 	nm, cmd := m.Update(keyRunes("c"))
 	m = nm.(Model)
-	for _, msg := range promptMsgs(cmd) {
+	for _, msg := range runCmd(t, cmd, 1) {
 		if _, ok := msg.(compareRunMsg); ok {
 			t.Fatal("c compares a call session with a run")
 		}

@@ -74,7 +74,7 @@ func TestTryAsksBeforeADestructiveCall(t *testing.T) {
 				m.try.cancel()
 				return
 			}
-			for _, msg := range promptMsgs(cmd) {
+			for _, msg := range runCmd(t, cmd, 1) {
 				m = step(t, m, msg)
 			}
 			if s := status(m); !strings.Contains(s, "search_catalog may change things") || !strings.Contains(s, "r again calls it") {

@@ -202,7 +202,7 @@ func (c *checker) urlServer(s *project.Server) {
 				Fix:     "declare the server in crew.py as MCPServerSSE(url=…), or point \"url\" at the server's streamable-HTTP endpoint (usually /mcp)"})
 		}
 	}
-	if c.hasOAuthToken != nil && !hasAuthorization(spec.Headers) && c.hasOAuthToken(spec.URL) {
+	if c.hasOAuthToken != nil && !mcpconn.HasHeader(spec.Headers, "Authorization") && c.hasOAuthToken(spec.URL) {
 		c.oauthWarned[s.Name] = true
 		c.add(Finding{Code: CodeOAuth, Severity: Warning, Pos: pos, Server: s.Name,
 			Message: fmt.Sprintf("crewbench holds an OAuth token for %s, so the server wants one, but the config sends no Authorization header and CrewAI itself will not do the OAuth dance: CrewAI's requests get 401", session.RedactURL(spec.URL)),
@@ -219,17 +219,6 @@ func (c *checker) urlServer(s *project.Server) {
 				Fix:     "serve it at a stable https:// hostname you control (with auth), or ship it inside the package as a stdio server (python -m <pkg>.server)"})
 		}
 	}
-}
-
-// hasAuthorization reports whether headers carry an Authorization header
-// (HTTP header names are case-insensitive).
-func hasAuthorization(headers map[string]string) bool {
-	for k := range headers {
-		if strings.EqualFold(k, "Authorization") {
-			return true
-		}
-	}
-	return false
 }
 
 // localHost returns the host when it only works on this machine or through

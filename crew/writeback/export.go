@@ -67,16 +67,31 @@ type Options struct {
 	// Filters replace the static filter of a server (by name) in the output,
 	// e.g. what the user tried in the filter playground.
 	Filters map[string]mcpconn.FilterSpec
-	// OAuth names the servers that want an OAuth access token (crewbench
-	// holds one for the server's URL, or the server answered 401 with
-	// WWW-Authenticate). CrewAI never runs an OAuth flow, so such an HTTP or
+	// OAuth names the servers that want an OAuth access token, and how
+	// that is known. CrewAI never runs an OAuth flow, so such an HTTP or
 	// SSE server without an Authorization header is written with one that
-	// reads the token from $<SERVER>_TOKEN (TokenEnvVar).
-	OAuth map[string]bool
+	// reads the token from $<SERVER>_TOKEN (TokenEnvVar), and a note says
+	// where the token comes from.
+	OAuth map[string]OAuthReason
 	// Width is the line width Python output is wrapped at (WrapPython);
 	// 0 is DefaultWidth.
 	Width int
 }
+
+// OAuthReason is how an export knows that a server wants an OAuth token.
+type OAuthReason int
+
+// OAuth reasons.
+const (
+	// OAuthNone: nothing says the server wants one.
+	OAuthNone OAuthReason = iota
+	// OAuthTokenHeld: crewbench holds a token for the server's URL
+	// (crewbench auth login).
+	OAuthTokenHeld
+	// OAuthRefused: listing the server's tools with the configured
+	// headers only, as CrewAI connects, was answered 401 Unauthorized.
+	OAuthRefused
+)
 
 // Result is an export.
 type Result struct {
@@ -162,7 +177,7 @@ type exporter struct {
 	p       *project.Project
 	filters map[string]mcpconn.FilterSpec
 	format  Format
-	oauth   map[string]bool
+	oauth   map[string]OAuthReason
 	notes   []string
 	noted   map[string]bool
 }

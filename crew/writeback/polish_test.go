@@ -203,10 +203,10 @@ func TestExportOAuthHeader(t *testing.T) {
 ]}`)
 	p := open(t, dir)
 	var servers []string
-	oauth := map[string]bool{}
+	oauth := map[string]OAuthReason{}
 	for _, s := range p.Servers {
 		servers = append(servers, s.Name)
-		oauth[s.Name] = true
+		oauth[s.Name] = OAuthTokenHeld
 	}
 	want := map[Format]string{
 		FormatMCPs:       `"headers": {"Authorization": "Bearer ${WEATHER_TOKEN}", "X-Client": "crewbench"}`,

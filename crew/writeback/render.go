@@ -123,8 +123,17 @@ func (x *exporter) fieldValues(s *project.Server, field string, m map[string]str
 		i, _ := slices.BinarySearch(keys, "Authorization")
 		keys = slices.Insert(keys, i, "Authorization")
 		vals = slices.Insert(vals, i, value{env: env, prefix: "Bearer "})
-		x.note("%s wants an OAuth access token, and CrewAI does not run the OAuth flow itself: the export sends it as \"Authorization: Bearer $%s\". Set %s to the access token before the crew runs (crewbench auth status %s shows the token crewbench holds for it; your provider's console issues long-lived ones)",
-			s.Name, env, env, session.RedactURL(s.Spec.URL))
+		url := session.RedactURL(s.Spec.URL)
+		if x.oauth[s.Name] == OAuthRefused {
+			x.note("%s answered 401 Unauthorized when its tools were listed with the configured headers, as CrewAI connects: it wants an OAuth access token, and CrewAI does not run the OAuth flow itself. The export sends it as \"Authorization: Bearer $%s\". Get a token (crewbench auth login %s, or your provider's console for a long-lived one) and set %s to it before the crew runs",
+				s.Name, env, url, env)
+		} else {
+			x.note("%s wants an OAuth access token, and CrewAI does not run the OAuth flow itself: the export sends it as \"Authorization: Bearer $%s\". Set %s to the access token before the crew runs (crewbench auth status %s shows the token crewbench holds for it; your provider's console issues long-lived ones)",
+				s.Name, env, env, url)
+		}
+	} else if field == "headers" && x.oauth[s.Name] == OAuthRefused && mcpconn.HasHeader(m, "Authorization") {
+		x.note("%s answered 401 Unauthorized to the Authorization header its config sends: the token is wrong or expired (a new one: crewbench auth login %s)",
+			s.Name, session.RedactURL(s.Spec.URL))
 	}
 	return keys, vals
 }
@@ -140,21 +149,16 @@ func (x *exporter) headers(s *project.Server) bool {
 func (x *exporter) wantsBearer(s *project.Server) bool {
 	// an mcpServers file writes an https:// string ref as a url config
 	config := s.Spec.Ref == mcpconn.RefNative || (s.Spec.Ref == mcpconn.RefHTTPS && x.format == FormatMCPServers)
-	if !x.oauth[s.Name] || s.Spec.Transport == mcpconn.TransportStdio || !config {
+	if x.oauth[s.Name] == OAuthNone || s.Spec.Transport == mcpconn.TransportStdio || !config {
 		return false
 	}
-	for k := range s.Spec.Headers {
-		if strings.EqualFold(k, "Authorization") {
-			return false
-		}
-	}
-	return true
+	return !mcpconn.HasHeader(s.Spec.Headers, "Authorization")
 }
 
 // noteRefOAuth tells that a string ref cannot carry the OAuth token the
 // server wants.
 func (x *exporter) noteRefOAuth(s *project.Server) {
-	if x.oauth[s.Name] && s.Spec.Ref == mcpconn.RefHTTPS {
+	if x.oauth[s.Name] != OAuthNone && s.Spec.Ref == mcpconn.RefHTTPS {
 		x.note("%s wants an OAuth access token, but CrewAI sends no headers for an https:// string ref: declare it as a config with headers={\"Authorization\": f\"Bearer {os.environ['%s']}\"}",
 			s.Name, TokenEnvVar(s.Name))
 	}

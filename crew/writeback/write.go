@@ -217,7 +217,7 @@ func jsonObjectFilter(src []byte, obj *project.Node, f mcpconn.FilterSpec) ([]sp
 			if cur := fl.Value; cur.Kind == project.KindObject && sameStatic(cur, f) {
 				return nil, nil
 			}
-			return []span{{vs, ve, singleLineFilterJSON(f)}}, nil
+			return replaceFilterJSON(src, fl.Value, vs, ve, f)
 		}
 		ks, err := offsetOf(src, fl.KeyPos)
 		if err != nil {
@@ -231,47 +231,7 @@ func jsonObjectFilter(src []byte, obj *project.Node, f mcpconn.FilterSpec) ([]sp
 	if len(obj.Fields) == 0 {
 		return nil, fmt.Errorf("empty mcps entry")
 	}
-	last := obj.Fields[len(obj.Fields)-1]
-	lk, err := offsetOf(src, last.KeyPos)
-	if err != nil {
-		return nil, err
-	}
-	lvs, err := offsetOf(src, last.Value.Pos)
-	if err != nil {
-		return nil, err
-	}
-	lve, err := jsonValueEnd(src, lvs)
-	if err != nil {
-		return nil, err
-	}
-	objStart, err := offsetOf(src, obj.Pos)
-	if err != nil {
-		return nil, err
-	}
-	oe, err := jsonValueEnd(src, objStart)
-	if err != nil {
-		return nil, err
-	}
-	closing := oe - 1
-	member := `"tool_filter": ` + singleLineFilterJSON(f)
-	after := skipJSONSpace(src, lve)
-	trailing := after < len(src) && src[after] == ','
-	if sameLine(src, lk, closing) {
-		if trailing {
-			return []span{{after + 1, after + 1, " " + member + ","}}, nil
-		}
-		return []span{{lve, lve, ", " + member}}, nil
-	}
-	indent := lineIndent(src, lk)
-	if trailing {
-		eol := lineEnd(src, after)
-		return []span{{eol, eol, "\n" + indent + member + ","}}, nil
-	}
-	eol := lineEnd(src, lve)
-	if eol > closing {
-		eol = closing
-	}
-	return []span{{lve, lve, ","}, {eol, eol, "\n" + indent + member}}, nil
+	return addMember(src, obj, `"tool_filter": `+singleLineFilterJSON(f))
 }
 
 // lineEnd is the offset of the '\n' ending the line holding i (or the end).

@@ -9,6 +9,7 @@ import (
 
 	"crewbench/crew/project"
 	"crewbench/mcpconn"
+	"crewbench/session"
 )
 
 func read(t *testing.T, dir, name string) string {
@@ -73,27 +74,24 @@ func TestWriteFilterJSONC(t *testing.T) {
 	if len(edits) != 2 || edits[0].Shown != "agents/a.jsonc" || edits[1].Shown != "agents/b.jsonc" {
 		t.Fatalf("edits: %+v", edits)
 	}
-	oldFilter := `{
-        "type": "static",
-        "allowed_tool_names": ["lookup_stock", "list_warehouses"],
+	// only the lists change, laid out as they were
+	oldFilter := `"allowed_tool_names": ["lookup_stock", "list_warehouses"],
         "blocked_tool_names": ["delete_item"]
       }`
-	newFilter := `{"type": "static", "allowed_tool_names": ["lookup_stock"]}`
+	newFilter := `"allowed_tool_names": ["lookup_stock"]
+      }`
 	wantDiff := `--- a/agents/a.jsonc
 +++ b/agents/a.jsonc
-@@ -8,11 +8,7 @@
-       "command": "python",
-       "args": ["servers/inventory.py", "--db", "data/inv.db"],
+@@ -10,8 +10,7 @@
        "env": {"LOG_LEVEL": "warn"},
--      "tool_filter": {
--        "type": "static",
+       "tool_filter": {
+         "type": "static",
 -        "allowed_tool_names": ["lookup_stock", "list_warehouses"],
 -        "blocked_tool_names": ["delete_item"]
--      },
-+      "tool_filter": {"type": "static", "allowed_tool_names": ["lookup_stock"]},
++        "allowed_tool_names": ["lookup_stock"]
+       },
        "cache_tools_list": true
      },
-     // a remote server without a filter, trailing comma
 `
 	if edits[0].Diff != wantDiff {
 		t.Errorf("diff:\n%s\nwant:\n%s", edits[0].Diff, wantDiff)
@@ -121,7 +119,10 @@ func TestWriteFilterJSONC(t *testing.T) {
 
 	// remove a filter that is not the last member
 	writeAndCheck(t, dir, "inventory", "agents/b.jsonc", nil, nil,
-		`      "tool_filter": {"type": "static", "allowed_tool_names": ["lookup_stock"]},
+		`      "tool_filter": {
+        "type": "static",
+        "allowed_tool_names": ["lookup_stock"]
+      },
 `, ``)
 
 	// comments all survived
@@ -384,4 +385,48 @@ func writeFilter(p *project.Project, serverName string, allowed, blocked []strin
 		diffs = append(diffs, e.Diff)
 	}
 	return strings.Join(diffs, ""), backups, nil
+}
+
+// Writing over a JSON tool_filter keeps its layout (golden files in
+// testdata/layout): only the lists that change are edited; an array with
+// one entry per line keeps one per line at its indentation, its comments
+// (on their own lines and after kept entries), blank lines and trailing
+// comma; a removed entry takes its line, a new one gets a line of its own;
+// a list the filter no longer has goes with its line, and one it gains is
+// added after the last member.
+func TestWriteFilterKeepsJSONLayout(t *testing.T) {
+	cases := []struct {
+		ext              string
+		allowed, blocked []string
+	}{
+		{"jsonc", []string{"lookup_stock", "count_items", "get_price"}, nil},
+		{"json", []string{"get_price", "lookup_stock"}, []string{"delete_item"}},
+	}
+	for _, c := range cases {
+		t.Run(c.ext, func(t *testing.T) {
+			before, err := os.ReadFile(filepath.Join("testdata", "layout", "agent.before."+c.ext))
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden, err := os.ReadFile(filepath.Join("testdata", "layout", "agent.after."+c.ext))
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			write(t, dir, "crew."+c.ext, `{"agents": ["a"], "tasks": [{"name": "t1", "description": "d", "expected_output": "e", "agent": "a"}]}`)
+			write(t, dir, "agents/a."+c.ext, string(before))
+			p := open(t, dir)
+			if _, _, err := writeFilter(p, p.Servers[0].Name, c.allowed, c.blocked); err != nil {
+				t.Fatal(err)
+			}
+			if got := read(t, dir, "agents/a."+c.ext); got != string(golden) {
+				t.Errorf("after the edit:\n%s\nwant (testdata/layout/agent.after.%s):\n%s\ndiff:\n%s", got, c.ext, golden,
+					session.UnifiedDiff(string(golden), got, "want", "got", 2))
+			}
+			got := open(t, dir).Servers[0].Spec.Filter
+			if !equalStrings(got.Allowed, c.allowed) || !equalStrings(got.Blocked, c.blocked) {
+				t.Errorf("reloaded filter %+v", got)
+			}
+		})
+	}
 }
