@@ -179,5 +179,4 @@ func newAuthLogoutCmd() *cobra.Command {
 // client's error repeats its query.
 func markURLSecrets(url string) {
 	session.AddSecretValues(mcpconn.URLSecrets(url)...)
-	session.AddSecretValues(session.URLParamSecrets(url)...)
 }

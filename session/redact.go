@@ -256,9 +256,14 @@ func looksRandom(v string) bool {
 // URLSecrets returns the password in a URL's userinfo
 // ("http://user:pw@host/…") in the forms it can reach output: as written,
 // and as it appears in a CrewAI server or tool name derived from the URL
-// (lower-cased, every character outside [a-z0-9] turned into "_"). Nil
-// when the URL carries no password.
+// (lower-cased, every character outside [a-z0-9] turned into "_"); and the
+// values of its credential query and fragment parameters, which an HTTP
+// client's error repeats. Nil when the URL carries neither.
 func URLSecrets(raw string) []string {
+	return append(userinfoSecrets(raw), urlParamSecrets(raw)...)
+}
+
+func userinfoSecrets(raw string) []string {
 	_, rest, ok := strings.Cut(raw, "://")
 	if !ok {
 		return nil
@@ -549,11 +554,9 @@ func redactParams(q string) string {
 	return strings.Join(parts, "&")
 }
 
-// URLParamSecrets returns the values of a URL's credential query and
-// fragment parameters ("?api_key=…"), as written and unescaped, to mark
-// secret where a text quotes the URL without the free-text rules (an
-// error line).
-func URLParamSecrets(raw string) []string {
+// urlParamSecrets returns the values of a URL's credential query and
+// fragment parameters ("?api_key=…"), as written and unescaped.
+func urlParamSecrets(raw string) []string {
 	i := strings.IndexAny(raw, "?#")
 	if i < 0 {
 		return nil

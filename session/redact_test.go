@@ -322,6 +322,9 @@ func TestURLSecretsReachDerivedNames(t *testing.T) {
 	if URLSecrets("http://user@host/x") != nil || URLSecrets("not a url") != nil {
 		t.Error("a URL without a password has no secrets")
 	}
+	if q := URLSecrets("https://h/mcp?api_key=abc123&city=Oslo"); !slices.Equal(q, []string{"abc123"}) {
+		t.Errorf("URLSecrets of a URL with a credential parameter = %q, want its value", q)
+	}
 	r := NewRedactor(got...)
 	for _, leak := range []string{
 		"spyuser:S3cret-Pass@localhost:18923_mcp",
@@ -384,8 +387,8 @@ func TestURLParamSecrets(t *testing.T) {
 		{"https://h/mcp#sig=s1gnature", []string{"s1gnature"}},
 		{"https://h/mcp?token=", nil},
 	} {
-		if got := URLParamSecrets(c.url); strings.Join(got, "|") != strings.Join(c.want, "|") {
-			t.Errorf("URLParamSecrets(%q) = %q, want %q", c.url, got, c.want)
+		if got := urlParamSecrets(c.url); strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("urlParamSecrets(%q) = %q, want %q", c.url, got, c.want)
 		}
 	}
 }
