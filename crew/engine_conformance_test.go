@@ -39,7 +39,9 @@ func oneTaskCrew(a *Agent) *Crew {
 
 // §5.1 step 3 / summary #22: an Action Input that is not a dict, for a tool
 // that exists, gives exactly "Error: the Action Input is not a valid key,
-// value dictionary." — no parse retries, no "Moving on then." wrapper.
+// value dictionary." — no parse retries, no "Moving on then." wrapper; the
+// input is validated twice (raise_error=True, then the returning pass), so
+// two tool_validate_input_error events (tool_usage.py:889-937).
 func TestConformanceReActInvalidActionInput(t *testing.T) {
 	var calls atomic.Int64
 	prov := scripted(t, `
@@ -57,7 +59,7 @@ replies:
 	if got := r.observation(t, 1); got != "Error: the Action Input is not a valid key, value dictionary." {
 		t.Errorf("observation %q", got)
 	}
-	if calls.Load() != 0 || r.count(session.ToolValidateInputError) != 1 || r.count(session.ToolSelectionError) != 0 {
+	if calls.Load() != 0 || r.count(session.ToolValidateInputError) != 2 || r.count(session.ToolSelectionError) != 0 {
 		t.Errorf("calls %d, validate errors %d, selection errors %d", calls.Load(), r.count(session.ToolValidateInputError), r.count(session.ToolSelectionError))
 	}
 	fs := r.out.ToolFailures()
