@@ -128,3 +128,35 @@ func TestConformanceO1ModelUsesReAct(t *testing.T) {
 		}
 	}
 }
+
+// The repeated-call guard's text keeps the translation's trailing "\n\n"
+// (en.json errors.task_repeated_usage): rstripped away when it ends the
+// assistant message (agent_utils.py:449), kept when the third formatted
+// result appends the tools reminder (tool_usage.py:510-520, 760-777).
+func TestConformanceReActRepeatedCallBeforeTheReminder(t *testing.T) {
+	var calls atomic.Int64
+	prov := scripted(t, `
+function_calling: false
+replies:
+  - "Thought: t\nAction: get_forecast\nAction Input: {\"city\": \"Oslo\"}"
+  - "Thought: t\nAction: get_forecast\nAction Input: {\"city\": \"Oslo\"}"
+  - "Thought: t\nAction: get_forecast\nAction Input: {\"city\": \"Oslo\"}"
+  - "Thought: I now know the final answer\nFinal Answer: Sunny."
+`)
+	a := NewAgent("a", "A", "g", "b", prov)
+	a.Tools = []Tool{weatherTool(&calls)}
+	r := kickoff(t, oneTaskCrew(a), nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	guard := "I tried reusing the same input, I must stop using this action input. I'll try something else instead."
+	if got := r.observation(t, 2); got != guard {
+		t.Errorf("second use: observation %q, want %q", got, guard)
+	}
+	if got := r.observation(t, 3); !strings.HasPrefix(got, guard+"\n\n\n\n\nYou ONLY have access to the following tools") {
+		t.Errorf("third use: observation %q, want the guard text, its \\n\\n, then the reminder", got)
+	}
+	if calls.Load() != 1 {
+		t.Errorf("tool ran %d times, want 1", calls.Load())
+	}
+}

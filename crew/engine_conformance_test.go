@@ -126,7 +126,7 @@ replies:
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	if got := r.observation(t, 2); got != prompt.TaskRepeatedUsage {
+	if got := r.observation(t, 2); got != prompt.RStrip(prompt.TaskRepeatedUsage) {
 		t.Errorf("repeat observation %q", got)
 	}
 	if runs.Load() != 1 {
