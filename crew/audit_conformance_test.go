@@ -160,3 +160,37 @@ replies:
 		t.Errorf("tool ran %d times, want 1", calls.Load())
 	}
 }
+
+// The repeated-call guard reads the agent's ToolsHandler.last_used_tool
+// (tool_usage.py:779-789), which belongs to the agent for the whole kickoff
+// (base_agent.py:347-350; agent/core.py:1214 hands the same handler to every
+// executor): a later task whose first call repeats the last successful call
+// of the agent's previous task gets the guard text, and the tool does not run.
+func TestConformanceReActRepeatedCallGuardSpansTasks(t *testing.T) {
+	var calls atomic.Int64
+	prov := scripted(t, `
+function_calling: false
+replies:
+  - "Thought: t\nAction: get_forecast\nAction Input: {\"city\": \"Oslo\"}"
+  - "Thought: I now know the final answer\nFinal Answer: one"
+  - "Thought: t\nAction: get_forecast\nAction Input: {\"city\": \"Oslo\"}"
+  - "Thought: I now know the final answer\nFinal Answer: two"
+`)
+	a := NewAgent("a", "A", "g", "b", prov)
+	a.Tools = []Tool{weatherTool(&calls)}
+	c := &Crew{Agents: []*Agent{a}, Tasks: []*Task{
+		{Name: "one", Description: "d1", ExpectedOutput: "e", Agent: a},
+		{Name: "two", Description: "d2", ExpectedOutput: "e", Agent: a, ContextMode: ContextNone},
+	}}
+	r := kickoff(t, c, nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	guard := "I tried reusing the same input, I must stop using this action input. I'll try something else instead."
+	if got := r.observation(t, 3); got != guard {
+		t.Errorf("task two's first call: observation %q, want the guard text", got)
+	}
+	if calls.Load() != 1 || r.out.Raw != "two" {
+		t.Errorf("tool ran %d times (want 1), output %q", calls.Load(), r.out.Raw)
+	}
+}

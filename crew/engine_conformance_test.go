@@ -174,10 +174,14 @@ func TestConformanceResultAsAnswerFromCache(t *testing.T) {
 		var calls atomic.Int64
 		tool := weatherTool(&calls)
 		tool.S.ResultAsAnswer = true
+		// ReAct: the agent's last_used_tool outlives the task, so task two
+		// makes another call first, or the repeat would trip the guard
+		// before the cache is read (tool_usage.py:509-523).
 		script := `
 function_calling: false
 replies:
   - "Action: get_forecast\nAction Input: {\"city\": \"Rome\"}"
+  - "Action: other\nAction Input: {}"
   - "Action: get_forecast\nAction Input: {\"city\": \"Rome\"}"
 `
 		if native {
@@ -189,7 +193,7 @@ replies:
 		}
 		prov := scripted(t, script)
 		a := NewAgent("a", "A", "g", "b", prov)
-		a.Tools = []Tool{tool}
+		a.Tools = []Tool{tool, NewFuncTool("other", "Another tool.", nil, func(context.Context, *pyjson.Object) ToolResult { return ToolResult{Text: "ok"} })}
 		c := &Crew{Cache: true, Agents: []*Agent{a}, Tasks: []*Task{
 			{Name: "one", Description: "d1", ExpectedOutput: "e", Agent: a},
 			{Name: "two", Description: "d2", ExpectedOutput: "e", Agent: a, ContextMode: ContextNone},

@@ -55,12 +55,12 @@ type agentRun struct {
 
 	mu         sync.Mutex
 	usage      map[Tool]int
-	last       *lastCall
 	failures   []ToolFailureRecord
 	lastFailed bool
 }
 
-// lastCall is ToolsHandler.last_used_tool: the last successful ReAct call.
+// lastCall is ToolsHandler.last_used_tool: the last successful ReAct call
+// (Agent.lastUsedTool).
 type lastCall struct {
 	name string
 	args *pyjson.Object

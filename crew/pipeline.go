@@ -176,7 +176,8 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 	// equal arguments (Python dict ==: key order does not matter and
 	// 1 == 1.0 == True, tool_usage.py:776-785).
 	ar.mu.Lock()
-	repeated := ar.last != nil && ar.last.name == name && pyjson.Equal(ar.last.args, args)
+	last := ar.agent.lastUsedTool
+	repeated := last != nil && last.name == name && pyjson.Equal(last.args, args)
 	ar.mu.Unlock()
 	probe := ar.newCall(step, tool, name, act.Tool, args, 0)
 	if repeated {
@@ -251,7 +252,7 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 		// counted and last_used_tool is set; only the cache write and
 		// result_as_answer are skipped.
 		ar.mu.Lock()
-		ar.last = &lastCall{name: name, args: cs.args.Clone()}
+		ar.agent.lastUsedTool = &lastCall{name: name, args: cs.args.Clone()}
 		ar.usage[tool] += reactUsesPerRun
 		ar.mu.Unlock()
 		if err := ar.recordFailure(cs.span, name, spec, res.Failure, cs.args); err != nil {
@@ -264,7 +265,7 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 		ar.cacheWrite(cacheKey(name, cs.args), res.Text)
 	}
 	ar.mu.Lock()
-	ar.last = &lastCall{name: name, args: cs.args.Clone()}
+	ar.agent.lastUsedTool = &lastCall{name: name, args: cs.args.Clone()}
 	ar.usage[tool] += reactUsesPerRun
 	ar.mu.Unlock()
 	return ar.reactAnswer(ar.formatResult(res.Text), name)
