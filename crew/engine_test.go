@@ -169,7 +169,9 @@ replies:
 	if calls.Load() != 1 {
 		t.Errorf("tool ran %d times, want 1 (guard)", calls.Load())
 	}
-	if r.count(session.GuardTripped) != 1 || r.count(session.ToolSelectionError) != 3 {
+	// Two tool_selection_error events per parsing attempt (the raise_error
+	// pass and the fallback pass both run _select_tool, tool_usage.py:889-937).
+	if r.count(session.GuardTripped) != 1 || r.count(session.ToolSelectionError) != 6 {
 		t.Errorf("guard events %d, selection errors %d", r.count(session.GuardTripped), r.count(session.ToolSelectionError))
 	}
 	// The unknown action is recorded (reason invalid_input) under warn.

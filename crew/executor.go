@@ -55,12 +55,12 @@ type agentRun struct {
 
 	mu         sync.Mutex
 	usage      map[Tool]int
-	last       *lastCall
 	failures   []ToolFailureRecord
 	lastFailed bool
 }
 
-// lastCall is ToolsHandler.last_used_tool: the last successful ReAct call.
+// lastCall is ToolsHandler.last_used_tool: the last successful ReAct call
+// (Agent.lastUsedTool).
 type lastCall struct {
 	name string
 	args *pyjson.Object
@@ -436,13 +436,20 @@ func (ar *agentRun) nativeStep(ctx context.Context, step string) (string, bool, 
 		return resp.Content, true, nil
 	}
 	calls := make([]llm.ToolCall, len(resp.ToolCalls))
+	echo := make([]llm.ToolCall, len(resp.ToolCalls))
 	for i, c := range resp.ToolCalls {
 		if c.ID == "" {
 			c.ID = "call_" + ar.rs.em.NewSpan()
 		}
 		calls[i] = c
+		// The assistant message echoes each call under the name
+		// extract_tool_call_info gives, which is sanitized
+		// (agent_utils.py:1377-1384, agent_executor.py:1714-1741): a call
+		// to "Get-Weather" goes back to the model as "get_weather".
+		c.Name = names.Sanitize(c.Name)
+		echo[i] = c
 	}
-	ar.appendMsg(llm.Message{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: calls})
+	ar.appendMsg(llm.Message{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: echo})
 	results, final, err := ar.nativeCalls(ctx, step, calls)
 	for i, r := range results {
 		if !r.done {

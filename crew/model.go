@@ -99,6 +99,13 @@ type Agent struct {
 	// agent runs (agent/utils.py:231-244), a CrewAI bug crewbench keeps.
 	toolsAnswer    string
 	hasToolsAnswer bool
+	// lastUsedTool is the agent's ToolsHandler.last_used_tool, which the
+	// repeated-call guard compares with (tool_usage.py:779-789). The
+	// handler belongs to the agent (base_agent.py:347-350, replaced only by
+	// set_cache_handler before the kickoff), so the guard also trips on a
+	// later task's, or a retried execution's, first call when it repeats
+	// the agent's last successful ReAct call.
+	lastUsedTool *lastCall
 }
 
 // PlanningConfig is the part of CrewAI's PlanningConfig

@@ -131,7 +131,14 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 		idx, err := react.SelectTool(act.Tool, ar.reactNames, ar.toolText.Description)
 		if err != nil {
 			lastErr = err
-			ar.pointEvent(session.ToolSelectionError, step, act.Tool, map[string]any{"error": err.Error(), "tool_name": act.Tool, "attempt": attempt})
+			// Each attempt of ToolUsage._tool_calling parses twice: with
+			// raise_error=True, then (no function_calling_llm) again with
+			// raise_error=False, and _select_tool runs outside the try
+			// both times (tool_usage.py:889-937), so every attempt emits
+			// two tool_selection_error events.
+			for range 2 {
+				ar.pointEvent(session.ToolSelectionError, step, act.Tool, map[string]any{"error": err.Error(), "tool_name": act.Tool, "attempt": attempt})
+			}
 			continue
 		}
 		a, err := react.ParseToolInput(act.Input)
@@ -140,8 +147,16 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 			// Action Input that is not a dict, for a tool that was found, is
 			// not retried and does not get the "I encountered an error: …
 			// Moving on then." wrapper; CrewAI returns the
-			// tool_arguments_error text as the observation.
-			ar.pointEvent(session.ToolValidateInputError, step, ar.reactNames[idx], map[string]any{"error": err.Error(), "tool_input": act.Input, "attempt": attempt})
+			// tool_arguments_error text as the observation. The input is
+			// validated twice (the raise_error=True pass, then the
+			// returning one), each emitting tool_validate_input_error,
+			// except for a blank input, refused before the event
+			// (tool_usage.py:889-910, 939-985).
+			if pyjson.Strip(act.Input) != "" {
+				for range 2 {
+					ar.pointEvent(session.ToolValidateInputError, step, ar.reactNames[idx], map[string]any{"error": err.Error(), "tool_input": act.Input, "attempt": attempt})
+				}
+			}
 			spec := ar.tools[idx].Spec()
 			f := &ToolFailure{Message: prompt.ToolInputNotDict, Reason: ReasonInvalidInput}
 			return prompt.ToolInputNotDict, false, ar.recordFailure(step, spec.llmName(), spec, f, nil)
@@ -161,7 +176,8 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 	// equal arguments (Python dict ==: key order does not matter and
 	// 1 == 1.0 == True, tool_usage.py:776-785).
 	ar.mu.Lock()
-	repeated := ar.last != nil && ar.last.name == name && pyjson.Equal(ar.last.args, args)
+	last := ar.agent.lastUsedTool
+	repeated := last != nil && last.name == name && pyjson.Equal(last.args, args)
 	ar.mu.Unlock()
 	probe := ar.newCall(step, tool, name, act.Tool, args, 0)
 	if repeated {
@@ -236,7 +252,7 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 		// counted and last_used_tool is set; only the cache write and
 		// result_as_answer are skipped.
 		ar.mu.Lock()
-		ar.last = &lastCall{name: name, args: cs.args.Clone()}
+		ar.agent.lastUsedTool = &lastCall{name: name, args: cs.args.Clone()}
 		ar.usage[tool] += reactUsesPerRun
 		ar.mu.Unlock()
 		if err := ar.recordFailure(cs.span, name, spec, res.Failure, cs.args); err != nil {
@@ -249,7 +265,7 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 		ar.cacheWrite(cacheKey(name, cs.args), res.Text)
 	}
 	ar.mu.Lock()
-	ar.last = &lastCall{name: name, args: cs.args.Clone()}
+	ar.agent.lastUsedTool = &lastCall{name: name, args: cs.args.Clone()}
 	ar.usage[tool] += reactUsesPerRun
 	ar.mu.Unlock()
 	return ar.reactAnswer(ar.formatResult(res.Text), name)
@@ -430,6 +446,9 @@ func (ar *agentRun) nativeCall(ctx context.Context, step string, call llm.ToolCa
 		// retried from a fresh conversation (crewai-fidelity-gaps.md A.9).
 		return nativeResult{err: nonObject.eventError()}
 	}
+	if errors.As(perr, &nonObject) {
+		return ar.nativeStringArgs(step, tool, name, call, nonObject.value.(string))
+	}
 	if perr != nil {
 		// Unparseable arguments are answered before any tool event
 		// (agent_executor.py:1941-1951).
@@ -518,17 +537,77 @@ func (cs *callScope) specOrNil() *ToolSpec {
 
 // parseNativeArgs decodes a native call's arguments with json.loads. An
 // empty string is a JSON error too ("Expecting value: line 1 column 1
-// (char 0)"), as in CrewAI's executor (agent_utils.py:1896-1903).
+// (char 0)"), as in CrewAI's executor (agent_utils.py:1896-1903). The
+// executor then takes `parsed_args or {}` (agent_executor.py:1941-1952):
+// any falsy value (null, false, 0, "", [], {}) runs the tool with no
+// arguments; only a truthy non-object is a *nonObjectArgsError.
 func parseNativeArgs(s string) (*pyjson.Object, error) {
 	v, err := pyjson.Loads(s)
 	if err != nil {
 		return nil, err
+	}
+	if !pyTruthy(v) {
+		return pyjson.NewObject(), nil
 	}
 	o, ok := v.(*pyjson.Object)
 	if !ok {
 		return nil, &nonObjectArgsError{value: v}
 	}
 	return o, nil
+}
+
+// pyTruthy is Python's bool() of a json.loads value.
+func pyTruthy(v any) bool {
+	switch t := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return t
+	case string:
+		return t != ""
+	case []any:
+		return len(t) > 0
+	case *pyjson.Object:
+		return t.Len() > 0
+	case pyjson.Number:
+		f, err := t.Float64()
+		return err != nil || f != 0
+	}
+	return true
+}
+
+// nativeStringArgs is a call whose arguments decode to a non-empty JSON
+// string. ToolUsageStartedEvent accepts a str (tool_args is dict | str), so
+// CrewAI goes on with it (agent_executor.py:1954-2080): an unknown tool gets
+// "Tool not found", a spent usage limit its text, and any other tool fails
+// in `tool.run(**args)` with Python's TypeError, reported as a tool error
+// (started, error, failure detected). The delegation tools read
+// tool_args.get("coworker") first (agent_utils.py:1349-1363), which raises
+// out of the executor: the agent execution fails and is retried.
+func (ar *agentRun) nativeStringArgs(step string, tool Tool, name string, call llm.ToolCall, value string) nativeResult {
+	if tool == nil {
+		cs := ar.newCall(step, nil, name, call.Name, nil, 1)
+		ar.started(cs)
+		f := &ToolFailure{Message: prompt.NativeToolNotFound, Reason: ReasonUnknownTool, Code: name}
+		ar.finished(cs, prompt.NativeToolNotFound, false, f, nil)
+		return nativeResult{content: prompt.NativeToolNotFound, done: true, err: ar.recordFailure(cs.span, name, nil, f, nil)}
+	}
+	spec := tool.Spec()
+	cs := ar.newCall(step, tool, name, call.Name, nil, 1)
+	cs.spec = spec
+	if spec.MaxUsageCount > 0 && ar.usageOf(tool) >= spec.MaxUsageCount {
+		return ar.nativeUsageLimit(cs, name, spec)
+	}
+	ar.started(cs)
+	if spec.Kind == KindDelegation {
+		return nativeResult{err: prompt.TextError("'str' object has no attribute 'get'")}
+	}
+	// BaseTool.run is the bound method every MCP tool and BaseTool subclass
+	// runs (tools/base_tool.py:326); Python names it in the TypeError.
+	text := "crewai.tools.base_tool.BaseTool.run() argument after ** must be a mapping, not str"
+	ar.errored(cs, text)
+	msg := prompt.Fill(prompt.NativeExecutionError, "{error}", text)
+	return nativeResult{content: msg, done: true, err: ar.recordFailure(cs.span, name, spec, &ToolFailure{Message: text, Reason: ReasonException, Code: "TypeError"}, nil)}
 }
 
 // nonObjectArgsError is native arguments that are valid JSON but not an

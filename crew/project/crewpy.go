@@ -66,6 +66,9 @@ type pyClass struct {
 	// fields are the class-level annotated names in source order
 	// (Pydantic fields: `name: type` or `name: type = value`).
 	fields []pyField
+	// bases are the base classes as written, each its last dotted part
+	// ("crewai.tools.BaseTool" → "BaseTool").
+	bases []string
 	// doc is the class docstring, "" when there is none.
 	doc string
 	// bodySeen is set once the body has a statement (a docstring must be
@@ -229,7 +232,7 @@ func (m *pyModule) statement(line []pyread.Token, indent int, stack *[]pyBlock, 
 		return
 	}
 	if isName(0, "class") && len(line) > 1 && line[1].Kind == pyread.TokName {
-		c := &pyClass{name: line[1].Text, decorators: *pendingp, pos: line[1].Pos, indent: indent}
+		c := &pyClass{name: line[1].Text, decorators: *pendingp, pos: line[1].Pos, indent: indent, bases: classBases(line[2:])}
 		*pendingp = nil
 		c.attrs = newScope(scope, c)
 		m.classes = append(m.classes, c)
@@ -559,4 +562,38 @@ func (m *pyModule) crewClass() *pyClass {
 		}
 	}
 	return nil
+}
+
+// classBases reads the names in a class header's parentheses ("(Base,
+// mod.Other, metaclass=M)" → Base, Other); keyword arguments are skipped.
+func classBases(toks []pyread.Token) []string {
+	if len(toks) == 0 || toks[0].Text != "(" {
+		return nil
+	}
+	var out []string
+	depth, last, keyword := 0, "", false
+	for _, t := range toks {
+		switch {
+		case t.Text == "(" || t.Text == "[":
+			depth++
+		case t.Text == ")" || t.Text == "]":
+			depth--
+			if depth == 0 {
+				if last != "" && !keyword {
+					out = append(out, last)
+				}
+				return out
+			}
+		case depth == 1 && t.Text == ",":
+			if last != "" && !keyword {
+				out = append(out, last)
+			}
+			last, keyword = "", false
+		case depth == 1 && t.Text == "=":
+			keyword = true
+		case depth == 1 && t.Kind == pyread.TokName:
+			last = t.Text
+		}
+	}
+	return out
 }

@@ -26,11 +26,49 @@ func (cx *classicCtx) toolClass(ref ToolRef) *ToolClass {
 			return nil
 		}
 	}
-	cls := classNamed(m, ref.Class)
+	return cx.l.toolClassIn(m, classNamed(m, ref.Class))
+}
+
+// customToolClass reads the class a JSON-first "custom:<name>" tool
+// resolves to: CrewAI executes tools/<name>.py and instantiates the first
+// BaseTool subclass in dir(module) order, i.e. by name
+// (project/json_loader.py:2040-2050). rel is "tools/<name>.py".
+func (l *loader) customToolClass(rel string) *ToolClass {
+	src, err := filelimit.Read(filepath.Join(l.root, filepath.FromSlash(rel)), filelimit.Source)
+	if err != nil {
+		return nil
+	}
+	m := l.parsePy(src, rel)
+	var first *pyClass
+	for _, c := range m.classes {
+		if c.indent == 0 && subclassesBaseTool(m, c, 0) && (first == nil || c.name < first.name) {
+			first = c
+		}
+	}
+	return l.toolClassIn(m, first)
+}
+
+// subclassesBaseTool reports whether a class derives from BaseTool,
+// directly or through classes of the same module.
+func subclassesBaseTool(m *pyModule, c *pyClass, depth int) bool {
+	for _, b := range c.bases {
+		if b == "BaseTool" {
+			return true
+		}
+		if parent := classNamed(m, b); parent != nil && parent != c && depth < 8 && subclassesBaseTool(m, parent, depth+1) {
+			return true
+		}
+	}
+	return false
+}
+
+// toolClassIn reads the literal tool attributes of cls (nil when cls is
+// nil or declares neither name nor description).
+func (l *loader) toolClassIn(m *pyModule, cls *pyClass) *ToolClass {
 	if cls == nil || !slices.ContainsFunc(cls.fields, func(f pyField) bool { return f.name == "name" || f.name == "description" }) {
 		return nil
 	}
-	ev := &pyEval{l: cx.l, m: m}
+	ev := &pyEval{l: l, m: m}
 	tc := &ToolClass{Pos: cls.pos}
 	for _, f := range cls.fields {
 		if f.value == nil {
@@ -60,7 +98,7 @@ func (cx *classicCtx) toolClass(ref ToolRef) *ToolClass {
 				if model := classNamed(m, f.value.Str); model != nil {
 					var why string
 					if tc.ArgsSchema, why = modelJSONSchema(ev, model); tc.ArgsSchema == nil {
-						cx.l.note(f.pos, Info, "tool-args-schema", fmt.Sprintf("args_schema %s of %s: %s; give the schema under tools: in crewbench.yaml (args_schema:)", model.name, cls.name, why))
+						l.note(f.pos, Info, "tool-args-schema", fmt.Sprintf("args_schema %s of %s: %s; give the schema under tools: in crewbench.yaml (args_schema:)", model.name, cls.name, why))
 					}
 				}
 			}

@@ -162,6 +162,11 @@ func (l *loader) decodeTools(n *Node, label, file, path string) []ToolRef {
 					abs := filepath.Join(l.root, "tools", name+".py")
 					e := l.err(it.Pos, ip, label, fmt.Sprintf("custom tool '%s' not found: expected %s. Create the file with a BaseTool subclass, or remove the tool from your crew JSON.", s, abs))
 					e.Msg = strings.Replace(e.Msg, abs, ref.Module, 1)
+				} else {
+					// What CrewAI shows the LLM for the tool (name,
+					// description, args_schema) and its result_as_answer
+					// and max_usage_count come from the class it loads.
+					ref.PyClass = l.customToolClass(ref.Module)
 				}
 				out = append(out, ref)
 			case strings.Contains(s, ":"):

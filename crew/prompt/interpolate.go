@@ -3,6 +3,7 @@ package prompt
 import (
 	"fmt"
 	"regexp"
+	"strings"
 
 	"crewbench/crew/pyjson"
 )
@@ -26,24 +27,25 @@ func (e *MissingVariableError) Error() string {
 // inputs mean no interpolation at all (placeholders stay literal); a missing
 // name with non-empty inputs is a *MissingVariableError. Values are
 // rendered with Python's str() (True, None, {'a': 1}).
+//
+// Like interpolate_only (utilities/string_utils.py:136-156) it finds the
+// placeholders of the original text, then replaces them one name after the
+// other over the whole text, so a value that itself holds "{other}" is
+// filled in when "other" comes later in the text (and left alone when it
+// came earlier).
 func Interpolate(text string, inputs map[string]any) (string, error) {
 	if len(inputs) == 0 || text == "" {
 		return text, nil
 	}
-	var missing error
-	out := placeholder.ReplaceAllStringFunc(text, func(m string) string {
-		name := m[1 : len(m)-1]
-		v, ok := inputs[name]
-		if !ok {
-			if missing == nil {
-				missing = &MissingVariableError{Name: name}
-			}
-			return m
+	found := placeholder.FindAllStringSubmatch(text, -1)
+	for _, m := range found {
+		if _, ok := inputs[m[1]]; !ok {
+			return "", &MissingVariableError{Name: m[1]}
 		}
-		return pyjson.Str(v)
-	})
-	if missing != nil {
-		return "", missing
+	}
+	out := text
+	for _, m := range found {
+		out = strings.ReplaceAll(out, m[0], pyjson.Str(inputs[m[1]]))
 	}
 	return out, nil
 }

@@ -63,7 +63,8 @@ func TestSubstitutionOrder(t *testing.T) {
 }
 
 func TestInterpolate(t *testing.T) {
-	inputs := map[string]any{"topic": "AI", "n": pyjson.Int(3), "flag": true, "none": nil, "obj": pyjson.ObjectOf("a", pyjson.Int(1)), "x-y": "hy"}
+	inputs := map[string]any{"topic": "AI", "n": pyjson.Int(3), "flag": true, "none": nil, "obj": pyjson.ObjectOf("a", pyjson.Int(1)), "x-y": "hy",
+		"ref": "see {topic}", "loose": "{nowhere}"}
 	cases := map[string]string{
 		"About {topic}":               "About AI",
 		"{{topic}}":                   "{AI}",
@@ -71,6 +72,12 @@ func TestInterpolate(t *testing.T) {
 		"{n} {flag} {none} {obj}":     "3 True None {'a': 1}",
 		"hyphen {x-y}":                "hyphen hy",
 		"{ topic } not a placeholder": "{ topic } not a placeholder",
+		// interpolate_only replaces name after name over the whole text
+		// (string_utils.py:150-154): a value's own placeholder is filled
+		// when its name comes later in the text, never reported missing.
+		"{ref} {topic}": "see AI AI",
+		"{topic} {ref}": "AI see {topic}",
+		"{loose}":       "{nowhere}",
 	}
 	for in, want := range cases {
 		got, err := Interpolate(in, inputs)

@@ -42,10 +42,13 @@ const (
 	// raised on every retry.
 	ToolUsageException = "I encountered an error while trying to use the tool. This was the error: {error}.\n Tool {tool} accepts these inputs: {tool_inputs}"
 
-	// TaskRepeatedUsage is the repeated-call guard's observation. The
-	// translation ends in "\n\n"; CrewAI's recorded requests do not (the
-	// goldens, crewai-fidelity-gaps.md A.9), so neither does this.
-	TaskRepeatedUsage = "I tried reusing the same input, I must stop using this action input. I'll try something else instead."
+	// TaskRepeatedUsage is the repeated-call guard's observation, with the
+	// translation's trailing "\n\n" (en.json errors.task_repeated_usage).
+	// The recorded requests end without it (crewai-fidelity-gaps.md A.9)
+	// because the assistant message is rstripped (agent_utils.py:449); when
+	// _format_result appends the tools reminder, the newlines stay inside
+	// (tool_usage.py:510-520, 760-777).
+	TaskRepeatedUsage = "I tried reusing the same input, I must stop using this action input. I'll try something else instead.\n\n"
 
 	// NativeFallback precedes the tools slice when a provider rejects native
 	// tool calling and the executor switches to ReAct.
