@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -117,6 +118,28 @@ func TestOpenAIParallelToolCallsAndRequestBody(t *testing.T) {
 	// Schema key order survives to the wire.
 	if raw := s.lastRaw(); !strings.Contains(raw, `"properties":{"query":{"type":"string"},"limit":{"type":"integer"}}`) {
 		t.Errorf("tool schema property order not preserved:\n%s", raw)
+	}
+	// The top-level keys in the SDK's order: messages, model, then the rest
+	// alphabetically (openai 2.41.0 resources/chat/completions/completions.py
+	// builds the body in its signature order), so max_tokens follows model.
+	var keys []string
+	dec := json.NewDecoder(strings.NewReader(s.lastRaw()))
+	if _, err := dec.Token(); err != nil {
+		t.Fatal(err)
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, k.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := strings.Join(keys, ","), "messages,model,max_tokens,temperature,tool_choice,tools"; got != want {
+		t.Errorf("top-level key order %s, want %s", got, want)
 	}
 }
 

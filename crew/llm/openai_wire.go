@@ -26,8 +26,9 @@ type ResponseFormat struct {
 // native OpenAI provider puts it on the wire (the OpenAI Python SDK through
 // httpx 0.28: json.dumps(ensure_ascii=False, separators=(",", ":"))).
 //
-// The goldens fix the key order: the top-level keys in sorted order
-// (messages, model, response_format, stream, tool_choice, tools, …);
+// The key order is the SDK's: its create() builds the body as messages,
+// model, then every other parameter in alphabetical order (the order of
+// its signature), so max_tokens comes after model, not before messages;
 // messages as role, content (null on an assistant message that carries
 // tool calls), tool_calls / tool_call_id, name; tool calls as id, type,
 // function{name, arguments}; tools as type, function{name, description,
@@ -110,7 +111,8 @@ func (p *openAIProvider) openAIBody(req Request) ([]byte, error) {
 		// Without this the stream carries no token usage at all.
 		add("stream_options", `{"include_usage":true}`)
 	}
-	slices.SortFunc(fields, func(a, b field) int { return strings.Compare(a.key, b.key) })
+	// messages and model were added first; the rest go alphabetically.
+	slices.SortFunc(fields[2:], func(a, b field) int { return strings.Compare(a.key, b.key) })
 	var b strings.Builder
 	b.WriteByte('{')
 	for i, f := range fields {
