@@ -344,6 +344,10 @@ func (b *builder) task(pt *project.Task, done map[*project.Task]*Task) (*Task, e
 		b.note("task %s: async_execution: crewbench runs the task in list order with CrewAI's context (the last synchronous output); CrewAI runs it concurrently with the async tasks next to it", pt.Name)
 	}
 	t.HumanInput = pt.HumanInput
+	if pt.ConverterCls != "" {
+		t.ConverterClass = pt.ConverterCls
+		b.note("task %s: converter_cls %s is a Python class; crewbench cannot run it, so the output is not converted (raw only)", pt.Name, pt.ConverterCls)
+	}
 	if err := b.guardrails(t, pt); err != nil {
 		return nil, err
 	}

@@ -164,6 +164,9 @@ type Task struct {
 	// OutputPydantic says the schema came from output_pydantic: the output
 	// is a model (str() in Pydantic's form, output_format "pydantic").
 	OutputPydantic bool
+	// ConverterClass is converter_cls, a Python class reference: CrewAI
+	// converts the output with it, which crewbench cannot run.
+	ConverterClass string
 	// HumanInput is human_input: after the agent's final answer a human is
 	// asked for feedback, and the agent re-runs with it until the answer is
 	// accepted (an empty reply).
