@@ -7,12 +7,16 @@ package crew
 // the sources' texts (file:line cited at each expectation).
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"crewbench/crew/llm"
+	"crewbench/crew/project"
 	"crewbench/crew/pyjson"
 	"crewbench/session"
 )
@@ -86,9 +90,17 @@ func taskTail(r result) []session.Kind {
 // (converter.py:105-107).
 func TestConverterToPydanticRetriesThenConverts(t *testing.T) {
 	cs, prov := newChatServer(t, converterAnswer, "not json", `{"city": "Berlin", "days": 2, "summary": "Rain, then sun."}`)
-	r := kickoff(t, converterCrew(t, prov, true), nil, Options{})
+	c := converterCrew(t, prov, true)
+	c.Tasks[0].OutputFile = "forecast.json"
+	dir := t.TempDir()
+	r := kickoff(t, c, nil, Options{OutputDir: dir})
 	if r.err != nil {
 		t.Fatal(r.err)
+	}
+	// output_file of a pydantic output is its model_dump_json()
+	// (task.py:938-946).
+	if b, err := os.ReadFile(filepath.Join(dir, "forecast.json")); err != nil || string(b) != `{"city":"Berlin","days":2,"summary":"Rain, then sun."}` {
+		t.Errorf("output file %q %v", b, err)
 	}
 	want := chatBody(converterInstructions, converterAnswer, "gpt-4o", "Forecast", forecastWire)
 	for i := 1; i <= 2; i++ {
@@ -356,5 +368,33 @@ func TestConverterRunsAfterThePassedGuardrail(t *testing.T) {
 	}
 	if got := r.out.TasksOutput[0].Pydantic; got != "city='Berlin' days=2 summary='Rain, then sun.'" {
 		t.Errorf("pydantic %q", got)
+	}
+}
+
+// A JSON crew's converter_cls {"python": …} reaches the task with a note.
+func TestFromProjectNotesConverterClass(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"crew.jsonc": `{"name": "p", "agents": ["writer"], "tasks": [
+  {"name": "write", "description": "Write.", "expected_output": "JSON.", "agent": "writer",
+   "output_json": ` + forecastSchema + `, "converter_cls": {"python": "pkg.conv.Strict"}}]}`,
+		"agents/writer.jsonc": `{"role": "Writer", "goal": "g", "backstory": "b"}`,
+		"pkg/__init__.py":     "",
+		"pkg/conv.py":         "class Strict:\n    pass\n",
+	}
+	writeFiles(t, dir, files)
+	p, err := project.Open(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, notes, err := FromProject(p, ProjectOptions{LLM: "scripted:inline.yaml", Script: []byte("replies: [\"x\"]\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Tasks[0].ConverterClass; got != "pkg.conv.Strict" {
+		t.Errorf("converter class %q", got)
+	}
+	if all := fmt.Sprint(notes); !strings.Contains(all, "converter_cls pkg.conv.Strict is a Python class") {
+		t.Errorf("notes %q", all)
 	}
 }
