@@ -11,6 +11,7 @@ import (
 	"crewbench/crew/prompt"
 	"crewbench/crew/pyjson"
 	"crewbench/crew/toolschema"
+	"crewbench/names"
 	"crewbench/session"
 )
 
@@ -334,7 +335,8 @@ func (c *converter) toJSON(ctx context.Context, ar *agentRun, text string) (any,
 // again with instructor's reask messages, any other failure re-sent as
 // it was, up to max_retries attempts.
 func (c *converter) instructor(ctx context.Context, ar *agentRun, text string) (*pyjson.Object, error) {
-	tool := instructorTool(c.model)
+	p, _ := validatingProvider(c.agent.Model)
+	tool := instructorTool(c.model, p == names.Anthropic)
 	msgs := []llm.Message{{Role: llm.RoleUser, Content: text}}
 	var failed []prompt.FailedAttempt
 	// completion is retry_sync's response variable: the last reply
@@ -402,9 +404,35 @@ func (c *converter) parseTools(resp llm.Response, name string) (*pyjson.Object, 
 // description the model's docstring or instructor's default text,
 // parameters model_json_schema() without title and description, with
 // required rewritten as the sorted fields that have no default. No
-// "strict" key.
-func instructorTool(m *toolschema.Model) llm.Tool {
+// "strict" key. For Anthropic (from_provider's ANTHROPIC_TOOLS mode,
+// generate_anthropic_schema) the input schema is model_json_schema() as
+// it is; its reask (tool_result blocks with is_error) is not reproduced:
+// crewbench sends the OpenAI form's messages through its Anthropic wire.
+func instructorTool(m *toolschema.Model, anthropic bool) llm.Tool {
 	schema := m.Schema()
+	params := schema
+	if !anthropic {
+		params = instructorParameters(schema)
+	}
+	name := m.Name
+	if t, ok := schema.Get("title"); ok {
+		if ts, ok := t.(string); ok {
+			name = ts
+		}
+	}
+	desc := prompt.InstructorDescription(name)
+	if d, ok := schema.Get("description"); ok {
+		if ds, ok := d.(string); ok {
+			desc = ds
+		}
+	}
+	return llm.Tool{Name: name, Description: desc, Parameters: json.RawMessage(pyjson.DumpsStyle(params, pyjson.Wire))}
+}
+
+// instructorParameters is generate_openai_schema's parameters: the schema
+// without title and description, required the sorted properties that
+// have no default (in place, or appended when Pydantic wrote none).
+func instructorParameters(schema *pyjson.Object) *pyjson.Object {
 	params := pyjson.NewObject()
 	for _, k := range schema.Keys() {
 		if k == "title" || k == "description" {
@@ -431,17 +459,5 @@ func instructorTool(m *toolschema.Model) llm.Tool {
 		list[i] = r
 	}
 	params.Set("required", list)
-	name := m.Name
-	if t, ok := schema.Get("title"); ok {
-		if ts, ok := t.(string); ok {
-			name = ts
-		}
-	}
-	desc := prompt.InstructorDescription(name)
-	if d, ok := schema.Get("description"); ok {
-		if ds, ok := d.(string); ok {
-			desc = ds
-		}
-	}
-	return llm.Tool{Name: name, Description: desc, Parameters: json.RawMessage(pyjson.DumpsStyle(params, pyjson.Wire))}
+	return params
 }

@@ -398,3 +398,29 @@ func TestFromProjectNotesConverterClass(t *testing.T) {
 		t.Errorf("notes %q", all)
 	}
 }
+
+// generate_openai_schema's parameters (instructor 1.15.1
+// processing/schema.py:41-55): title dropped, required rewritten in place
+// as the sorted properties without a default — an optional field has
+// Pydantic's "default": null.
+func TestInstructorParameters(t *testing.T) {
+	for _, tc := range []struct{ name, schema, want string }{
+		{"optional field, unsorted names",
+			`{"title": "Pick", "type": "object", "properties": {"zone": {"type": "string"}, "area": {"type": "integer"}, "note": {"type": "string"}}, "required": ["zone", "area"]}`,
+			`{"additionalProperties":false,"properties":{"zone":{"title":"Zone","type":"string"},"area":{"title":"Area","type":"integer"},"note":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"title":"Note"}},"required":["area","zone"],"type":"object"}`},
+		{"no required field",
+			`{"title": "Opt", "type": "object", "properties": {"note": {"type": "string"}}}`,
+			`{"additionalProperties":false,"properties":{"note":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"title":"Note"}},"type":"object","required":[]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			schema, err := pyjson.LoadsObject(tc.schema)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tool := instructorTool((&Task{OutputJSON: schema}).outputModel(), false)
+			if got := string(tool.Parameters); got != tc.want {
+				t.Errorf("\n got %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
