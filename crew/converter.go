@@ -378,9 +378,7 @@ func (c *converter) instructor(ctx context.Context, ar *agentRun, text string) (
 // parseTools is OpenAISchema.parse_tools (instructor/processing/
 // function_calls.py): a reply cut at the token limit is incomplete, it
 // must hold exactly one call of the model's function, whose arguments are
-// validated. instructor validates with strict=True; crewbench's validator
-// is Pydantic's lax mode, so an argument lax mode coerces ("2" for an
-// integer) passes here where instructor would reask.
+// validated in strict mode (strict=True from Instructor.create's default).
 func (c *converter) parseTools(resp llm.Response, name string) (*pyjson.Object, error) {
 	if resp.FinishReason == "length" {
 		return nil, prompt.TextError("The output is incomplete due to a max_tokens length limit.")
@@ -391,7 +389,7 @@ func (c *converter) parseTools(resp llm.Response, name string) (*pyjson.Object, 
 	if resp.ToolCalls[0].Name != name {
 		return nil, prompt.TextError("Tool name does not match")
 	}
-	v, verr := c.model.ValidateJSON(resp.ToolCalls[0].Arguments)
+	v, verr := c.model.ValidateJSONStrict(resp.ToolCalls[0].Arguments)
 	if verr != nil {
 		return nil, verr
 	}
