@@ -57,11 +57,12 @@ const converterMaxAttempts = 3
 // retries — tenacity's stop_after_attempt(3), retrying on any exception.
 const instructorMaxRetries = 3
 
-// errValidation marks a converter attempt that failed with a Pydantic
-// ValidationError (to_pydantic words its ConverterError after it).
-type errValidation struct{ err error }
+// fragmentInvalidError is the ValidationError of a reply whose "{…}"
+// fragment parses but does not validate: to_pydantic words its
+// ConverterError after a ValidationError (converter.py:105-110).
+type fragmentInvalidError struct{ err error }
 
-func (e *errValidation) Error() string { return e.err.Error() }
+func (e *fragmentInvalidError) Error() string { return e.err.Error() }
 
 // exportOutput is Task._export_output(raw) followed by
 // _unpack_model_output (task.py:1191-1240): it sets the output's json_dict
@@ -87,7 +88,7 @@ func (rs *runState) exportOutput(ctx context.Context, tr *taskRun, agent *Agent,
 	}
 	switch out := v.(type) {
 	case *pyjson.Object:
-		c.setOutput(to, out)
+		setModelOutput(to, t, m, out)
 	case string:
 		// _unpack_model_output: a str result is json.loads'd into
 		// json_dict, or dropped when it is not JSON (task.py:1228-1240).
@@ -140,10 +141,6 @@ type converter struct {
 	// json: output_json (to_json), else output_pydantic (to_pydantic).
 	json bool
 	base session.Event
-}
-
-func (c *converter) setOutput(to *TaskOutput, v *pyjson.Object) {
-	setModelOutput(to, c.tr.task, c.model, v)
 }
 
 // convertToModel is convert_to_model on a str result: a validated
@@ -257,8 +254,8 @@ func (c *converter) toPydantic(ctx context.Context, ar *agentRun, text string) (
 		}
 		last = err
 	}
-	var ve *errValidation
-	if errors.As(last, &ve) || isStructuredReplyError(last) {
+	var fe *fragmentInvalidError
+	if errors.As(last, &fe) || isStructuredReplyError(last) {
 		return nil, prompt.TextError(prompt.ConverterPydanticValidation + last.Error())
 	}
 	return nil, prompt.TextError(prompt.ConverterPydanticError + last.Error())
@@ -292,7 +289,7 @@ func (c *converter) coerce(reply string) (*pyjson.Object, error) {
 	o, _ := parsed.(*pyjson.Object)
 	v, verr := c.model.Validate(o)
 	if verr != nil {
-		return nil, &errValidation{err: verr}
+		return nil, &fragmentInvalidError{err: verr}
 	}
 	return v, nil
 }
