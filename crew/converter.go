@@ -196,15 +196,20 @@ func (c *converter) convertWithInstructions(ctx context.Context, result string) 
 }
 
 // callContext is the agent run the converter's LLM calls go through:
-// the agent's LLM (crewbench has no function_calling_llm, so
-// `agent.function_calling_llm or agent.llm` is the llm), events parented
-// on the task and carrying no task or agent (Converter passes neither
-// from_task nor from_agent), no stop words (the executor's are lifted
-// once it returns).
+// `agent.function_calling_llm or agent.llm` (converter.py:363), events
+// parented on the task and carrying no task or agent (Converter passes
+// neither from_task nor from_agent), no stop words (the executor's are
+// lifted once it returns).
 func (c *converter) callContext() *agentRun {
 	p := c.rs.personaOf(c.agent)
+	caller := c.agent
+	if caller.FunctionCallingLLM != nil {
+		// A view of the agent answering on function_calling_llm; the
+		// agent's own counters stay on the original.
+		caller = &Agent{Key: c.agent.Key, Role: c.agent.Role, LLM: c.agent.FunctionCallingLLM, Model: c.agent.FunctionCallingModel}
+	}
 	return &agentRun{
-		rs: c.rs, agent: c.agent, p: p, tr: c.tr, span: c.tr.span,
+		rs: c.rs, agent: caller, p: p, tr: c.tr, span: c.tr.span,
 		base:  session.Event{RunID: c.rs.runID},
 		usage: map[Tool]int{}, mode: prompt.ModeNoTools,
 	}
@@ -235,7 +240,7 @@ func (c *converter) toPydantic(ctx context.Context, ar *agentRun, text string) (
 	var last error
 	for attempt := 1; attempt <= converterMaxAttempts; attempt++ {
 		req := llm.Request{Messages: msgs, Stream: c.rs.opts.Stream}
-		if c.agent.LLM != nil && c.agent.LLM.SupportsFunctionCalling() {
+		if ar.agent.LLM != nil && ar.agent.LLM.SupportsFunctionCalling() {
 			// llm.call(messages, response_model=model): the native OpenAI
 			// provider's beta.chat.completions.parse, which validates the
 			// reply itself (parseStructuredReply).
@@ -303,7 +308,7 @@ func (c *converter) toJSON(ctx context.Context, ar *agentRun, text string) (any,
 	for attempt := 1; attempt <= converterMaxAttempts; attempt++ {
 		var v any
 		var err error
-		if c.agent.LLM != nil && c.agent.LLM.SupportsFunctionCalling() {
+		if ar.agent.LLM != nil && ar.agent.LLM.SupportsFunctionCalling() {
 			v, err = c.instructor(ctx, ar, text)
 		} else {
 			var resp llm.Response
@@ -332,7 +337,7 @@ func (c *converter) toJSON(ctx context.Context, ar *agentRun, text string) (any,
 // again with instructor's reask messages, any other failure re-sent as
 // it was, up to max_retries attempts.
 func (c *converter) instructor(ctx context.Context, ar *agentRun, text string) (*pyjson.Object, error) {
-	p, _ := validatingProvider(c.agent.Model)
+	p, _ := validatingProvider(ar.agent.Model)
 	tool := instructorTool(c.model, p == names.Anthropic)
 	msgs := []llm.Message{{Role: llm.RoleUser, Content: text}}
 	var failed []prompt.FailedAttempt

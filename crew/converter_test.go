@@ -371,11 +371,13 @@ func TestConverterRunsAfterThePassedGuardrail(t *testing.T) {
 	}
 }
 
-// A JSON crew's converter_cls {"python": …} reaches the task with a note.
+// A JSON crew's converter_cls {"python": …} reaches the task with a note;
+// the crew's function_calling_llm becomes the agent's (setup_agents,
+// crews/utils.py:87-88), with a note.
 func TestFromProjectNotesConverterClass(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
-		"crew.jsonc": `{"name": "p", "agents": ["writer"], "tasks": [
+		"crew.jsonc": `{"name": "p", "agents": ["writer"], "function_calling_llm": "gpt-4o-mini", "tasks": [
   {"name": "write", "description": "Write.", "expected_output": "JSON.", "agent": "writer",
    "output_json": ` + forecastSchema + `, "converter_cls": {"python": "pkg.conv.Strict"}}]}`,
 		"agents/writer.jsonc": `{"role": "Writer", "goal": "g", "backstory": "b"}`,
@@ -394,8 +396,14 @@ func TestFromProjectNotesConverterClass(t *testing.T) {
 	if got := c.Tasks[0].ConverterClass; got != "pkg.conv.Strict" {
 		t.Errorf("converter class %q", got)
 	}
-	if all := fmt.Sprint(notes); !strings.Contains(all, "converter_cls pkg.conv.Strict is a Python class") {
-		t.Errorf("notes %q", all)
+	all := fmt.Sprint(notes)
+	for _, want := range []string{"converter_cls pkg.conv.Strict is a Python class", "agent writer: function_calling_llm"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("notes %q lack %q", all, want)
+		}
+	}
+	if c.Agents[0].FunctionCallingLLM == nil {
+		t.Error("the crew's function_calling_llm did not reach the agent")
 	}
 }
 
@@ -422,5 +430,27 @@ func TestInstructorParameters(t *testing.T) {
 				t.Errorf("\n got %s\nwant %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// convert_with_instructions asks agent.function_calling_llm before
+// agent.llm (converter.py:363).
+func TestConverterUsesFunctionCallingLLM(t *testing.T) {
+	main, prov := newChatServer(t, converterAnswer)
+	fc, fcProv := newChatServer(t, `{"city": "Berlin", "days": 2, "summary": "Rain, then sun."}`)
+	c := converterCrew(t, prov, true)
+	c.Agents[0].FunctionCallingLLM, c.Agents[0].FunctionCallingModel = fcProv, "gpt-4o"
+	r := kickoff(t, c, nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if len(main.bodies) != 1 || len(fc.bodies) != 1 {
+		t.Fatalf("requests: agent llm %d, function_calling_llm %d", len(main.bodies), len(fc.bodies))
+	}
+	if got, want := fc.body(t, 0), chatBody(converterInstructions, converterAnswer, "gpt-4o", "Forecast", forecastWire); got != want {
+		t.Errorf("converter request\n got %s\nwant %s", got, want)
+	}
+	if got := r.out.TasksOutput[0].Pydantic; got != "city='Berlin' days=2 summary='Rain, then sun.'" {
+		t.Errorf("pydantic %q", got)
 	}
 }

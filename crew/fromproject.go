@@ -185,6 +185,16 @@ func (b *builder) agent(name string) (*Agent, error) {
 		return nil, fmt.Errorf("agent %s: %w", name, err) // llm errors start with their provider, or "llm"
 	}
 	a.LLM, a.Model = prov, model
+	fc := pa.FunctionCallingLLM
+	if fc == nil && b.p.Crew != nil {
+		fc = b.p.Crew.FunctionCallingLLM
+	}
+	if fc != nil {
+		if a.FunctionCallingLLM, a.FunctionCallingModel, err = b.provider(*fc, false); err != nil {
+			return nil, fmt.Errorf("agent %s: function_calling_llm: %w", name, err)
+		}
+		b.note("agent %s: function_calling_llm %s answers the output converter, as in CrewAI; CrewAI's ReAct tool parsing through it is not reproduced", name, a.FunctionCallingModel)
+	}
 	if pa.MaxIter > 0 {
 		a.MaxIter = pa.MaxIter
 	}

@@ -67,6 +67,12 @@ type Agent struct {
 	// and for the provider name check.
 	LLM   llm.Provider
 	Model string
+	// FunctionCallingLLM is function_calling_llm (the agent's, else the
+	// crew's: setup_agents, crews/utils.py:87-88) with its model string;
+	// nil without one. The output converter asks it before the agent's llm
+	// (utilities/converter.py:363); crewbench uses it for nothing else.
+	FunctionCallingLLM   llm.Provider
+	FunctionCallingModel string
 	// Tools are the agent's own tools; MCPs are resolved per task.
 	Tools []Tool
 	MCPs  []MCPRef
