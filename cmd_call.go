@@ -325,7 +325,7 @@ func callExitCode(r *mcpconn.CallResult) int {
 // progressSink prints one line per attempt and retry as they happen.
 func progressSink(w io.Writer) session.Sink {
 	return session.SinkFunc(func(e session.Event) {
-		switch session.MCPScopeKind(e.Kind) {
+		switch session.ScopeKind(e.Kind) {
 		case session.MCPProcessSpawned:
 			fmt.Fprintf(w, "· spawned %s (pid %d)\n", e.Server, e.Int("pid"))
 		case session.MCPConnectionFailed:

@@ -513,18 +513,7 @@ func (ar *agentRun) callLLM(ctx context.Context, step string, tools []llm.Tool) 
 // callLLMWith makes one LLM call with msgs: the agent's history (history
 // true, its event form is shared) or a side conversation (summarizing).
 func (ar *agentRun) callLLMWith(ctx context.Context, step string, msgs []llm.Message, tools []llm.Tool, history bool) (llm.Response, error) {
-	a := ar.agent
-	if a.LLM == nil {
-		return llm.Response{}, fmt.Errorf("agent %q has no LLM", ar.p.role)
-	}
-	ar.turn++
-	callID := ar.rs.em.NewSpan()
-	req := llm.Request{
-		Messages: msgs,
-		Tools:    tools,
-		Stream:   ar.rs.opts.Stream,
-		Meta:     llm.CallMeta{AgentRole: ar.p.role, TaskName: ar.tr.name, Turn: ar.turn, CallID: callID},
-	}
+	req := llm.Request{Messages: msgs, Tools: tools, Stream: ar.rs.opts.Stream}
 	// The executor's stop words hold for every call it makes, native and
 	// side calls too (_llm_stop_words_applied around the whole invoke,
 	// agent_executor.py:2862); the providers apply them.
@@ -533,6 +522,37 @@ func (ar *agentRun) callLLMWith(ctx context.Context, step string, msgs []llm.Mes
 		// An agent without tools asks for the output model directly
 		// (response_model, agent_executor.py:1425-1437).
 		req.ResponseFormat = ar.responseFormat
+	}
+	return ar.call(ctx, step, req, callOpts{history: history})
+}
+
+// callOpts say how call treats one request.
+type callOpts struct {
+	// history: req.Messages is the agent's history (its event form is
+	// shared, and the RPM controller is consulted).
+	history bool
+	// own: a call CrewAI makes outside its LLM class (instructor's fresh
+	// SDK client): crewbench's own crewbench_llm_call_* events, no name
+	// check, and its tokens are not counted in the crew's usage.
+	own bool
+}
+
+// call makes one LLM call with its events, the RPM limit and a stepping
+// pause. It fills req.Meta.
+func (ar *agentRun) call(ctx context.Context, step string, req llm.Request, o callOpts) (llm.Response, error) {
+	a := ar.agent
+	if a.LLM == nil {
+		return llm.Response{}, fmt.Errorf("agent %q has no LLM", ar.p.role)
+	}
+	ar.turn++
+	callID := ar.rs.em.NewSpan()
+	req.Meta = llm.CallMeta{AgentRole: ar.p.role, TaskName: ar.tr.name, Turn: ar.turn, CallID: callID}
+	history, tools := o.history, req.Tools
+	kind := func(k session.Kind) session.Kind {
+		if o.own {
+			return session.OwnLLMKind(k)
+		}
+		return k
 	}
 	// The RPM controller is consulted before the agent's own reasoning
 	// calls only, not before side calls (summarising, converting).
@@ -550,7 +570,7 @@ func (ar *agentRun) callLLMWith(ctx context.Context, step string, msgs []llm.Mes
 		return llm.Response{}, err
 	}
 	ev := ar.base
-	ev.Kind, ev.Span, ev.Parent = session.LLMCallStarted, callID, step
+	ev.Kind, ev.Span, ev.Parent = kind(session.LLMCallStarted), callID, step
 	ev.Data = ar.llmEventData(llm.StartedEventData, model, req, llm.Response{}, history)
 	ar.rs.emit(ev)
 	start := ar.rs.em.Now()
@@ -560,22 +580,24 @@ func (ar *agentRun) callLLMWith(ctx context.Context, step string, msgs []llm.Mes
 	if edited {
 		resp = *d.Reply
 	} else {
-		err = ar.checkProviderNames(tools)
+		if !o.own {
+			err = ar.checkProviderNames(tools)
+		}
 		if err == nil {
 			resp, err = a.LLM.Call(ctx, req, ar.chunkSink(callID, step))
 		}
-		if err == nil {
+		if err == nil && !o.own {
 			resp, err = ar.parseStructuredReply(ctx, req, resp)
 		}
 	}
 	ev = ar.base
 	ev.Span, ev.Parent, ev.Duration = callID, step, ar.rs.em.Now().Sub(start)
 	if err != nil {
-		ev.Kind, ev.Outcome, ev.Error = session.LLMCallFailed, "failed", err.Error()
+		ev.Kind, ev.Outcome, ev.Error = kind(session.LLMCallFailed), "failed", err.Error()
 		ev.Data = llm.FailedEventData(model, req, err)
 		ar.addServerURL(ev.Data)
 		ar.rs.emit(ev)
-		if reportsFailureTwice(err) {
+		if !o.own && reportsFailureTwice(err) {
 			// CrewAI's OpenAI provider emits llm_call_failed for an error
 			// response in its request handler and again in call() (two
 			// events for one call in the goldens); the second has no
@@ -584,12 +606,12 @@ func (ar *agentRun) callLLMWith(ctx context.Context, step string, msgs []llm.Mes
 		}
 		return llm.Response{}, err
 	}
-	if !edited {
+	if !edited && !o.own {
 		ar.rs.mu.Lock()
 		ar.rs.usage.add(resp.Usage)
 		ar.rs.mu.Unlock()
 	}
-	ev.Kind, ev.Outcome = session.LLMCallCompleted, "ok"
+	ev.Kind, ev.Outcome = kind(session.LLMCallCompleted), "ok"
 	ev.Data = ar.llmEventData(nil, model, req, resp, history)
 	if edited {
 		ev.Data["edited"] = true

@@ -185,6 +185,16 @@ func (b *builder) agent(name string) (*Agent, error) {
 		return nil, fmt.Errorf("agent %s: %w", name, err) // llm errors start with their provider, or "llm"
 	}
 	a.LLM, a.Model = prov, model
+	fc := pa.FunctionCallingLLM
+	if fc == nil && b.p.Crew != nil {
+		fc = b.p.Crew.FunctionCallingLLM
+	}
+	if fc != nil {
+		if a.FunctionCallingLLM, a.FunctionCallingModel, err = b.provider(*fc, false); err != nil {
+			return nil, fmt.Errorf("agent %s: function_calling_llm: %w", name, err)
+		}
+		b.note("agent %s: function_calling_llm %s answers the output converter, as in CrewAI; CrewAI's ReAct tool parsing through it is not reproduced", name, a.FunctionCallingModel)
+	}
 	if pa.MaxIter > 0 {
 		a.MaxIter = pa.MaxIter
 	}
@@ -344,6 +354,10 @@ func (b *builder) task(pt *project.Task, done map[*project.Task]*Task) (*Task, e
 		b.note("task %s: async_execution: crewbench runs the task in list order with CrewAI's context (the last synchronous output); CrewAI runs it concurrently with the async tasks next to it", pt.Name)
 	}
 	t.HumanInput = pt.HumanInput
+	if pt.ConverterCls != "" {
+		t.ConverterClass = pt.ConverterCls
+		b.note("task %s: converter_cls %s is a Python class; crewbench cannot run it, so the output is not converted (raw only)", pt.Name, pt.ConverterCls)
+	}
 	if err := b.guardrails(t, pt); err != nil {
 		return nil, err
 	}

@@ -75,6 +75,11 @@ func (rs *runState) runGuardrails(ctx context.Context, tr *taskRun, agent *Agent
 				return to, err
 			}
 			if ok {
+				// A passed check re-exports the raw answer it returns
+				// (task.py:1359-1365).
+				if err := rs.exportOutput(ctx, tr, agent, to, base); err != nil {
+					return to, err
+				}
 				break
 			}
 			if attempt >= t.GuardrailMaxRetries {
@@ -92,8 +97,10 @@ func (rs *runState) runGuardrails(ctx context.Context, tr *taskRun, agent *Agent
 				Summary: summary(tr.text.description), Raw: answer, Agent: to.Agent, OutputFormat: outputFormat(t),
 				Messages: ar.messages, ToolFailures: failures,
 			}
-			if m := t.outputModel(); m != nil {
-				rs.structuredOutput(to, t, m, ar, answer, tr.span, base)
+			// The re-run's answer is converted at once (task.py:1411-1423),
+			// and again once a check passes.
+			if err := rs.taskModelOutput(ctx, tr, agent, to, ar, true, base); err != nil {
+				return to, err
 			}
 		}
 	}

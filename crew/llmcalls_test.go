@@ -439,14 +439,7 @@ func TestFromProjectWiresLLMCallFeatures(t *testing.T) {
 		"pkg/__init__.py":     "",
 		"pkg/check.py":        "def check(output):\n    return (True, output)\n",
 	}
-	for name, text := range files {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, dir, files)
 	p, err := project.Open(dir, "")
 	if err != nil {
 		t.Fatal(err)
@@ -547,5 +540,18 @@ func TestGuardrailEmptyVerdictIsAskedAgainWithoutResponseFormat(t *testing.T) {
 	}
 	if r.out.TokenUsage.TotalTokens != 45 {
 		t.Errorf("usage %+v, want the three replies' tokens", r.out.TokenUsage)
+	}
+}
+
+// writeFiles writes a project's files (relative names) under dir.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

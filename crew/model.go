@@ -67,6 +67,12 @@ type Agent struct {
 	// and for the provider name check.
 	LLM   llm.Provider
 	Model string
+	// FunctionCallingLLM is function_calling_llm (the agent's, else the
+	// crew's: setup_agents, crews/utils.py:87-88) with its model string;
+	// nil without one. The output converter asks it before the agent's llm
+	// (utilities/converter.py:363); crewbench uses it for nothing else.
+	FunctionCallingLLM   llm.Provider
+	FunctionCallingModel string
 	// Tools are the agent's own tools; MCPs are resolved per task.
 	Tools []Tool
 	MCPs  []MCPRef
@@ -171,6 +177,9 @@ type Task struct {
 	// OutputPydantic says the schema came from output_pydantic: the output
 	// is a model (str() in Pydantic's form, output_format "pydantic").
 	OutputPydantic bool
+	// ConverterClass is converter_cls, a Python class reference: CrewAI
+	// converts the output with it, which crewbench cannot run.
+	ConverterClass string
 	// HumanInput is human_input: after the agent's final answer a human is
 	// asked for feedback, and the agent re-runs with it until the answer is
 	// accepted (an empty reply).

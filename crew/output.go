@@ -59,7 +59,10 @@ type TaskOutput struct {
 	Raw            string         `json:"raw"`
 	JSONDict       *pyjson.Object `json:"-"`
 	// Pydantic is str() of the output_pydantic model, "" without one.
-	Pydantic     string              `json:"-"`
+	Pydantic string `json:"-"`
+	// model is the output_pydantic model's fields (model_dump()), nil
+	// without one: output_file writes its model_dump_json().
+	model        *pyjson.Object
 	Agent        string              `json:"agent"`
 	OutputFormat string              `json:"output_format"`
 	Messages     []llm.Message       `json:"messages,omitempty"`

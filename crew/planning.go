@@ -68,16 +68,13 @@ func (rs *runState) plan(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// A reply the native OpenAI provider could not parse into the plan
-	// model has failed the planner task already (parseStructuredReply);
-	// what reaches here unparsed (other providers) stops with
-	// CrewPlanner's own error, as a missing result.pydantic does.
-	d, ok := jsonDictFrom(to.Raw)
-	if !ok {
-		return prompt.TextError(prompt.PlannerFailed)
-	}
-	v, verr := plannerModel.model.Validate(d)
-	if verr != nil {
+	// CrewPlanner reads result.pydantic: the plan the planner got back for
+	// its response model, or the converter's. A reply the native OpenAI
+	// provider could not parse has failed the planner task already
+	// (parseStructuredReply); without a model CrewPlanner stops with its
+	// own error.
+	v := to.model
+	if v == nil {
 		return prompt.TextError(prompt.PlannerFailed)
 	}
 	plans := map[int]string{}

@@ -14,7 +14,6 @@ import (
 	"crewbench/crew/llm"
 	"crewbench/crew/prompt"
 	"crewbench/crew/pyjson"
-	"crewbench/crew/toolschema"
 	"crewbench/session"
 )
 
@@ -425,17 +424,12 @@ func (rs *runState) runTask(ctx context.Context, t *Task, manager *Agent, prior 
 		Summary: summary(tr.text.description), Raw: answer, Agent: p.role, OutputFormat: outputFormat(t),
 		Messages: messages, ToolFailures: failures,
 	}
-	if m := t.outputModel(); m != nil {
-		rs.structuredOutput(to, t, m, ar, answer, tr.span, base)
+	if err := rs.taskModelOutput(ctx, tr, agent, to, ar, len(t.Guardrails) == 0, base); err != nil {
+		return rs.failTask(ctx, tr, to, err, base, start)
 	}
 	if len(t.Guardrails) > 0 {
 		if to, err = rs.runGuardrails(ctx, tr, agent, to, tools, base); err != nil {
-			ev := base
-			ev.Kind, ev.Span, ev.Parent = session.TaskFailed, tr.span, rs.span
-			ev.Outcome, ev.Error, ev.Duration = failedOutcome(ctx), err.Error(), rs.em.Now().Sub(start)
-			ev.Data = map[string]any{"error": err.Error(), "task": taskData(tr), "tool_failures": to.ToolFailures}
-			rs.emit(ev)
-			return to, err
+			return rs.failTask(ctx, tr, to, err, base, start)
 		}
 	}
 	if err := rs.writeOutputFile(tr, to); err != nil {
@@ -455,6 +449,38 @@ func (rs *runState) runTask(ctx context.Context, t *Task, manager *Agent, prior 
 	return to, nil
 }
 
+// taskModelOutput gives a fresh task output its structured part
+// (task.py:858-874): from the model an agent without tools got back for
+// its response_model, else, when export is set (no guardrails: CrewAI
+// converts after they pass), from the output converter.
+func (rs *runState) taskModelOutput(ctx context.Context, tr *taskRun, agent *Agent, to *TaskOutput, ar *agentRun, export bool, base session.Event) error {
+	m := tr.task.outputModel()
+	if m == nil {
+		return nil
+	}
+	if v, ok := directModel(ar, to.Raw, m); ok {
+		// raw = result.model_dump_json().
+		to.Raw = pyjson.DumpsStyle(v, pyjson.Wire)
+		setModelOutput(to, tr.task, m, v)
+		return nil
+	}
+	if !export {
+		return nil
+	}
+	return rs.exportOutput(ctx, tr, agent, to, base)
+}
+
+// failTask ends a task that has an output with err (TaskFailedEvent, then
+// the exception, task.py:953-956).
+func (rs *runState) failTask(ctx context.Context, tr *taskRun, to *TaskOutput, err error, base session.Event, start time.Time) (*TaskOutput, error) {
+	ev := base
+	ev.Kind, ev.Span, ev.Parent = session.TaskFailed, tr.span, rs.span
+	ev.Outcome, ev.Error, ev.Duration = failedOutcome(ctx), err.Error(), rs.em.Now().Sub(start)
+	ev.Data = map[string]any{"error": err.Error(), "task": taskData(tr), "tool_failures": to.ToolFailures}
+	rs.emit(ev)
+	return to, err
+}
+
 func outputFormat(t *Task) string {
 	switch {
 	case t.OutputJSON != nil && t.OutputPydantic:
@@ -463,50 +489,6 @@ func outputFormat(t *Task) string {
 		return FormatJSON
 	}
 	return FormatRaw
-}
-
-// structuredOutput is the task's output model applied to the answer
-// (task.py:858-870, convert_to_model): the answer parsed and validated by
-// the model, json_dict its dump or the output its Pydantic str; when the
-// model was asked for directly (an agent without tools sends
-// response_format), raw becomes model_dump_json(). An answer that is not
-// JSON or does not validate would go to CrewAI's converter LLM, which
-// crewbench does not reproduce: it warns and keeps what parses.
-func (rs *runState) structuredOutput(to *TaskOutput, t *Task, m *toolschema.Model, ar *agentRun, answer, span string, base session.Event) {
-	d, ok := jsonDictFrom(answer)
-	if !ok {
-		rs.warn(span, base, "output model: the answer is not a JSON object; CrewAI would ask a converter LLM to restructure it, which crewbench does not reproduce, so the structured output is empty")
-		return
-	}
-	valid, verr := m.Validate(d)
-	if verr != nil {
-		rs.warn(span, base, "output model: the answer does not validate ("+verr.Error()+"); CrewAI would ask a converter LLM to restructure it, which crewbench does not reproduce")
-		if !t.OutputPydantic {
-			to.JSONDict = d
-		}
-		return
-	}
-	if ar != nil && ar.responseFormat != nil && ar.mode == prompt.ModeNoTools {
-		to.Raw = pyjson.DumpsStyle(valid, pyjson.Wire)
-	}
-	if t.OutputPydantic {
-		to.Pydantic = m.Str(valid)
-		return
-	}
-	to.JSONDict = valid
-}
-
-// jsonDictFrom parses a final answer as a JSON object, tolerating a code
-// fence around it.
-func jsonDictFrom(answer string) (*pyjson.Object, bool) {
-	s := strings.TrimSpace(answer)
-	if strings.HasPrefix(s, "```") {
-		s = strings.TrimPrefix(s, "```json")
-		s = strings.TrimPrefix(s, "```")
-		s = strings.TrimSuffix(strings.TrimSpace(s), "```")
-	}
-	o, err := pyjson.LoadsObject(strings.TrimSpace(s))
-	return o, err == nil
 }
 
 // writeOutputFile writes output_file like CrewAI (task.py:502-545,
@@ -526,9 +508,14 @@ func (rs *runState) writeOutputFile(tr *taskRun, to *TaskOutput) error {
 	if strings.HasPrefix(name, "/") && tr.task != nil && prompt.HasPlaceholder(tr.task.OutputFile) {
 		path = filepath.FromSlash(name)
 	}
+	// json_dict when it is a non-empty dict, else the model's
+	// model_dump_json(), else raw (task.py:938-946).
 	content := to.Raw
-	if to.JSONDict != nil {
+	switch {
+	case to.JSONDict != nil && to.JSONDict.Len() > 0:
 		content = pyjson.DumpsStyle(to.JSONDict, pyjson.Style{Indent: 2, KeepNonASCII: true})
+	case to.model != nil:
+		content = pyjson.DumpsStyle(to.model, pyjson.Wire)
 	}
 	if tr.task == nil || !tr.task.NoCreateDirectory {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

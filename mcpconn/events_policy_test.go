@@ -46,10 +46,10 @@ func TestMCPEventsPerPolicy(t *testing.T) {
 				switch {
 				case strings.HasPrefix(k, "mcp_"):
 					crewAIKinds = append(crewAIKinds, ev.Kind)
-				case session.MCPScopeKind(ev.Kind) != ev.Kind:
+				case session.ScopeKind(ev.Kind) != ev.Kind:
 					own = append(own, ev.Kind)
 				}
-				if session.MCPScopeKind(ev.Kind) == session.MCPToolExecutionStarted {
+				if session.ScopeKind(ev.Kind) == session.MCPToolExecutionStarted {
 					if ev.ToolName != tool || ev.OriginalToolName != tool {
 						t.Errorf("%s: tool_name %q (original %q), want the remote name %q", ev.Kind, ev.ToolName, ev.OriginalToolName, tool)
 					}
@@ -80,7 +80,7 @@ func TestMCPEventsPerPolicy(t *testing.T) {
 			}
 			var scope []session.Kind
 			for _, k := range got {
-				scope = append(scope, session.MCPScopeKind(k))
+				scope = append(scope, session.ScopeKind(k))
 			}
 			if strings.Join(kindStrings(scope), " ") != strings.Join(kindStrings(wantKinds), " ") {
 				t.Errorf("MCP scopes %v, want %v", got, wantKinds)

@@ -172,7 +172,28 @@ const (
 	OwnMCPToolExecutionStarted   Kind = "crewbench_mcp_tool_execution_started"
 	OwnMCPToolExecutionCompleted Kind = "crewbench_mcp_tool_execution_completed"
 	OwnMCPToolExecutionFailed    Kind = "crewbench_mcp_tool_execution_failed"
+
+	// The LLM call scope where CrewAI emits no LLM events: the output
+	// converter's instructor call goes through a fresh OpenAI SDK client,
+	// not CrewAI's LLM class. Same fields as CrewAI's llm_call_* events.
+	OwnLLMCallStarted   Kind = "crewbench_llm_call_started"
+	OwnLLMCallCompleted Kind = "crewbench_llm_call_completed"
+	OwnLLMCallFailed    Kind = "crewbench_llm_call_failed"
 )
+
+// OwnLLMKind is crewbench's own kind for a CrewAI LLM call kind (k itself
+// for any other kind).
+func OwnLLMKind(k Kind) Kind {
+	switch k {
+	case LLMCallStarted:
+		return OwnLLMCallStarted
+	case LLMCallCompleted:
+		return OwnLLMCallCompleted
+	case LLMCallFailed:
+		return OwnLLMCallFailed
+	}
+	return k
+}
 
 // OwnMCPKind is crewbench's own kind for a CrewAI MCP connection or tool
 // execution kind (k itself for any other kind).
@@ -194,11 +215,17 @@ func OwnMCPKind(k Kind) Kind {
 	return k
 }
 
-// MCPScopeKind is the CrewAI kind an MCP scope kind stands for: k for
-// CrewAI's, the twin for crewbench's own (OwnMCPKind). Readers that look at
-// MCP connections and calls compare this.
-func MCPScopeKind(k Kind) Kind {
+// ScopeKind is the CrewAI kind a scope kind stands for: k for CrewAI's,
+// the twin for crewbench's own (OwnMCPKind, OwnLLMKind). Readers that look
+// at MCP connections and calls, or at LLM calls, compare this.
+func ScopeKind(k Kind) Kind {
 	switch k {
+	case OwnLLMCallStarted:
+		return LLMCallStarted
+	case OwnLLMCallCompleted:
+		return LLMCallCompleted
+	case OwnLLMCallFailed:
+		return LLMCallFailed
 	case OwnMCPConnectionStarted:
 		return MCPConnectionStarted
 	case OwnMCPConnectionCompleted:
@@ -331,7 +358,7 @@ func (e Event) Bool(key string) bool {
 
 // IsStart reports whether the kind opens a scope.
 func (k Kind) IsStart() bool {
-	switch MCPScopeKind(k) {
+	switch ScopeKind(k) {
 	case CrewKickoffStarted, TaskStarted, AgentExecutionStarted, LLMCallStarted,
 		ToolUsageStarted, MCPConnectionStarted, MCPToolExecutionStarted,
 		MCPAttemptStarted, AgentStepStarted, LLMGuardrailStarted, LiteAgentExecutionStarted,
@@ -343,7 +370,7 @@ func (k Kind) IsStart() bool {
 
 // IsEnd reports whether the kind closes a scope.
 func (k Kind) IsEnd() bool {
-	switch MCPScopeKind(k) {
+	switch ScopeKind(k) {
 	case CrewKickoffCompleted, CrewKickoffFailed, TaskCompleted, TaskFailed,
 		AgentExecutionCompleted, AgentExecutionError, LLMCallCompleted, LLMCallFailed,
 		ToolUsageFinished, ToolUsageError, MCPConnectionCompleted, MCPConnectionFailed,
@@ -357,7 +384,7 @@ func (k Kind) IsEnd() bool {
 
 // IsFailure reports whether the event records a failure of any kind.
 func (e Event) IsFailure() bool {
-	switch MCPScopeKind(e.Kind) {
+	switch ScopeKind(e.Kind) {
 	case CrewKickoffFailed, TaskFailed, AgentExecutionError, LLMCallFailed, ToolUsageError,
 		ToolFailureDetected, ToolValidateInputError, ToolSelectionError, ToolExecutionError,
 		MCPConnectionFailed, MCPToolExecutionFailed, MCPConfigFetchFailed, LiteAgentExecutionError,

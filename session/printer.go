@@ -529,7 +529,7 @@ func callVerdict(ev Event) []string {
 		tags = append(tags, "CrewAI raises")
 	case ev.Str("failure_reason") != "":
 		tags = append(tags, "ToolFailure(reason="+ev.Str("failure_reason")+")")
-	case notOK && MCPScopeKind(ev.Kind) == MCPToolExecutionCompleted:
+	case notOK && ScopeKind(ev.Kind) == MCPToolExecutionCompleted:
 		tags = append(tags, "returned as text")
 	}
 	return tags

@@ -45,7 +45,7 @@ func (k NodeKind) String() string {
 // NodeKindOf maps a scope event kind to the node it opens or closes
 // (NodeUnknown for point events).
 func NodeKindOf(k Kind) NodeKind {
-	switch MCPScopeKind(k) {
+	switch ScopeKind(k) {
 	case CrewKickoffStarted, CrewKickoffCompleted, CrewKickoffFailed:
 		return NodeCrew
 	case TaskStarted, TaskCompleted, TaskFailed:

@@ -51,7 +51,7 @@ type rerunJob struct {
 func (j *rerunJob) progress(evs []session.Event) {
 	for _, ev := range evs {
 		j.events++
-		switch ev.Kind {
+		switch session.ScopeKind(ev.Kind) {
 		case session.LLMCallCompleted, session.LLMCallFailed:
 			j.llmCalls++
 		case session.ToolUsageStarted:

@@ -441,7 +441,7 @@ func tickCall(id int) tea.Cmd {
 func (p *tryPane) absorb(ev session.Event) {
 	st := p.st.Text
 	red := p.deps.Redactor
-	switch session.MCPScopeKind(ev.Kind) {
+	switch session.ScopeKind(ev.Kind) {
 	case session.MCPProcessSpawned:
 		p.timeline = append(p.timeline, st.Muted.Render(fmt.Sprintf("  spawned pid %d", ev.Int("pid"))))
 	case session.MCPProcessExited:

@@ -118,7 +118,7 @@ func (p *anthropicProvider) params(req Request) (anthropic.MessageNewParams, err
 	params := anthropic.MessageNewParams{Model: model, MaxTokens: AnthropicDefaultMaxTokens}
 	if req.MaxTokens > 0 {
 		params.MaxTokens = int64(req.MaxTokens)
-	} else if p.cfg.MaxTokens > 0 {
+	} else if p.cfg.MaxTokens > 0 && !req.Bare {
 		params.MaxTokens = int64(p.cfg.MaxTokens)
 	}
 	sys, msgs, err := anthropicMessages(req.Messages)
@@ -135,6 +135,9 @@ func (p *anthropicProvider) params(req Request) (anthropic.MessageNewParams, err
 	}
 	if len(req.Stop) > 0 {
 		params.StopSequences = req.Stop
+	}
+	if req.ToolChoice != "" {
+		params.ToolChoice = anthropic.ToolChoiceParamOfTool(req.ToolChoice)
 	}
 	return params, nil
 }

@@ -61,6 +61,11 @@ type Message struct {
 	ToolCallID string `json:"tool_call_id,omitempty"`
 	// Name is the (sanitized) tool name on a tool message, as CrewAI sends it.
 	Name string `json:"name,omitempty"`
+	// SDKDump marks an assistant message with tool calls re-sent the way
+	// instructor's dump_message writes a reply back (content "" rather
+	// than null, each call as the OpenAI SDK's model_dump: id,
+	// function{arguments, name}, type); the OpenAI wire honours it.
+	SDKDump bool `json:"-"`
 }
 
 // ToolCall is one function call the model asked for.
@@ -116,7 +121,15 @@ type Request struct {
 	// ResponseFormat asks for a JSON reply matching a schema (output_json
 	// and the output converter).
 	ResponseFormat *ResponseFormat
-	Meta           CallMeta
+	// ToolChoice, when set, forces a call of the named tool
+	// (tool_choice {"type":"function","function":{"name":…}}), as
+	// instructor's TOOLS mode asks for its response model.
+	ToolChoice string
+	// Bare sends only what the request itself holds: no configured
+	// temperature or token limits. A call CrewAI makes through a fresh SDK
+	// client rather than its LLM class (instructor's) carries none.
+	Bare bool
+	Meta CallMeta
 }
 
 // Usage is token accounting in OpenAI's field names (CrewAI's usage dict).
@@ -138,6 +151,9 @@ type Response struct {
 	// Model is the model that answered, as the provider reported it.
 	Model string
 	Usage Usage
+	// Raw is the reply's JSON as the server sent it (non-streamed OpenAI
+	// replies; "" otherwise), for texts that quote the whole completion.
+	Raw string
 }
 
 // ToolCallDelta is a streamed fragment of one tool call. Index is the call's

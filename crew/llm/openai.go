@@ -172,6 +172,7 @@ func (p *openAIProvider) fromCompletion(c *openai.ChatCompletion) (Response, err
 		FinishReason: ch.FinishReason,
 		ResponseID:   c.ID,
 		Model:        c.Model,
+		Raw:          c.RawJSON(),
 		Usage: Usage{
 			PromptTokens:     int(c.Usage.PromptTokens),
 			CompletionTokens: int(c.Usage.CompletionTokens),

@@ -78,6 +78,8 @@ func TestOpenAIParallelToolCallsAndRequestBody(t *testing.T) {
 		ResponseID:   "chatcmpl-BxQ9m2ZkLr",
 		Model:        "gpt-4o-mini-2024-07-18",
 		Usage:        Usage{PromptTokens: 182, CompletionTokens: 45, TotalTokens: 227},
+		// The body as it came, for texts that quote the whole completion.
+		Raw: openAIToolCallsBody,
 	}
 	if d := cmp.Diff(want, resp); d != "" {
 		t.Errorf("response (-want +got):\n%s", d)

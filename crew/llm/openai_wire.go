@@ -74,7 +74,11 @@ func (p *openAIProvider) openAIBody(req Request) ([]byte, error) {
 		}
 		tools.WriteByte(']')
 		add("tools", tools.String())
-		add("tool_choice", `"auto"`)
+		if req.ToolChoice != "" {
+			add("tool_choice", `{"type":"function","function":{"name":`+wireString(req.ToolChoice)+`}}`)
+		} else {
+			add("tool_choice", `"auto"`)
+		}
 	}
 	if len(req.Stop) > 0 && p.provider != ProviderOpenAI {
 		// OpenAI-compatible services other than OpenAI itself go through
@@ -85,18 +89,22 @@ func (p *openAIProvider) openAIBody(req Request) ([]byte, error) {
 		}
 		add("stop", pyjson.DumpsStyle(stops, pyjson.Wire))
 	}
+	cfg := p.cfg
+	if req.Bare {
+		cfg = Config{}
+	}
 	if t := req.Temperature; t != nil {
 		add("temperature", pyjson.FloatRepr(*t))
-	} else if t := p.cfg.Temperature; t != nil {
+	} else if t := cfg.Temperature; t != nil {
 		add("temperature", pyjson.FloatRepr(*t))
 	}
 	if req.MaxTokens > 0 {
 		add("max_tokens", strconv.Itoa(req.MaxTokens))
-	} else if p.cfg.MaxTokens > 0 {
-		add("max_tokens", strconv.Itoa(p.cfg.MaxTokens))
+	} else if cfg.MaxTokens > 0 {
+		add("max_tokens", strconv.Itoa(cfg.MaxTokens))
 	}
-	if p.cfg.MaxCompletionTokens > 0 {
-		add("max_completion_tokens", strconv.Itoa(p.cfg.MaxCompletionTokens))
+	if cfg.MaxCompletionTokens > 0 {
+		add("max_completion_tokens", strconv.Itoa(cfg.MaxCompletionTokens))
 	}
 	switch {
 	case req.ResponseFormat != nil:
@@ -144,7 +152,9 @@ func writeOpenAIMessage(b *strings.Builder, m Message) error {
 		b.WriteString(wireString(m.Content))
 	case RoleAssistant:
 		b.WriteString(`,"content":`)
-		if len(m.ToolCalls) > 0 {
+		if len(m.ToolCalls) > 0 && m.SDKDump {
+			writeDumpedToolCalls(b, m)
+		} else if len(m.ToolCalls) > 0 {
 			// CrewAI's executor sends null content beside tool calls, even
 			// when the model wrote some text (agent_executor.py).
 			b.WriteString("null")
@@ -179,6 +189,29 @@ func writeOpenAIMessage(b *strings.Builder, m Message) error {
 	}
 	b.WriteByte('}')
 	return nil
+}
+
+// writeDumpedToolCalls is the rest of an assistant message as instructor's
+// dump_message writes it (instructor/utils/core.py dump_message, 1.15.1):
+// content is message.content or "", tool_calls the SDK's model_dump of
+// ChatCompletionMessageFunctionToolCall (fields id, function, type;
+// Function's arguments, name — openai 2.41.0 types).
+func writeDumpedToolCalls(b *strings.Builder, m Message) {
+	b.WriteString(wireString(m.Content))
+	b.WriteString(`,"tool_calls":[`)
+	for i, tc := range m.ToolCalls {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"id":`)
+		b.WriteString(wireString(tc.ID))
+		b.WriteString(`,"function":{"arguments":`)
+		b.WriteString(wireString(tc.Arguments))
+		b.WriteString(`,"name":`)
+		b.WriteString(wireString(tc.Name))
+		b.WriteString(`},"type":"function"}`)
+	}
+	b.WriteByte(']')
 }
 
 func writeOpenAITool(b *strings.Builder, t Tool) error {

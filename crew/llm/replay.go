@@ -97,7 +97,9 @@ func NewReplay(events []session.Event, opts ReplayOptions) *Replay {
 	r := &Replay{opts: opts, model: "replay"}
 	started := map[string][]Message{}
 	for _, ev := range events {
-		switch ev.Kind {
+		// The converter's own calls (crewbench_llm_call_*) are replayed in
+		// their place too: the engine makes them through its provider.
+		switch session.ScopeKind(ev.Kind) {
 		case session.LLMCallStarted:
 			if tools, ok := ev.Data["tools"].([]any); ok && len(tools) > 0 {
 				r.fc = true
@@ -140,7 +142,7 @@ func decodeCall(ev session.Event, started map[string][]Message) recordedCall {
 	} else if msgs, ok := started[ev.Str("call_id")]; ok {
 		c.messages, c.hasMessages = msgs, true
 	}
-	if ev.Kind == session.LLMCallFailed {
+	if session.ScopeKind(ev.Kind) == session.LLMCallFailed {
 		e := &Error{Provider: ProviderReplay, Model: ev.Str("model"), Kind: ErrorKind(ev.Str("error_kind")),
 			Status: int(ev.Int("status")), Code: ev.Str("code"), Message: ev.Str("error")}
 		if e.Message == "" {

@@ -572,6 +572,8 @@ func (l *loader) decodeTaskFields(t *Task, d *decoder, base, label string) {
 	}
 	if n := d.node("converter_cls"); n != nil && n.Kind == KindString {
 		l.err(n.Pos, joinPath(base, "converter_cls"), label+": converter_cls", `converter_cls must use {"python": "module.ConverterSubclass"}`)
+	} else if ref, isRef, _ := pythonRef(n); isRef {
+		t.ConverterCls = ref
 	}
 	if n := d.node("input_files"); n != nil && n.Kind == KindObject {
 		t.InputFiles = n.Plain().(map[string]any)

@@ -204,10 +204,12 @@ type Task struct {
 	GuardrailMaxRetries int // default 3
 	ToolFailurePolicy   string
 	// Type is "" / "Task", "conditional", or "python:<ref>".
-	Type       string
-	Condition  string // python ref of a ConditionalTask's condition
-	Callback   string // python ref
-	InputFiles map[string]any
+	Type      string
+	Condition string // python ref of a ConditionalTask's condition
+	Callback  string // python ref
+	// ConverterCls is converter_cls, a python ref.
+	ConverterCls string
+	InputFiles   map[string]any
 
 	Extra map[string]any
 

@@ -25,12 +25,19 @@ func (e *DecodeError) Error() string {
 // insertion order (a repeated key keeps its first position and its last
 // value), NaN/Infinity/-Infinity are accepted, and errors carry Python's
 // messages and positions.
-func Loads(s string) (any, error) {
+func Loads(s string) (any, error) { return loads(s, false) }
+
+// LoadsNonStrict is json.loads(s, strict=False): Loads that also takes
+// control characters (a raw newline, a tab) inside strings, as CrewAI's
+// output converter reads an answer.
+func LoadsNonStrict(s string) (any, error) { return loads(s, true) }
+
+func loads(s string, controlOK bool) (any, error) {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
 	text := []byte(s)
-	v, err := Decode[any](text, valueBuilder{}, 0)
+	v, err := decode[any](text, valueBuilder{}, 0, controlOK)
 	if err != nil {
 		line, col := err.LineCol(text)
 		return nil, &DecodeError{Msg: err.Msg, Pos: CharOffset(text, err.At), Line: line, Column: col}
@@ -138,7 +145,13 @@ type Member[V any] struct {
 // only string contents need decoding, and a string without escapes is one
 // allocation.
 func Decode[V any](text []byte, b Builder[V], maxDepth int) (V, *SyntaxError) {
-	d := &decoder[V]{s: text, b: b, maxDepth: maxDepth}
+	return decode(text, b, maxDepth, false)
+}
+
+// decode is Decode; controlOK is json.loads' strict=False (control
+// characters allowed inside strings).
+func decode[V any](text []byte, b Builder[V], maxDepth int, controlOK bool) (V, *SyntaxError) {
+	d := &decoder[V]{s: text, b: b, maxDepth: maxDepth, controlOK: controlOK}
 	var zero V
 	if bytes.HasPrefix(d.s, []byte("\uFEFF")) {
 		return zero, &SyntaxError{"Unexpected UTF-8 BOM (decode using utf-8-sig)", 0}
@@ -175,6 +188,8 @@ type decoder[V any] struct {
 	s        []byte
 	b        Builder[V]
 	maxDepth int
+	// controlOK: strict=False, control characters pass inside strings.
+	controlOK bool
 	// members and items are stacks: a value's own entries sit above its
 	// parent's until it is built.
 	members []Member[V]
@@ -359,7 +374,7 @@ func (d *decoder[V]) str(end int) (string, int, *SyntaxError) {
 			if c == '"' || c == '\\' {
 				break
 			}
-			if c <= 0x1f {
+			if c <= 0x1f && !d.controlOK {
 				return "", 0, &SyntaxError{"Invalid control character at", next}
 			}
 		}

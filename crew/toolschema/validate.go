@@ -98,7 +98,11 @@ func (m *Model) ValidationText(toolName string, err *ValidationError) string {
 // integer, 2 → 2.0 for a number); extra keys, missing required fields,
 // wrong types and constraint violations are errors. args is not modified.
 func (m *Model) Validate(args *pyjson.Object) (*pyjson.Object, *ValidationError) {
-	v := &validator{ignoreExtra: m.ExtraIgnored}
+	return m.validate(args, false)
+}
+
+func (m *Model) validate(args *pyjson.Object, strict bool) (*pyjson.Object, *ValidationError) {
+	v := &validator{ignoreExtra: m.ExtraIgnored, strict: strict}
 	out := v.model(m, args, nil)
 	if len(v.errs) > 0 {
 		return nil, &ValidationError{Model: m.Name, Errors: v.errs}
@@ -111,6 +115,10 @@ type validator struct {
 	// ignoreExtra is the root model's ExtraIgnored, which its nested
 	// models share.
 	ignoreExtra bool
+	// strict is Pydantic's strict mode on JSON input: no coercion of
+	// strings, booleans or floats into numbers and booleans (a JSON
+	// integer still passes for a float).
+	strict bool
 }
 
 func (v *validator) fail(loc []string, typ, msg string, input any) {
@@ -170,6 +178,12 @@ func (v *validator) inner(t *Type, val any, loc []string) any {
 	case KindFloat:
 		return v.float(t, val, loc)
 	case KindBool:
+		if b, ok := val.(bool); v.strict || ok {
+			if !ok {
+				v.fail(loc, "bool_type", "Input should be a valid boolean", val)
+			}
+			return b
+		}
 		b, ok := laxBool(val)
 		if !ok {
 			if _, isStr := val.(string); isStr {
@@ -224,7 +238,7 @@ func (v *validator) inner(t *Type, val any, loc []string) any {
 func (v *validator) union(t *Type, val any, loc []string) any {
 	for _, m := range t.Members {
 		if exactKind(m, val) {
-			sub := &validator{}
+			sub := &validator{strict: v.strict}
 			if r, ok := sub.value(m, val, loc); ok {
 				return r
 			}
@@ -232,7 +246,7 @@ func (v *validator) union(t *Type, val any, loc []string) any {
 	}
 	var all []LineError
 	for _, m := range t.Members {
-		sub := &validator{}
+		sub := &validator{strict: v.strict}
 		if r, ok := sub.value(m, val, append(loc[:len(loc):len(loc)], memberTag(m))); ok {
 			return r
 		}
@@ -325,6 +339,10 @@ func countWord(n int, word string) string {
 var intText = regexp.MustCompile(`^[+-]?[0-9](_?[0-9])*(\.0*)?$`)
 
 func (v *validator) integer(t *Type, val any, loc []string) any {
+	if x, ok := val.(pyjson.Number); v.strict && (!ok || !x.IsInt()) {
+		v.fail(loc, "int_type", "Input should be a valid integer", val)
+		return nil
+	}
 	var n pyjson.Number
 	switch x := val.(type) {
 	case bool:
@@ -366,6 +384,10 @@ func (v *validator) integer(t *Type, val any, loc []string) any {
 }
 
 func (v *validator) float(t *Type, val any, loc []string) any {
+	if _, ok := val.(pyjson.Number); v.strict && !ok {
+		v.fail(loc, "float_type", "Input should be a valid number", val)
+		return nil
+	}
 	var f float64
 	switch x := val.(type) {
 	case bool:

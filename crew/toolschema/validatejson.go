@@ -12,6 +12,17 @@ import (
 // value that is not an object one model_type error, and an object is
 // validated as Validate does.
 func (m *Model) ValidateJSON(text string) (*pyjson.Object, *ValidationError) {
+	return m.validateJSON(text, false)
+}
+
+// ValidateJSONStrict is model_validate_json(text, strict=True), as
+// instructor validates a tool call's arguments: ValidateJSON without lax
+// coercions.
+func (m *Model) ValidateJSONStrict(text string) (*pyjson.Object, *ValidationError) {
+	return m.validateJSON(text, true)
+}
+
+func (m *Model) validateJSON(text string, strict bool) (*pyjson.Object, *ValidationError) {
 	if msg, at, ok := jiterCheck([]byte(text)); !ok {
 		line, col := jiterPosition([]byte(text), at)
 		return nil, &ValidationError{Model: m.Name, Errors: []LineError{{
@@ -29,7 +40,7 @@ func (m *Model) ValidateJSON(text string) (*pyjson.Object, *ValidationError) {
 	if !isObject {
 		return nil, &ValidationError{Model: m.Name, Errors: []LineError{{Type: "model_type", Msg: "Input should be an object", Input: v}}}
 	}
-	return m.Validate(o)
+	return m.validate(o, strict)
 }
 
 // jiterPosition is jiter's LinePosition::find: a 1-based line and a

@@ -161,3 +161,37 @@ func maxNesting(text string) int {
 	}
 	return deepest
 }
+
+// Strict mode on JSON input (pydantic-core strict validators, as
+// instructor's parse_tools asks with strict=True): strings, booleans and
+// floats are not coerced into integers or booleans; a JSON integer is a
+// valid float. Lax mode coerces the same inputs.
+func TestValidateJSONStrict(t *testing.T) {
+	o, err := pyjson.LoadsObject(`{"title": "M", "type": "object", "properties": {"n": {"type": "integer"}, "x": {"type": "number"}, "ok": {"type": "boolean"}}, "required": ["n", "x", "ok"]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := FromJSONSchema("M", o, false)
+	for _, tc := range []struct{ name, in, strict string }{
+		{"exact types", `{"n": 2, "x": 3, "ok": true}`, ""},
+		{"string integer", `{"n": "2", "x": 3, "ok": true}`, "int_type"},
+		{"float integer", `{"n": 2.0, "x": 3, "ok": true}`, "int_type"},
+		{"bool integer", `{"n": true, "x": 3, "ok": true}`, "int_type"},
+		{"string number", `{"n": 2, "x": "3.5", "ok": true}`, "float_type"},
+		{"string bool", `{"n": 2, "x": 3, "ok": "yes"}`, "bool_type"},
+		{"number bool", `{"n": 2, "x": 3, "ok": 1}`, "bool_type"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, serr := m.ValidateJSONStrict(tc.in)
+			switch {
+			case tc.strict == "" && serr != nil:
+				t.Errorf("strict: %v", serr)
+			case tc.strict != "" && (serr == nil || len(serr.Errors) != 1 || serr.Errors[0].Type != tc.strict):
+				t.Errorf("strict: got %v, want one %s error", serr, tc.strict)
+			}
+			if _, lerr := m.ValidateJSON(tc.in); lerr != nil {
+				t.Errorf("lax: %v", lerr)
+			}
+		})
+	}
+}
