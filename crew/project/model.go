@@ -412,5 +412,10 @@ type Unresolved struct {
 type PlanningConfig struct {
 	MaxAttempts *int // nil: None
 	MaxSteps    *int // nil: the default, 20
-	Others      []string
+	// SystemPrompt, PlanPrompt and RefinePrompt replace the planning texts
+	// (nil: None, CrewAI's own).
+	SystemPrompt, PlanPrompt, RefinePrompt *string
+	// LLM is the planning LLM (nil: the agent's).
+	LLM    *LLM
+	Others []string
 }
