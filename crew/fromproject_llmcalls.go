@@ -49,19 +49,29 @@ func (b *builder) agentExtras(name string, pa *project.Agent) {
 // max_reasoning_attempts), else bare planning: true gives
 // PlanningConfig(reasoning_effort="low", max_attempts=1). Either way the
 // plan calls are reproduced, the plan's step-by-step execution is not.
-func (b *builder) agentPlanning(name string, a *Agent, pa *project.Agent) {
+// planning_config.llm is resolved as planning_llm is (--llm and
+// crewbench.yaml's llm: replace it); a model string is create_llm(str)
+// (reasoning_handler.py:175-185).
+func (b *builder) agentPlanning(name string, a *Agent, pa *project.Agent) error {
 	switch pc := pa.PlanningConfig; {
 	case pc != nil:
 		// An explicit planning_config wins over both flags.
-		a.Planning = &PlanningConfig{MaxSteps: defaultPlanMaxSteps}
+		a.Planning = &PlanningConfig{MaxSteps: defaultPlanMaxSteps, SystemPrompt: pc.SystemPrompt, PlanPrompt: pc.PlanPrompt, RefinePrompt: pc.RefinePrompt}
 		if pc.MaxAttempts != nil {
 			a.Planning.MaxAttempts = *pc.MaxAttempts
 		}
 		if pc.MaxSteps != nil {
 			a.Planning.MaxSteps = *pc.MaxSteps
 		}
+		if pc.LLM != nil {
+			prov, model, err := b.provider(*pc.LLM, true)
+			if err != nil {
+				return err
+			}
+			a.Planning.LLM, a.Planning.Model = prov, model
+		}
 		if len(pc.Others) > 0 {
-			b.note("agent %s: planning_config reads max_attempts and max_steps only; %s keep their defaults in crewbench's planning calls", name, strings.Join(pc.Others, ", "))
+			b.note("agent %s: planning_config sets %s, which crewbench's planning calls do not read (they keep CrewAI's defaults there)", name, strings.Join(pc.Others, ", "))
 		}
 	case pa.Reasoning:
 		a.Planning = &PlanningConfig{MaxSteps: defaultPlanMaxSteps}
@@ -71,9 +81,10 @@ func (b *builder) agentPlanning(name string, a *Agent, pa *project.Agent) {
 	case pa.Planning:
 		a.Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: defaultPlanMaxSteps}
 	default:
-		return
+		return nil
 	}
 	b.note("agent %s: planning: crewbench sends CrewAI's planning calls; a ready plan with steps, which CrewAI executes step by step (StepExecutor, PlannerObserver, a final synthesis), is not reproduced: the agent then runs its task directly", name)
+	return nil
 }
 
 // defaultPlanMaxSteps is PlanningConfig.max_steps' default

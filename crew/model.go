@@ -109,6 +109,14 @@ type PlanningConfig struct {
 	MaxAttempts int
 	// MaxSteps is the plan prompt's hard limit (default 20).
 	MaxSteps int
+	// SystemPrompt replaces planning.system_prompt, verbatim; PlanPrompt
+	// and RefinePrompt replace create_plan_prompt and refine_plan_prompt,
+	// formatted with Python's str.format (nil: CrewAI's texts).
+	SystemPrompt, PlanPrompt, RefinePrompt *string
+	// LLM answers the planning calls instead of the agent's LLM (nil: the
+	// agent's); Model is its model string.
+	LLM   llm.Provider
+	Model string
 }
 
 // NewAgent returns an agent with CrewAI's defaults.
