@@ -17,21 +17,23 @@ import (
 )
 
 // Agent planning, as CrewAI 1.15.17 runs it for an agent with planning,
-// reasoning or a planning_config: AgentExecutor's @start method
-// generate_plan (experimental/agent_executor.py:347-386) runs
+// reasoning or a planning_config: the default executor_class is the Flow
+// AgentExecutor (agent/core.py:345-351), whose @start method generate_plan
+// (experimental/agent_executor.py:347-388) runs
 // AgentReasoning.handle_agent_reasoning (utilities/reasoning_handler.py:
 // 187-349) after flow_started and before agent_logs_started
-// (initialize_reasoning, agent_executor.py:1374-1387). Each attempt is
-// agent_reasoning_started, one planning call (system planning.system_prompt,
-// user create_plan_prompt, then refine_plan_prompt while the plan is not
-// ready and max_attempts allows), agent_reasoning_completed. The plan is kept
-// in the executor's state and never enters the agent's messages
+// (initialize_reasoning, agent_executor.py:1374-1387). The plan is kept in
+// the executor's state and never enters the agent's messages
 // (agent_executor.py:382-384), so a plan without steps (a text reply, or
 // not ready) leads to the ordinary loop with unchanged messages
 // (check_todos_available "no_todos", agent_executor.py:1053-1066). A ready
-// plan with steps becomes todos that CrewAI runs through its StepExecutor
-// and PlannerObserver; crewbench does not reproduce that part and runs the
-// ordinary loop, with a warning in the trace.
+// plan with steps becomes todos that CrewAI runs instead of that loop
+// (get_ready_todos_method, execute_todo_sequential/_parallel with a
+// StepExecutor per step, observe_step_result with PlannerObserver calls at
+// medium and high reasoning_effort, replanning, then finalize's synthesis
+// call, agent_executor.py:643-1372, 2339-2536); crewbench does not
+// reproduce that part and runs the ordinary loop, with a warning in the
+// trace.
 
 // planningTool is FUNCTION_SCHEMA as the OpenAI provider sends a dict tool
 // (safe_tool_conversion, then _convert_tools_for_interference with
@@ -88,7 +90,7 @@ func (ar *agentRun) generatePlan(ctx context.Context) error {
 	ev.Data = map[string]any{"agent_role": ar.p.role, "task_id": ar.tr.id, "plan": plan.plan, "ready": plan.ready, "attempt": 1}
 	ar.rs.emit(ev)
 	if plan.ready && len(plan.steps) > 0 {
-		ar.rs.warn(ar.span, ar.base, "agent "+ar.p.role+": the plan has steps, which CrewAI executes one by one through its StepExecutor; crewbench does not reproduce that and runs the task directly")
+		ar.rs.warn(ar.span, ar.base, "agent "+ar.p.role+": the plan is ready with "+strconv.Itoa(len(plan.steps))+" steps, which CrewAI executes instead of the agent loop (a StepExecutor call per step, PlannerObserver calls at medium/high reasoning_effort, replanning, a synthesis call); crewbench does not reproduce that and runs the task directly")
 	}
 	return nil
 }

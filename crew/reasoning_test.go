@@ -360,3 +360,23 @@ func TestAgentPlanningFunctionErrorEvents(t *testing.T) {
 		}
 	}
 }
+
+// A ready plan with steps becomes todos (agent_executor.py:380-381), which
+// CrewAI runs through its StepExecutor instead of the agent loop; crewbench
+// runs the task directly and says so in the trace.
+func TestAgentPlanningReadyStepsWarns(t *testing.T) {
+	_, prov := newChatServer(t, `call create_reasoning_plan {"plan":"p","steps":[{"step_number":1,"description":"Write it.","tool_to_use":null,"depends_on":[]}],"ready":true}`, "Berlin is big.")
+	c := guardedCrew(prov, nil, false, 0)
+	c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 20}
+	r := kickoff(t, c, nil, Options{})
+	if r.err != nil || r.out.Raw != "Berlin is big." {
+		t.Fatalf("err %v, raw %q", r.err, r.out.Raw)
+	}
+	var warned bool
+	for _, ev := range r.events {
+		warned = warned || ev.Kind == session.Warning && strings.Contains(ev.Str("message"), "the plan is ready with 1 steps, which CrewAI executes instead of the agent loop")
+	}
+	if !warned {
+		t.Error("no warning for the plan's steps")
+	}
+}
