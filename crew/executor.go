@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -142,10 +143,29 @@ func (rs *runState) runAgent(ctx context.Context, a *Agent, tr *taskRun, context
 // flow_finished, or flow_failed.
 func (ar *agentRun) flow(ctx context.Context) (string, error) {
 	ar.flowEvent(session.FlowStarted, nil)
-	if err := ar.generatePlan(ctx); err != nil {
+	steps, err := ar.generatePlan(ctx)
+	if err != nil {
 		err = timeoutCause(ctx, err)
 		ar.flowEvent(session.FlowFailed, map[string]any{"error": err.Error()})
 		return "", err
+	}
+	if len(steps) > 0 {
+		// A ready plan with steps runs as todos instead of the loop
+		// (check_todos_available "has_todos", agent_executor.py:1053-1066).
+		if gap := ar.planExecutionGap(); gap != "" {
+			ar.rs.warn(ar.span, ar.base, "agent "+ar.p.role+": the plan is ready with "+strconv.Itoa(len(steps))+" steps, which CrewAI executes instead of the agent loop, with "+gap+"; crewbench does not reproduce that and runs the task directly")
+		} else {
+			out, ordinary, err := ar.executePlan(ctx, steps)
+			if err = timeoutCause(ctx, err); err != nil {
+				ar.flowEvent(session.FlowFailed, map[string]any{"error": err.Error()})
+				return "", err
+			}
+			if !ordinary {
+				ar.agentLogs(KindAgentLogsExecution, map[string]any{"agent_role": ar.p.role, "formatted_answer": out, "verbose": false})
+				ar.flowEvent(session.FlowFinished, map[string]any{"result": out})
+				return out, nil
+			}
+		}
 	}
 	ar.agentLogs(KindAgentLogsStarted, map[string]any{"agent_role": ar.p.role, "task_description": ar.tr.text.description, "verbose": false})
 	out, err := ar.loop(ctx)

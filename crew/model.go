@@ -117,6 +117,11 @@ type PlanningConfig struct {
 	// agent's); Model is its model string.
 	LLM   llm.Provider
 	Model string
+	// Effort is reasoning_effort ("low", "medium", "high"); ObserveSteps is
+	// observe_steps (nil: None); MaxReplans is max_replans (default 3).
+	Effort       string
+	ObserveSteps *bool
+	MaxReplans   int
 }
 
 // NewAgent returns an agent with CrewAI's defaults.

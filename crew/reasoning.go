@@ -63,9 +63,11 @@ func planningTool(anthropic bool) llm.Tool {
 // Planning never fails the run: CrewAI logs its errors and executes the
 // task (agent_executor.py:388-390); only a cancelled run or an abort at a
 // breakpoint stops it.
-func (ar *agentRun) generatePlan(ctx context.Context) error {
+// It returns the steps of a ready plan, which become the todos
+// (agent_executor.py:380-381).
+func (ar *agentRun) generatePlan(ctx context.Context) ([]planStep, error) {
 	if ar.agent.Planning == nil {
-		return nil
+		return nil, nil
 	}
 	span := ar.reasoningStarted(ar.span, 1)
 	start := ar.rs.em.Now()
@@ -82,17 +84,17 @@ func (ar *agentRun) generatePlan(ctx context.Context) error {
 		ev.Data = map[string]any{"agent_role": ar.p.role, "task_id": ar.tr.id, "error": err.Error(), "attempt": 1}
 		ar.rs.emit(ev)
 		if ctx.Err() != nil || errors.Is(err, ErrAborted) {
-			return err
+			return nil, err
 		}
-		return nil
+		return nil, nil
 	}
 	ev.Kind, ev.Outcome = session.AgentReasoningCompleted, "ok"
 	ev.Data = map[string]any{"agent_role": ar.p.role, "task_id": ar.tr.id, "plan": plan.plan, "ready": plan.ready, "attempt": 1}
 	ar.rs.emit(ev)
-	if plan.ready && len(plan.steps) > 0 {
-		ar.rs.warn(ar.span, ar.base, "agent "+ar.p.role+": the plan is ready with "+strconv.Itoa(len(plan.steps))+" steps, which CrewAI executes instead of the agent loop (a StepExecutor call per step, PlannerObserver calls at medium/high reasoning_effort, replanning, a synthesis call); crewbench does not reproduce that and runs the task directly")
+	if !plan.ready {
+		return nil, nil
 	}
-	return nil
+	return plan.steps, nil
 }
 
 func (ar *agentRun) reasoningStarted(parent string, attempt int) string {

@@ -214,7 +214,7 @@ func TestFromProjectReadsPlanningConfig(t *testing.T) {
 		"crew.jsonc": `{"name": "p", "agents": ["writer"], "tasks": [{"name": "write", "description": "Write.", "expected_output": "Text.", "agent": "writer"}]}`,
 		"agents/writer.jsonc": `{"role": "Writer", "goal": "g", "backstory": "b", "planning": true, "llm": "scripted:inline.yaml",
   "planning_config": {"max_attempts": 3, "max_steps": 5, "plan_prompt": "Plan {description}", "system_prompt": "S", "refine_prompt": null,
-    "llm": {"model": "gpt-4o", "base_url": "http://127.0.0.1:9/v1", "api_key": "k"}, "reasoning_effort": "high"}}`,
+    "llm": {"model": "gpt-4o", "base_url": "http://127.0.0.1:9/v1", "api_key": "k"}, "reasoning_effort": "high", "observe_steps": false, "max_step_iterations": 4}}`,
 	})
 	p, err := project.Open(dir, "")
 	if err != nil {
@@ -225,13 +225,15 @@ func TestFromProjectReadsPlanningConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	pc := c.Agents[0].Planning
-	if pc == nil || pc.MaxAttempts != 3 || pc.MaxSteps != 5 || *pc.PlanPrompt != "Plan {description}" || *pc.SystemPrompt != "S" || pc.RefinePrompt != nil {
+	// max_replans defaults to 3 (agent/planning_config.py:122-126).
+	if pc == nil || pc.MaxAttempts != 3 || pc.MaxSteps != 5 || *pc.PlanPrompt != "Plan {description}" || *pc.SystemPrompt != "S" || pc.RefinePrompt != nil ||
+		pc.Effort != "high" || pc.ObserveSteps == nil || *pc.ObserveSteps || pc.MaxReplans != 3 {
 		t.Fatalf("planning %+v", pc)
 	}
 	if pc.LLM == nil || pc.Model != "gpt-4o" || pc.LLM == c.Agents[0].LLM {
 		t.Errorf("planning llm %v %q", pc.LLM, pc.Model)
 	}
-	if all := fmt.Sprint(notes); !strings.Contains(all, "planning_config sets reasoning_effort, which crewbench's planning calls do not read") {
+	if all := fmt.Sprint(notes); !strings.Contains(all, "planning_config sets max_step_iterations, which crewbench's planning calls do not read") {
 		t.Errorf("notes %s", all)
 	}
 }

@@ -393,6 +393,9 @@ func (l *loader) decodeAgentFields(a *Agent, d *decoder, name string, withTools 
 		pd.optStr("plan_prompt", &pc.PlanPrompt)
 		pd.optStr("refine_prompt", &pc.RefinePrompt)
 		pc.LLM = l.decodeLLM(pd, "llm")
+		pd.literal("reasoning_effort", &pc.ReasoningEffort, "low", "medium", "high")
+		pd.optBool("observe_steps", &pc.ObserveSteps)
+		pd.optInt("max_replans", &pc.MaxReplans)
 		for _, f := range n.Fields {
 			if !planningConfigRead[f.Key] {
 				pc.Others = append(pc.Others, f.Key)
@@ -674,7 +677,8 @@ func (l *loader) checkInputFiles(n *Node, label, path string) {
 // The fields each decoder reads itself; the rest go to Extra. Package
 // level, built once rather than per crew, agent and task.
 // planningConfigRead are the planning_config fields the planning calls read.
-var planningConfigRead = set("max_attempts", "max_steps", "system_prompt", "plan_prompt", "refine_prompt", "llm")
+var planningConfigRead = set("max_attempts", "max_steps", "system_prompt", "plan_prompt", "refine_prompt", "llm",
+	"reasoning_effort", "observe_steps", "max_replans")
 
 var crewHandledFields = set("name", "process", "verbose", "memory", "cache", "max_rpm", "planning", "planning_llm",
 	"manager_llm", "function_calling_llm", "chat_llm", "tool_failure_policy", "stream", "tracing",

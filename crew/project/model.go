@@ -416,6 +416,11 @@ type PlanningConfig struct {
 	// (nil: None, CrewAI's own).
 	SystemPrompt, PlanPrompt, RefinePrompt *string
 	// LLM is the planning LLM (nil: the agent's).
-	LLM    *LLM
-	Others []string
+	LLM *LLM
+	// ReasoningEffort is "low", "medium" or "high" ("": the default,
+	// medium); ObserveSteps nil is None; MaxReplans nil is the default, 3.
+	ReasoningEffort string
+	ObserveSteps    *bool
+	MaxReplans      *int
+	Others          []string
 }

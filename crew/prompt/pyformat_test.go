@@ -1,6 +1,9 @@
 package prompt
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Python 3.11's str.format(**kw): the texts are str(e) of what it raises
 // (checked with python3 -c '"…".format(x="a")').
@@ -34,6 +37,25 @@ func TestPyFormat(t *testing.T) {
 		}
 		if out != tc.out || got != tc.err {
 			t.Errorf("%q: got %q, %q; want %q, %q", tc.in, out, got, tc.out, tc.err)
+		}
+	}
+}
+
+// extract_task_section (utilities/agent_utils.py): the "## Task" body up to
+// "\n---\n" or the next "\n## ", else the text cut at 2000 characters.
+func TestTaskSection(t *testing.T) {
+	long := strings.Repeat("é", 2001)
+	for _, tc := range []struct{ in, out string }{
+		{"Write.", "Write."},
+		{"Intro\n## Task\n  Do it.  \n## Instructions\nx", "Do it."},
+		{"## Task\nDo it.\n---\nrest", "Do it."},
+		{"Intro\n## Task: Do it.", "Do it."},
+		// The end marker right at the body's start gives an empty section.
+		{"Intro\n## Task\n\n## Next", ""},
+		{long, strings.Repeat("é", 2000) + "\n... [truncated]"},
+	} {
+		if got := taskSection(tc.in); got != tc.out {
+			t.Errorf("%q: got %q, want %q", tc.in, got, tc.out)
 		}
 	}
 }
