@@ -537,6 +537,9 @@ type llmTarget struct {
 	// functions runs a tool call of the reply the way a provider runs
 	// available_functions (nil: the reply's tool calls are returned).
 	functions func(call llm.ToolCall) (result string, err error, ok bool)
+	// structured is the call's response_model (nil: none, or the task's
+	// for the agent's own calls).
+	structured *builtinModel
 }
 
 func (ar *agentRun) agentTarget() llmTarget {
@@ -569,10 +572,14 @@ func (ar *agentRun) callLLMOn(ctx context.Context, step string, target llmTarget
 	if !target.separate {
 		req.Stop = ar.stops[:len(ar.stops):len(ar.stops)]
 	}
+	responseModel := ar.responseModel
 	if ar.mode == prompt.ModeNoTools && history {
 		// An agent without tools asks for the output model directly
 		// (response_model, agent_executor.py:1425-1437).
 		req.ResponseFormat = ar.responseFormat
+	}
+	if target.structured != nil {
+		req.ResponseFormat, responseModel = target.structured.format, target.structured.model
 	}
 	// The RPM controller is consulted before the agent's own reasoning
 	// calls only, not before side calls (summarising, converting).
@@ -605,7 +612,7 @@ func (ar *agentRun) callLLMOn(ctx context.Context, step string, target llmTarget
 			resp, err = target.prov.Call(ctx, req, ar.chunkSink(callID, step))
 		}
 		if err == nil {
-			resp, err = ar.parseStructuredReply(ctx, req, resp)
+			resp, err = ar.parseStructuredReply(ctx, req, resp, responseModel)
 		}
 	}
 	ran := false

@@ -88,7 +88,7 @@ func (b *builder) agentPlanning(name string, a *Agent, pa *project.Agent) error 
 	default:
 		return nil
 	}
-	b.note("agent %s: planning: crewbench sends CrewAI's planning calls and runs a ready plan's steps as CrewAI does with the heuristic observation (reasoning_effort low, or observe_steps: false) for an agent without tools and a task without an output model; a plan that needs more (PlannerObserver calls, steps with tools, replanning) runs the task directly instead, with a warning", name)
+	b.note("agent %s: planning: crewbench sends CrewAI's planning calls and runs a ready plan's steps as CrewAI does (StepExecutor, PlannerObserver, synthesis) for an agent without tools and a task without an output model; steps with tools or an output model run the task directly instead, and a replan finalizes with the steps done, each with a warning", name)
 	return nil
 }
 

@@ -1,8 +1,10 @@
 package crew
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +12,7 @@ import (
 
 	"crewbench/crew/llm"
 	"crewbench/crew/prompt"
+	"crewbench/crew/pyjson"
 	"crewbench/crew/react"
 	"crewbench/session"
 )
@@ -19,10 +22,10 @@ import (
 // get_ready_todos_method → execute_todo_sequential or
 // execute_todos_parallel → observe_step_result → handle_step_observed_*,
 // then finalize; experimental/agent_executor.py:643-1372, 2339-2536).
-// crewbench reproduces the heuristic observation (reasoning_effort "low",
-// the default of planning: true, or observe_steps: false) for an agent
-// without tools and a task without an output model; planExecutionGap names
-// what else CrewAI would do.
+// crewbench reproduces it for an agent without tools and a task without an
+// output model, at every reasoning_effort (the PlannerObserver's call, or
+// the heuristic of "low" and observe_steps: false), except replanning;
+// planExecutionGap and replanGap name what CrewAI would do instead.
 
 // todo is TodoItem (utilities/planning_types.py:24-40).
 type todo struct {
@@ -36,8 +39,6 @@ type todo struct {
 // that crewbench does not reproduce, "" when nothing.
 func (ar *agentRun) planExecutionGap() string {
 	switch {
-	case ar.observesSteps():
-		return "a PlannerObserver LLM call after each step (reasoning_effort " + ar.agent.Planning.Effort + " without observe_steps: false)"
 	case len(ar.tools) > 0:
 		return "StepExecutor calls with the agent's tools"
 	case ar.responseModel != nil || ar.responseFormat != nil:
@@ -90,7 +91,16 @@ func (ar *agentRun) executePlan(ctx context.Context, steps []planStep) (out stri
 			success[i] = ok
 		}
 		for i, t := range ready {
-			if ar.observeStep(t, success[i], len(ready) > 1) {
+			obs, err := ar.observe(ctx, t, success[i], todos)
+			if err != nil {
+				return "", false, err
+			}
+			if len(ready) > 1 {
+				// execute_todos_parallel marks by the observation only (:1301-1306).
+				ar.finishTodo(t, map[bool]string{true: "completed", false: "failed"}[obs.success], nil)
+				continue
+			}
+			if ar.routeObservation(t, obs, todos) {
 				return ar.finalizePlan(ctx, todos)
 			}
 		}
@@ -218,34 +228,254 @@ func (ar *agentRun) executeStep(ctx context.Context, t *todo, todos []*todo) (bo
 	return true, nil
 }
 
-// observeStep applies the heuristic observation (PlannerObserver.
-// heuristic_observation: the step's success, the plan still valid, no
-// replan) as handle_step_observed_low/_medium and decide_next_action do
-// (agent_executor.py:710-930), or as execute_todos_parallel marks its steps
-// (:1301-1306): a success completes the step, a failure fails it; at high
-// effort a failed single step replans.
-// It reports whether the plan ends here (replan_now, which finalizes when
-// no replan is left, :1011-1024).
-func (ar *agentRun) observeStep(t *todo, success, parallel bool) bool {
-	if success {
-		ar.finishTodo(t, "completed")
+// observation is StepObservation (utilities/planning_types.py).
+type observation struct {
+	success, valid, replan, goal bool
+	learned                      string
+	replanReason                 any // str | None
+	refinements                  []refinement
+}
+
+type refinement struct {
+	step        int
+	description string
+}
+
+// stepObservationSchema is StepObservation.model_json_schema() (with
+// StepRefinement in $defs) as Pydantic 2 writes it
+// (utilities/planning_types.py).
+const stepObservationSchema = `{"$defs": {"StepRefinement": {"description": "A structured in-place update for a single pending step.\n\nReturned as part of StepObservation when the Planner learns new\ninformation that makes a pending step description more specific.\nApplied directly \u2014 no second LLM call required.", "properties": {"step_number": {"description": "The step number to update (1-based)", "title": "Step Number", "type": "integer"}, "new_description": {"description": "The updated, more specific description for this step", "title": "New Description", "type": "string"}}, "required": ["step_number", "new_description"], "title": "StepRefinement", "type": "object"}}, "description": "Planner's observation after a step execution completes.\n\nReturned by the PlannerObserver after EVERY step \u2014 not just failures.\nThe Planner uses this to decide whether to continue, refine, or replan.\n\nBased on PLAN-AND-ACT (Section 3.3): the Planner observes what the Executor\ndid and incorporates new information into the remaining plan.\n\nAttributes:\n    step_completed_successfully: Whether the step achieved its objective.\n    key_information_learned: New information revealed by this step\n        (e.g., \"Found 3 products: A, B, C\"). Used to refine upcoming steps.\n    remaining_plan_still_valid: Whether pending todos still make sense\n        given the new information. True does NOT mean no refinement needed.\n    suggested_refinements: Structured in-place updates to pending step\n        descriptions. Each entry targets a specific step by number. These\n        are applied directly without a second LLM call.\n        Example: [{\"step_number\": 3, \"new_description\": \"Select product B (highest rated)\"}]\n    needs_full_replan: The remaining plan is fundamentally wrong and must\n        be regenerated from scratch. Mutually exclusive with\n        remaining_plan_still_valid (if this is True, that should be False).\n    replan_reason: Explanation of why a full replan is needed (None if not).\n    goal_already_achieved: The overall task goal has been satisfied early.\n        No more steps needed \u2014 skip remaining todos and finalize.", "properties": {"step_completed_successfully": {"description": "Whether the step achieved what it was asked to do", "title": "Step Completed Successfully", "type": "boolean"}, "key_information_learned": {"default": "", "description": "What new information this step revealed", "title": "Key Information Learned", "type": "string"}, "remaining_plan_still_valid": {"default": true, "description": "Whether the remaining pending todos still make sense given new information", "title": "Remaining Plan Still Valid", "type": "boolean"}, "suggested_refinements": {"anyOf": [{"items": {"$ref": "#/$defs/StepRefinement"}, "type": "array"}, {"type": "null"}], "default": null, "description": "Structured updates to pending step descriptions based on new information. Each entry specifies a step_number and new_description. Applied directly \u2014 no separate replan needed.", "title": "Suggested Refinements"}, "needs_full_replan": {"default": false, "description": "The remaining plan is fundamentally wrong and must be regenerated", "title": "Needs Full Replan", "type": "boolean"}, "replan_reason": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": null, "description": "Explanation of why a full replan is needed", "title": "Replan Reason"}, "goal_already_achieved": {"default": false, "description": "The overall task goal has been satisfied early; no more steps needed", "title": "Goal Already Achieved", "type": "boolean"}}, "required": ["step_completed_successfully"], "title": "StepObservation", "type": "object"}`
+
+var stepObservationModel = newBuiltinModel("StepObservation", stepObservationSchema)
+
+// observe is _observe_completed_step (agent_executor.py:579-608): the
+// PlannerObserver's call when steps are observed, else the heuristic
+// (the step's success, the plan still valid, no replan).
+func (ar *agentRun) observe(ctx context.Context, t *todo, success bool, todos []*todo) (observation, error) {
+	if !ar.observesSteps() {
+		return observation{success: success, valid: true}, nil
+	}
+	base := map[string]any{"agent_role": ar.p.role, "step_number": t.number, "step_description": t.description}
+	started := ar.base
+	started.Kind, started.Parent, started.Data = session.StepObservationStarted, t.span, base
+	var completed, remaining []prompt.ObservedStep
+	for _, o := range todos {
+		switch o.status {
+		case "completed":
+			completed = append(completed, prompt.ObservedStep{Step: o.number, Description: o.description, Result: o.result})
+		case "pending":
+			remaining = append(remaining, prompt.ObservedStep{Step: o.number, Description: o.description})
+		}
+	}
+	ar.rs.emit(started)
+	msgs := []llm.Message{
+		{Role: llm.RoleSystem, Content: prompt.ObservationSystem},
+		{Role: llm.RoleUser, Content: prompt.ObservationUser(ar.tr.text.description, ar.tr.text.expectedOutput, completed,
+			prompt.ObservedStep{Step: t.number, Description: t.description, Result: t.result}, remaining)},
+	}
+	target := ar.planTarget()
+	target.structured = stepObservationModel
+	resp, err := ar.callLLMOn(ctx, t.span, target, msgs, nil, false)
+	if err != nil {
+		if ctx.Err() != nil || errors.Is(err, ErrAborted) {
+			return observation{}, err
+		}
+		// observe's except: step_observation_failed and a success
+		// (planner_observer.py).
+		ev := ar.base
+		ev.Kind, ev.Parent = session.StepObservationFailed, t.span
+		ev.Data = maps.Clone(base)
+		ev.Data["error"] = err.Error()
+		ar.rs.emit(ev)
+		return observation{success: true, valid: true}, nil
+	}
+	obs := parseObservation(resp.Content)
+	var summaries any
+	if len(obs.refinements) > 0 {
+		list := make([]any, len(obs.refinements))
+		for i, r := range obs.refinements {
+			list[i] = "Step " + strconv.Itoa(r.step) + ": " + r.description
+		}
+		summaries = list
+	}
+	ev := ar.base
+	ev.Kind, ev.Parent = session.StepObservationCompleted, t.span
+	ev.Data = map[string]any{"step_completed_successfully": obs.success, "key_information_learned": obs.learned,
+		"remaining_plan_still_valid": obs.valid, "needs_full_replan": obs.replan, "replan_reason": obs.replanReason,
+		"goal_already_achieved": obs.goal, "suggested_refinements": summaries}
+	maps.Copy(ev.Data, base)
+	ar.rs.emit(ev)
+	return obs, nil
+}
+
+// parseObservation is _parse_observation_response (planner_observer.py)
+// for a text reply: the JSON (or a fenced JSON block) validated as
+// StepObservation, else a failed observation holding the reply.
+func parseObservation(reply string) observation {
+	text := strings.TrimSpace(reply)
+	candidates := []string{text}
+	if strings.HasPrefix(text, "```") {
+		lines := strings.Split(text, "\n")
+		inner := lines[1:]
+		if strings.TrimSpace(lines[len(lines)-1]) == "```" && len(lines) > 1 {
+			inner = lines[1 : len(lines)-1]
+		}
+		candidates = append(candidates, strings.TrimSpace(strings.Join(inner, "\n")))
+	}
+	for _, c := range candidates {
+		if v, verr := stepObservationModel.model.ValidateJSON(c); verr == nil {
+			return observationOf(v)
+		}
+	}
+	return observation{learned: reply}
+}
+
+func observationOf(v *pyjson.Object) observation {
+	get := func(k string) any { x, _ := v.Get(k); return x }
+	var o observation
+	o.success, _ = get("step_completed_successfully").(bool)
+	o.valid, _ = get("remaining_plan_still_valid").(bool)
+	o.replan, _ = get("needs_full_replan").(bool)
+	o.goal, _ = get("goal_already_achieved").(bool)
+	o.learned, _ = get("key_information_learned").(string)
+	o.replanReason = get("replan_reason")
+	list, _ := get("suggested_refinements").([]any)
+	for _, it := range list {
+		if r, ok := it.(*pyjson.Object); ok {
+			n, _ := r.Get("step_number")
+			d, _ := r.Get("new_description")
+			ds, _ := d.(string)
+			o.refinements = append(o.refinements, refinement{step: intOf(n), description: ds})
+		}
+	}
+	return o
+}
+
+// routeObservation marks a single step by its observation as
+// handle_step_observed_low/_medium and decide_next_action do
+// (agent_executor.py:710-930) and reports whether the plan ends here:
+// early goal achievement, or a replan (replan_now, which finalizes when no
+// replan is left, :1011-1024; crewbench does not reproduce replanning).
+func (ar *agentRun) routeObservation(t *todo, obs observation, todos []*todo) bool {
+	switch ar.agent.Planning.Effort {
+	case "high":
+		switch {
+		case obs.goal:
+			ar.finishTodo(t, "completed", nil)
+			ar.goalAchieved(t, todos)
+			return true
+		case obs.replan:
+			ar.finishTodo(t, "failed", obs.replanReason)
+			return ar.replanNow(cmp.Or(reasonText(obs.replanReason), "Dynamic replan triggered"))
+		case !obs.success:
+			ar.finishTodo(t, "failed", nil)
+			return ar.replanNow("Step did not complete successfully")
+		}
+		ar.finishTodo(t, "completed", nil)
+		if obs.valid && len(obs.refinements) > 0 {
+			ar.refine(t, obs, todos)
+		}
+		return false
+	default: // low and medium gate the same way on a failed step
+		if obs.success {
+			ar.finishTodo(t, "completed", nil)
+			return false
+		}
+		if obs.replan {
+			ar.finishTodo(t, "failed", obs.replanReason)
+			return ar.replanNow(cmp.Or(reasonText(obs.replanReason), "Step did not complete successfully"))
+		}
+		ar.finishTodo(t, "failed", nil)
 		return false
 	}
-	ar.finishTodo(t, "failed")
-	if parallel || ar.agent.Planning.Effort != "high" {
-		return false
-	}
+}
+
+// reasonText is a replan_reason (str | None) as text.
+func reasonText(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+// replanNow is handle_replan_now: with replans left CrewAI would replan,
+// which crewbench does not reproduce; either way the plan ends.
+func (ar *agentRun) replanNow(reason string) bool {
 	if ar.agent.Planning.MaxReplans > 0 {
-		ar.replanGap("Step did not complete successfully")
+		ar.replanGap(reason)
 	}
 	return true
 }
 
+// goalAchieved is handle_goal_achieved (agent_executor.py:985-1009).
+func (ar *agentRun) goalAchieved(t *todo, todos []*todo) {
+	var completed, pending []*todo
+	for _, o := range todos {
+		switch o.status {
+		case "completed":
+			completed = append(completed, o)
+		case "pending":
+			pending = append(pending, o)
+		}
+	}
+	step := 0
+	if len(completed) > 0 {
+		step = completed[len(completed)-1].number
+	}
+	ev := ar.base
+	ev.Kind, ev.Parent = session.GoalAchievedEarly, ar.span
+	ev.Data = map[string]any{"agent_role": ar.p.role, "step_number": step, "step_description": "", "steps_completed": len(completed), "steps_remaining": len(pending)}
+	ar.rs.emit(ev)
+}
+
+// refine is handle_refine_and_continue (agent_executor.py:932-976): the
+// refinements' descriptions replace those of the pending steps they name,
+// and plan_refinement reports them.
+func (ar *agentRun) refine(t *todo, obs observation, todos []*todo) {
+	var pending []*todo
+	for _, o := range todos {
+		if o.status == "pending" {
+			pending = append(pending, o)
+		}
+	}
+	summaries := make([]any, len(obs.refinements))
+	for i, r := range obs.refinements {
+		summaries[i] = "Step " + strconv.Itoa(r.step) + ": " + r.description
+		if r.description == "" {
+			continue
+		}
+		// A dict by step number: the last pending todo with the number.
+		var target *todo
+		for _, p := range pending {
+			if p.number == r.step {
+				target = p
+			}
+		}
+		if target != nil {
+			target.description = r.description
+		}
+	}
+	ev := ar.base
+	ev.Kind, ev.Parent = session.PlanRefinement, ar.span
+	ev.Data = map[string]any{"agent_role": ar.p.role, "step_number": ar.lastObserved(t, todos), "step_description": "", "refined_step_count": len(pending), "refinements": summaries}
+	ar.rs.emit(ev)
+}
+
+// lastObserved is max(state.observations): the highest step number
+// observed so far.
+func (ar *agentRun) lastObserved(t *todo, todos []*todo) int {
+	n := t.number
+	for _, o := range todos {
+		if (o.status == "completed" || o.status == "failed") && o.number > n {
+			n = o.number
+		}
+	}
+	return n
+}
+
 // finishTodo is _mark_todo_completed / _mark_todo_failed: the status, then
 // plan_step_completed (success, result, no error on these paths).
-func (ar *agentRun) finishTodo(t *todo, status string) {
+func (ar *agentRun) finishTodo(t *todo, status string, errText any) {
 	t.status = status
-	ar.planStepEvent(session.PlanStepCompleted, t, map[string]any{"success": status == "completed", "result": t.result, "error": nil})
+	ar.planStepEvent(session.PlanStepCompleted, t, map[string]any{"success": status == "completed", "result": t.result, "error": errText})
 	ev := ar.base
 	ev.Kind, ev.Span, ev.Parent, ev.Outcome = session.AgentStepFinished, t.span, ar.span, "ok"
 	if status == "failed" {

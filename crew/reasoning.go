@@ -31,9 +31,7 @@ import (
 // (get_ready_todos_method, execute_todo_sequential/_parallel with a
 // StepExecutor per step, observe_step_result with PlannerObserver calls at
 // medium and high reasoning_effort, replanning, then finalize's synthesis
-// call, agent_executor.py:643-1372, 2339-2536); crewbench does not
-// reproduce that part and runs the ordinary loop, with a warning in the
-// trace.
+// call, agent_executor.py:643-1372, 2339-2536), reproduced in planexec.go.
 
 // planningTool is FUNCTION_SCHEMA as the OpenAI provider sends a dict tool
 // (safe_tool_conversion, then _convert_tools_for_interference with

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"crewbench/crew/llm"
@@ -364,11 +365,12 @@ func TestAgentPlanningFunctionErrorEvents(t *testing.T) {
 }
 
 // A ready plan with steps becomes todos (agent_executor.py:380-381), which
-// CrewAI runs through its StepExecutor instead of the agent loop; crewbench
-// runs the task directly and says so in the trace.
+// CrewAI runs through its StepExecutor instead of the agent loop; for an
+// agent with tools crewbench runs the task directly and says so.
 func TestAgentPlanningReadyStepsWarns(t *testing.T) {
 	_, prov := newChatServer(t, `call create_reasoning_plan {"plan":"p","steps":[{"step_number":1,"description":"Write it.","tool_to_use":null,"depends_on":[]}],"ready":true}`, "Berlin is big.")
 	c := guardedCrew(prov, nil, false, 0)
+	c.Agents[0].Tools = []Tool{weatherTool(new(atomic.Int64))}
 	c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 20}
 	r := kickoff(t, c, nil, Options{})
 	if r.err != nil || r.out.Raw != "Berlin is big." {
@@ -376,7 +378,7 @@ func TestAgentPlanningReadyStepsWarns(t *testing.T) {
 	}
 	var warned bool
 	for _, ev := range r.events {
-		warned = warned || ev.Kind == session.Warning && strings.Contains(ev.Str("message"), "the plan is ready with 1 steps, which CrewAI executes instead of the agent loop")
+		warned = warned || ev.Kind == session.Warning && strings.Contains(ev.Str("message"), "the plan is ready with 1 steps, which CrewAI executes instead of the agent loop, with StepExecutor calls with the agent's tools")
 	}
 	if !warned {
 		t.Error("no warning for the plan's steps")

@@ -22,6 +22,11 @@ const (
 	synthesisSystem = "You are {role}. You have completed a multi-step task. Synthesize the results from all steps into a single, coherent final response that directly addresses the original task. Do NOT list step numbers or say 'Step 1 result'. Produce a clean, polished answer as if you did it all at once."
 	synthesisUser   = "## Original Task\n{task_description}\n\n## Results from each step\n{combined_steps}\n\nSynthesize these results into a single, coherent final answer."
 
+	// ObservationSystem is planning.observation_system_prompt, the
+	// PlannerObserver's system message (agents/planner_observer.py).
+	ObservationSystem = "You are a Planning Agent observing execution progress. After each step completes, you analyze what happened and decide whether the remaining plan is still valid.\n\nReason step-by-step about:\n1. Did this step produce a concrete, verifiable result? (file created, command succeeded, service running, etc.) — or did it only explore without acting?\n2. What new information was learned from this step's result?\n3. Whether the remaining steps still make sense given this new information\n4. What refinements, if any, are needed for upcoming steps\n5. Whether the overall goal has already been achieved\n\nCritical: mark `step_completed_successfully=false` if:\n- The step result is only exploratory (ls, pwd, cat) without producing the required artifact or action\n- A command returned a non-zero exit code and the error was not recovered\n- The step description required creating/building/starting something and the result shows it was not done\n\nBe conservative about triggering full replans — only do so when the remaining plan is fundamentally wrong, not just suboptimal.\n\nIMPORTANT: Set step_completed_successfully=false if:\n- The step's stated goal was NOT achieved (even if other things were done)\n- The first meaningful action returned an error (file not found, command not found, etc.)\n- The result is exploration/discovery output rather than the concrete action the step required\n- The step ran out of attempts without producing the required output\nSet needs_full_replan=true if the current plan's remaining steps reference paths or state that don't exist yet and need to be created first."
+	observationUser   = "## Original task\n{task_description}\n\n## Expected output\n{task_goal}\n{completed_summary}\n\n## Just completed step {step_number}\nDescription: {step_description}\nResult: {step_result}\n{remaining_summary}\n\nAnalyze this step's result and provide your observation."
+
 	// PlanNoFinalOutput is finalize's last resort when no todo has a result
 	// (experimental/agent_executor.py:2379).
 	PlanNoFinalOutput = "Agent completed execution but produced no final output."
@@ -106,4 +111,37 @@ func SynthesisSystem(role string) string { return fill(synthesisSystem, "{role}"
 // SynthesisUser: see SynthesisSystem.
 func SynthesisUser(taskDescription, combinedSteps string) string {
 	return fill(synthesisUser, "{task_description}", taskDescription, "{combined_steps}", combinedSteps)
+}
+
+// ObservedStep is a step in the PlannerObserver's summaries.
+type ObservedStep struct {
+	Step        int
+	Description string
+	Result      string
+}
+
+// ObservationUser is the PlannerObserver's user message
+// (_build_observation_messages, agents/planner_observer.py): the task, the
+// completed steps with their results cut at 200 characters, the step just
+// done with its full result, and the remaining steps.
+func ObservationUser(task, goal string, completed []ObservedStep, step ObservedStep, remaining []ObservedStep) string {
+	completedSummary := ""
+	if len(completed) > 0 {
+		lines := make([]string, len(completed))
+		for i, c := range completed {
+			lines[i] = "  Step " + strconv.Itoa(c.Step) + ": " + c.Description + "\n    Result: " + prefixRunes(c.Result, 200)
+		}
+		completedSummary = "\n## Previously completed steps:\n" + strings.Join(lines, "\n")
+	}
+	remainingSummary := ""
+	if len(remaining) > 0 {
+		lines := make([]string, len(remaining))
+		for i, r := range remaining {
+			lines[i] = "  Step " + strconv.Itoa(r.Step) + ": " + r.Description
+		}
+		remainingSummary = "\n## Remaining plan steps:\n" + strings.Join(lines, "\n")
+	}
+	return fill(observationUser, "{task_description}", task, "{task_goal}", goal, "{completed_summary}", completedSummary,
+		"{step_number}", strconv.Itoa(step.Step), "{step_description}", step.Description, "{step_result}", step.Result,
+		"{remaining_summary}", remainingSummary)
 }
