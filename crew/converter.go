@@ -247,7 +247,7 @@ func (c *converter) toPydantic(ctx context.Context, ar *agentRun, text string) (
 			ar.responseFormat, ar.responseModel = c.responseFormat(), c.model
 			req.ResponseFormat = ar.responseFormat
 		}
-		resp, err := ar.call(ctx, c.tr.span, req, callOpts{})
+		resp, err := ar.call(ctx, c.tr.span, ar.agentTarget(), req, callOpts{})
 		if err == nil {
 			var v *pyjson.Object
 			if v, err = c.coerce(resp.Content); err == nil {
@@ -313,7 +313,7 @@ func (c *converter) toJSON(ctx context.Context, ar *agentRun, text string) (any,
 		} else {
 			var resp llm.Response
 			msgs := []llm.Message{{Role: llm.RoleSystem, Content: c.instructions()}, {Role: llm.RoleUser, Content: text}}
-			resp, err = ar.call(ctx, c.tr.span, llm.Request{Messages: msgs, Stream: c.rs.opts.Stream}, callOpts{})
+			resp, err = ar.call(ctx, c.tr.span, ar.agentTarget(), llm.Request{Messages: msgs, Stream: c.rs.opts.Stream}, callOpts{})
 			// json.dumps(str): loaded back, it is the reply text itself.
 			v = pyjson.Dumps(resp.Content)
 		}
@@ -347,7 +347,7 @@ func (c *converter) instructor(ctx context.Context, ar *agentRun, text string) (
 	var last error
 	for attempt := 1; attempt <= instructorMaxRetries; attempt++ {
 		req := llm.Request{Messages: slices.Clip(msgs), Tools: []llm.Tool{tool}, ToolChoice: tool.Name, Bare: true}
-		resp, err := ar.call(ctx, c.tr.span, req, callOpts{own: true})
+		resp, err := ar.call(ctx, c.tr.span, ar.agentTarget(), req, callOpts{own: true})
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, ErrAborted) {
 				return nil, err

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -142,10 +143,29 @@ func (rs *runState) runAgent(ctx context.Context, a *Agent, tr *taskRun, context
 // flow_finished, or flow_failed.
 func (ar *agentRun) flow(ctx context.Context) (string, error) {
 	ar.flowEvent(session.FlowStarted, nil)
-	if err := ar.generatePlan(ctx); err != nil {
+	steps, err := ar.generatePlan(ctx)
+	if err != nil {
 		err = timeoutCause(ctx, err)
 		ar.flowEvent(session.FlowFailed, map[string]any{"error": err.Error()})
 		return "", err
+	}
+	if len(steps) > 0 {
+		// A ready plan with steps runs as todos instead of the loop
+		// (check_todos_available "has_todos", agent_executor.py:1053-1066).
+		if gap := ar.planExecutionGap(); gap != "" {
+			ar.rs.warn(ar.span, ar.base, "agent "+ar.p.role+": the plan is ready with "+strconv.Itoa(len(steps))+" steps, which CrewAI executes instead of the agent loop, with "+gap+"; crewbench does not reproduce that and runs the task directly")
+		} else {
+			out, ordinary, err := ar.executePlan(ctx, steps)
+			if err = timeoutCause(ctx, err); err != nil {
+				ar.flowEvent(session.FlowFailed, map[string]any{"error": err.Error()})
+				return "", err
+			}
+			if !ordinary {
+				ar.agentLogs(KindAgentLogsExecution, map[string]any{"agent_role": ar.p.role, "formatted_answer": out, "verbose": false})
+				ar.flowEvent(session.FlowFinished, map[string]any{"result": out})
+				return out, nil
+			}
+		}
 	}
 	ar.agentLogs(KindAgentLogsStarted, map[string]any{"agent_role": ar.p.role, "task_description": ar.tr.text.description, "verbose": false})
 	out, err := ar.loop(ctx)
@@ -223,7 +243,7 @@ func (ar *agentRun) wireView() []map[string]any {
 // llmEventData builds llm_call_started (started != nil) or
 // llm_call_completed data with the crew/llm contract, reusing the shared
 // event form of the history instead of rendering it again.
-func (ar *agentRun) llmEventData(started func(string, llm.Request) map[string]any, model string, req llm.Request, resp llm.Response, history bool) map[string]any {
+func (ar *agentRun) llmEventData(prov llm.Provider, started func(string, llm.Request) map[string]any, model string, req llm.Request, resp llm.Response, history bool) map[string]any {
 	bare := req
 	bare.Messages = nil
 	var d map[string]any
@@ -232,7 +252,7 @@ func (ar *agentRun) llmEventData(started func(string, llm.Request) map[string]an
 	} else {
 		d = llm.CompletedEventData(model, bare, resp)
 	}
-	ar.addServerURL(d)
+	ar.addServerURL(prov, d)
 	if history && len(req.Messages) == len(ar.wire) {
 		d["messages"] = ar.wireView()
 	} else {
@@ -244,8 +264,8 @@ func (ar *agentRun) llmEventData(started func(string, llm.Request) map[string]an
 // addServerURL puts the LLM provider's address (credentials dropped) on an
 // llm_call_* event's data: the OTLP export maps it to server.address and
 // server.port, as the GenAI conventions ask of chat spans.
-func (ar *agentRun) addServerURL(d map[string]any) {
-	if u := llm.ServerURLOf(ar.agent.LLM); u != "" {
+func (ar *agentRun) addServerURL(prov llm.Provider, d map[string]any) {
+	if u := llm.ServerURLOf(prov); u != "" {
 		d[session.KeyServerURL] = u
 	}
 }
@@ -510,20 +530,50 @@ func (ar *agentRun) callLLM(ctx context.Context, step string, tools []llm.Tool) 
 	return ar.callLLMWith(ctx, step, ar.messages[:len(ar.messages):len(ar.messages)], tools, true)
 }
 
+// llmTarget is the LLM a call goes to: the agent's, or another LLM object
+// the executor calls (planning_config.llm), which gets none of the
+// executor's stop words (_llm_stop_words_applied overrides the stop words
+// of the agent's LLM only, agent_utils.py:344-360) and whose tokens are not
+// the crew's (calculate_usage_metrics reads the agents' LLMs,
+// crew.py:2201-2225).
+type llmTarget struct {
+	prov llm.Provider
+	// model is the model string, for the provider name check.
+	model    string
+	separate bool
+	// functions runs a tool call of the reply the way a provider runs
+	// available_functions (nil: the reply's tool calls are returned).
+	functions func(call llm.ToolCall) (result string, err error, ok bool)
+	// structured is the call's response_model (nil: none, or the task's
+	// for the agent's own calls).
+	structured *builtinModel
+}
+
+func (ar *agentRun) agentTarget() llmTarget {
+	return llmTarget{prov: ar.agent.LLM, model: ar.agent.Model}
+}
+
 // callLLMWith makes one LLM call with msgs: the agent's history (history
 // true, its event form is shared) or a side conversation (summarizing).
 func (ar *agentRun) callLLMWith(ctx context.Context, step string, msgs []llm.Message, tools []llm.Tool, history bool) (llm.Response, error) {
+	return ar.callLLMOn(ctx, step, ar.agentTarget(), msgs, tools, history)
+}
+
+// callLLMOn is callLLMWith on target's LLM.
+func (ar *agentRun) callLLMOn(ctx context.Context, step string, target llmTarget, msgs []llm.Message, tools []llm.Tool, history bool) (llm.Response, error) {
 	req := llm.Request{Messages: msgs, Tools: tools, Stream: ar.rs.opts.Stream}
 	// The executor's stop words hold for every call it makes, native and
 	// side calls too (_llm_stop_words_applied around the whole invoke,
 	// agent_executor.py:2862); the providers apply them.
-	req.Stop = ar.stops[:len(ar.stops):len(ar.stops)]
+	if !target.separate {
+		req.Stop = ar.stops[:len(ar.stops):len(ar.stops)]
+	}
 	if ar.mode == prompt.ModeNoTools && history {
 		// An agent without tools asks for the output model directly
 		// (response_model, agent_executor.py:1425-1437).
 		req.ResponseFormat = ar.responseFormat
 	}
-	return ar.call(ctx, step, req, callOpts{history: history})
+	return ar.call(ctx, step, target, req, callOpts{history: history})
 }
 
 // callOpts say how call treats one request.
@@ -537,16 +587,21 @@ type callOpts struct {
 	own bool
 }
 
-// call makes one LLM call with its events, the RPM limit and a stepping
-// pause. It fills req.Meta.
-func (ar *agentRun) call(ctx context.Context, step string, req llm.Request, o callOpts) (llm.Response, error) {
+// call makes one LLM call on target with its events, the RPM limit and a
+// stepping pause. It fills req.Meta, and target's response model replaces
+// the task's.
+func (ar *agentRun) call(ctx context.Context, step string, target llmTarget, req llm.Request, o callOpts) (llm.Response, error) {
 	a := ar.agent
-	if a.LLM == nil {
+	if target.prov == nil {
 		return llm.Response{}, fmt.Errorf("agent %q has no LLM", ar.p.role)
 	}
 	ar.turn++
 	callID := ar.rs.em.NewSpan()
 	req.Meta = llm.CallMeta{AgentRole: ar.p.role, TaskName: ar.tr.name, Turn: ar.turn, CallID: callID}
+	responseModel := ar.responseModel
+	if target.structured != nil {
+		req.ResponseFormat, responseModel = target.structured.format, target.structured.model
+	}
 	history, tools := o.history, req.Tools
 	kind := func(k session.Kind) session.Kind {
 		if o.own {
@@ -561,7 +616,7 @@ func (ar *agentRun) call(ctx context.Context, step string, req llm.Request, o ca
 			return llm.Response{}, err
 		}
 	}
-	model := a.LLM.Model()
+	model := target.prov.Model()
 	d, err := ar.rs.pause(ctx, &Pause{
 		Kind: PauseLLMCall, RunID: ar.rs.runID, TaskName: ar.tr.name, AgentRole: ar.p.role, Span: step,
 		AfterFailure: ar.takeFailedFlag(), Messages: req.Messages, Tools: tools, Mode: string(ar.mode), Model: model,
@@ -571,7 +626,7 @@ func (ar *agentRun) call(ctx context.Context, step string, req llm.Request, o ca
 	}
 	ev := ar.base
 	ev.Kind, ev.Span, ev.Parent = kind(session.LLMCallStarted), callID, step
-	ev.Data = ar.llmEventData(llm.StartedEventData, model, req, llm.Response{}, history)
+	ev.Data = ar.llmEventData(target.prov, llm.StartedEventData, model, req, llm.Response{}, history)
 	ar.rs.emit(ev)
 	start := ar.rs.em.Now()
 
@@ -581,21 +636,25 @@ func (ar *agentRun) call(ctx context.Context, step string, req llm.Request, o ca
 		resp = *d.Reply
 	} else {
 		if !o.own {
-			err = ar.checkProviderNames(tools)
+			err = ar.checkProviderNames(target.model, tools)
 		}
 		if err == nil {
-			resp, err = a.LLM.Call(ctx, req, ar.chunkSink(callID, step))
+			resp, err = target.prov.Call(ctx, req, ar.chunkSink(callID, step))
 		}
 		if err == nil && !o.own {
-			resp, err = ar.parseStructuredReply(ctx, req, resp)
+			resp, err = ar.parseStructuredReply(ctx, req, resp, responseModel)
 		}
+	}
+	ran := false
+	if err == nil && target.functions != nil && len(resp.ToolCalls) > 0 {
+		resp, ran = ar.runAvailableFunction(callID, step, target, req, resp)
 	}
 	ev = ar.base
 	ev.Span, ev.Parent, ev.Duration = callID, step, ar.rs.em.Now().Sub(start)
 	if err != nil {
 		ev.Kind, ev.Outcome, ev.Error = kind(session.LLMCallFailed), "failed", err.Error()
 		ev.Data = llm.FailedEventData(model, req, err)
-		ar.addServerURL(ev.Data)
+		ar.addServerURL(target.prov, ev.Data)
 		ar.rs.emit(ev)
 		if !o.own && reportsFailureTwice(err) {
 			// CrewAI's OpenAI provider emits llm_call_failed for an error
@@ -606,13 +665,19 @@ func (ar *agentRun) call(ctx context.Context, step string, req llm.Request, o ca
 		}
 		return llm.Response{}, err
 	}
-	if !edited && !o.own {
+	if !edited && !o.own && !target.separate {
 		ar.rs.mu.Lock()
 		ar.rs.usage.add(resp.Usage)
 		ar.rs.mu.Unlock()
 	}
 	ev.Kind, ev.Outcome = kind(session.LLMCallCompleted), "ok"
-	ev.Data = ar.llmEventData(nil, model, req, resp, history)
+	ev.Data = ar.llmEventData(target.prov, nil, model, req, resp, history)
+	if ran {
+		// The provider reports the function's result as a tool_call
+		// completion without messages or usage (base_llm.py:776-781).
+		ev.Data["call_type"], ev.Data["messages"], ev.Data["usage"] = "tool_call", nil, nil
+		ev.Data["finish_reason"], ev.Data["response_id"] = nil, nil
+	}
 	if edited {
 		ev.Data["edited"] = true
 	}
@@ -648,11 +713,11 @@ func (ar *agentRun) chunkSink(callID, step string) func(llm.Chunk) {
 
 // checkProviderNames is safe_tool_conversion in the native providers that
 // validate function names; a failure fails the call (and so the run).
-func (ar *agentRun) checkProviderNames(tools []llm.Tool) error {
+func (ar *agentRun) checkProviderNames(model string, tools []llm.Tool) error {
 	if len(tools) == 0 {
 		return nil
 	}
-	p, ok := validatingProvider(ar.agent.Model)
+	p, ok := validatingProvider(model)
 	if !ok {
 		return nil
 	}
@@ -729,4 +794,51 @@ func (rs *runState) pause(ctx context.Context, p *Pause, base session.Event, par
 		return d, ErrAborted
 	}
 	return d, nil
+}
+
+// runAvailableFunction runs the reply's first tool call as a provider runs
+// available_functions (_handle_tool_execution, base_llm.py:721-811): an
+// unknown name is skipped; otherwise tool_usage_started, then
+// tool_usage_finished with the result, which becomes the reply (ran), or
+// tool_usage_error and llm_call_failed with "Error executing function …",
+// and the reply is the message's text. Either way the tool calls are
+// consumed.
+func (ar *agentRun) runAvailableFunction(callID, step string, target llmTarget, req llm.Request, resp llm.Response) (llm.Response, bool) {
+	call := resp.ToolCalls[0]
+	text := resp
+	text.ToolCalls = nil
+	var args any = map[string]any{}
+	if v, err := pyjson.Loads(call.Arguments); err == nil {
+		args = v
+	}
+	start := ar.rs.em.Now()
+	result, err, ok := target.functions(call)
+	if !ok {
+		return text, false
+	}
+	span := ar.rs.em.NewSpan()
+	ev := ar.base
+	ev.Kind, ev.Span, ev.Parent, ev.ToolName = session.ToolUsageStarted, span, callID, call.Name
+	ev.Data = map[string]any{"tool_name": call.Name, "tool_args": args, "run_attempts": 0}
+	ar.rs.emit(ev)
+	end := ar.rs.em.Now()
+	ev.Duration = end.Sub(start)
+	if err != nil {
+		msg := "Error executing function '" + call.Name + "': " + err.Error()
+		ev.Kind, ev.Outcome, ev.Error = session.ToolUsageError, "failed", msg
+		ev.Data = map[string]any{"tool_name": call.Name, "tool_args": args, "run_attempts": 0, "error": msg, "started_at": start, "finished_at": end}
+		ar.rs.emit(ev)
+		// On the call's own span, as the OpenAI provider's second
+		// llm_call_failed is (callLLMOn): the completion that follows ends it.
+		failed := ar.base
+		failed.Kind, failed.Span, failed.Parent, failed.Outcome, failed.Error = session.LLMCallFailed, callID, step, "failed", msg
+		failed.Data = llm.FailedEventData(target.prov.Model(), req, prompt.TextError(msg))
+		failed.Data["messages"] = nil
+		ar.rs.emit(failed)
+		return text, false
+	}
+	ev.Kind, ev.Outcome = session.ToolUsageFinished, "ok"
+	ev.Data = map[string]any{"tool_name": call.Name, "tool_args": args, "run_attempts": 0, "output": result, "from_cache": false, "started_at": start, "finished_at": end}
+	ar.rs.emit(ev)
+	return llm.Response{Content: result, Usage: resp.Usage, Model: resp.Model}, true
 }

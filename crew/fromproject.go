@@ -213,7 +213,9 @@ func (b *builder) agent(name string) (*Agent, error) {
 	a.Templates = prompt.Templates{System: pa.SystemTemplate, Prompt: pa.PromptTemplate, Response: pa.ResponseTemplate}
 	a.InjectDate, a.DateFormat = pa.InjectDate, pa.DateFormat
 	b.agentExtras(name, pa)
-	b.agentPlanning(name, a, pa)
+	if err := b.agentPlanning(name, a, pa); err != nil {
+		return nil, fmt.Errorf("agent %s: planning_config.llm: %w", name, err)
+	}
 	for _, ref := range pa.Tools {
 		a.Tools = append(a.Tools, b.tool(ref, name))
 	}

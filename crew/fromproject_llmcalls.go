@@ -1,6 +1,7 @@
 package crew
 
 import (
+	"cmp"
 	"strings"
 
 	"crewbench/crew/project"
@@ -47,38 +48,58 @@ func (b *builder) agentExtras(name string, pa *project.Agent) {
 // agentPlanning is the PlanningConfig agent/core.py:385-404 makes:
 // reasoning: true (deprecated) gives PlanningConfig(max_attempts=
 // max_reasoning_attempts), else bare planning: true gives
-// PlanningConfig(reasoning_effort="low", max_attempts=1). Either way the
-// plan calls are reproduced, the plan's step-by-step execution is not.
-func (b *builder) agentPlanning(name string, a *Agent, pa *project.Agent) {
+// PlanningConfig(reasoning_effort="low", max_attempts=1). The plan calls
+// are reproduced, and the plan's execution where planexec.go says.
+// planning_config.llm is resolved as planning_llm is (--llm and
+// crewbench.yaml's llm: replace it); a model string is create_llm(str)
+// (reasoning_handler.py:175-185).
+func (b *builder) agentPlanning(name string, a *Agent, pa *project.Agent) error {
 	switch pc := pa.PlanningConfig; {
 	case pc != nil:
 		// An explicit planning_config wins over both flags.
-		a.Planning = &PlanningConfig{MaxSteps: defaultPlanMaxSteps}
+		a.Planning = &PlanningConfig{MaxSteps: defaultPlanMaxSteps, SystemPrompt: pc.SystemPrompt, PlanPrompt: pc.PlanPrompt, RefinePrompt: pc.RefinePrompt,
+			Effort: cmp.Or(pc.ReasoningEffort, effortMedium), ObserveSteps: pc.ObserveSteps, MaxReplans: defaultMaxReplans}
+		if pc.MaxReplans != nil {
+			a.Planning.MaxReplans = *pc.MaxReplans
+		}
 		if pc.MaxAttempts != nil {
 			a.Planning.MaxAttempts = *pc.MaxAttempts
 		}
 		if pc.MaxSteps != nil {
 			a.Planning.MaxSteps = *pc.MaxSteps
 		}
+		if pc.LLM != nil {
+			prov, model, err := b.provider(*pc.LLM, true)
+			if err != nil {
+				return err
+			}
+			a.Planning.LLM, a.Planning.Model = prov, model
+		}
 		if len(pc.Others) > 0 {
-			b.note("agent %s: planning_config reads max_attempts and max_steps only; %s keep their defaults in crewbench's planning calls", name, strings.Join(pc.Others, ", "))
+			b.note("agent %s: planning_config sets %s, which crewbench's planning calls do not read (they keep CrewAI's defaults there)", name, strings.Join(pc.Others, ", "))
 		}
 	case pa.Reasoning:
-		a.Planning = &PlanningConfig{MaxSteps: defaultPlanMaxSteps}
+		a.Planning = &PlanningConfig{MaxSteps: defaultPlanMaxSteps, Effort: effortMedium, MaxReplans: defaultMaxReplans}
 		if pa.MaxReasoningAttempts != nil {
 			a.Planning.MaxAttempts = *pa.MaxReasoningAttempts
 		}
 	case pa.Planning:
-		a.Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: defaultPlanMaxSteps}
+		a.Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: defaultPlanMaxSteps, Effort: effortLow, MaxReplans: defaultMaxReplans}
 	default:
-		return
+		return nil
 	}
-	b.note("agent %s: planning: crewbench sends CrewAI's planning calls; a ready plan with steps, which CrewAI executes step by step (StepExecutor, PlannerObserver, a final synthesis), is not reproduced: the agent then runs its task directly", name)
+	b.note("agent %s: planning: crewbench sends CrewAI's planning calls and runs a ready plan's steps as CrewAI does (StepExecutor, PlannerObserver, synthesis) for an agent without tools and a task without an output model; steps with tools or an output model run the task directly instead, and a replan finalizes with the steps done, each with a warning", name)
+	return nil
 }
 
-// defaultPlanMaxSteps is PlanningConfig.max_steps' default
-// (agent/planning_config.py).
-const defaultPlanMaxSteps = 20
+// PlanningConfig's defaults (agent/planning_config.py:79-126):
+// max_steps 20, reasoning_effort "medium", max_replans 3.
+const (
+	defaultPlanMaxSteps = 20
+	defaultMaxReplans   = 3
+	effortLow           = "low"
+	effortMedium        = "medium"
+)
 
 // guardrails sets a task's string guardrails. A Python guardrail is a note:
 // crewbench cannot call it, so it passes.

@@ -122,6 +122,19 @@ type PlanningConfig struct {
 	MaxAttempts int
 	// MaxSteps is the plan prompt's hard limit (default 20).
 	MaxSteps int
+	// SystemPrompt replaces planning.system_prompt, verbatim; PlanPrompt
+	// and RefinePrompt replace create_plan_prompt and refine_plan_prompt,
+	// formatted with Python's str.format (nil: CrewAI's texts).
+	SystemPrompt, PlanPrompt, RefinePrompt *string
+	// LLM answers the planning calls instead of the agent's LLM (nil: the
+	// agent's); Model is its model string.
+	LLM   llm.Provider
+	Model string
+	// Effort is reasoning_effort ("low", "medium", "high"); ObserveSteps is
+	// observe_steps (nil: None); MaxReplans is max_replans (default 3).
+	Effort       string
+	ObserveSteps *bool
+	MaxReplans   int
 }
 
 // NewAgent returns an agent with CrewAI's defaults.

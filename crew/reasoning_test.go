@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"crewbench/crew/llm"
@@ -64,28 +65,46 @@ func TestAgentPlanningRefinesThenRunsTask(t *testing.T) {
 	if r.out.Raw != "Berlin is big." {
 		t.Errorf("raw %q", r.out.Raw)
 	}
-	// generate_plan runs after flow_started and before agent_logs_started.
+	// generate_plan runs after flow_started and before agent_logs_started;
+	// handle_agent_reasoning opens attempt 1, each refinement is its own
+	// started/completed pair inside it, and attempt 1 completes last with
+	// the final plan (reasoning_handler.py:196-225, 299-338). The function
+	// call is run by the provider: tool_usage_started/finished, then a
+	// tool_call llm_call_completed (base_llm.py:750-781).
 	want := []session.Kind{
 		session.DefaultEnv, session.CrewKickoffStarted, session.TaskStarted, session.AgentExecutionStarted, session.FlowStarted,
-		session.AgentReasoningStarted, session.LLMCallStarted, session.LLMCallCompleted, session.AgentReasoningCompleted,
-		session.AgentReasoningStarted, session.LLMCallStarted, session.LLMCallCompleted, session.AgentReasoningCompleted,
+		session.AgentReasoningStarted, session.LLMCallStarted, session.LLMCallCompleted,
+		session.AgentReasoningStarted, session.LLMCallStarted, session.ToolUsageStarted, session.ToolUsageFinished, session.LLMCallCompleted,
+		session.AgentReasoningCompleted, session.AgentReasoningCompleted,
 		session.AgentLogsStarted, session.LLMCallStarted, session.LLMCallCompleted,
 		session.AgentLogsExecution, session.FlowFinished, session.AgentExecutionCompleted, session.TaskCompleted, session.CrewKickoffCompleted,
 	}
 	if got := crewAIKinds(r); !slices.Equal(got, want) {
 		t.Errorf("events\n got %v\nwant %v", got, want)
 	}
-	var plans []string
+	var attempts []int64
 	for _, ev := range r.events {
-		if ev.Kind == session.AgentReasoningCompleted {
-			plans = append(plans, ev.Str("plan"))
-			if ev.Str("agent_role") != "Writer" || ev.Int("attempt") != int64(len(plans)) || ev.Bool("ready") != (len(plans) == 2) {
-				t.Errorf("completed %+v", ev)
+		switch ev.Kind {
+		case session.AgentReasoningCompleted:
+			attempts = append(attempts, ev.Int("attempt"))
+			if ev.Str("agent_role") != "Writer" || ev.Str("plan") != "Write one sentence." || !ev.Bool("ready") {
+				t.Errorf("completed %+v", ev.Data)
+			}
+		case session.ToolUsageFinished:
+			// json.dumps({"plan", "steps": steps or [], "ready"}) with ready's
+			// default True (reasoning_handler.py:368-374).
+			if got := ev.Str("output"); got != `{"plan": "Write one sentence.", "steps": [], "ready": true}` || ev.Str("tool_name") != "create_reasoning_plan" {
+				t.Errorf("tool finished %+v", ev.Data)
+			}
+		case session.LLMCallCompleted:
+			if ev.Str("call_type") == "tool_call" && ev.Str("response") != `{"plan": "Write one sentence.", "steps": [], "ready": true}` {
+				t.Errorf("tool_call completion %+v", ev.Data)
 			}
 		}
 	}
-	if !slices.Equal(plans, []string{firstPlan, "Write one sentence."}) {
-		t.Errorf("plans %q", plans)
+	// Attempt 2 completes, then attempt 1 (reasoning_handler.py:212-223, 327-338).
+	if !slices.Equal(attempts, []int64{2, 1}) {
+		t.Errorf("completed attempts %v", attempts)
 	}
 }
 
@@ -109,30 +128,71 @@ func TestAgentPlanningUnparseableReplyIsNotRefined(t *testing.T) {
 }
 
 func TestPlanningReplies(t *testing.T) {
-	call := func(args string) llm.Response {
-		return llm.Response{ToolCalls: []llm.ToolCall{{ID: "c", Name: prompt.PlanningFunctionName, Arguments: args}}}
-	}
-	text := func(s string) llm.Response { return llm.Response{Content: s} }
+	step := planStep{number: 1, description: "d"}
 	for _, tc := range []struct {
-		name string
-		resp llm.Response
-		want reasoningPlan
+		name  string
+		reply string
+		want  rawPlan
+		ok    bool
 	}{
-		{"call", call(`{"plan":"p","steps":[{"step_number":1,"description":"d","tool_to_use":null,"depends_on":[]}],"ready":true}`), reasoningPlan{plan: "p", steps: 1, ready: true}},
-		{"call without ready defaults to ready", call(`{"plan":"p"}`), reasoningPlan{plan: "p", ready: true}},
-		{"call with a bad step keeps the earlier ones", call(`{"plan":"p","steps":[{"step_number":1},2,{"step_number":3}],"ready":true}`), reasoningPlan{plan: "p", steps: 1, ready: true}},
-		{"JSON text", text(` {"plan":"p","ready":false} `), reasoningPlan{plan: "p"}},
-		{"JSON without ready is text", text(`{"plan":"p"}`), reasoningPlan{plan: `{"plan":"p"}`}},
-		{"marker text", text("do it\nREADY: I am ready to execute the task."), reasoningPlan{plan: "do it\nREADY: I am ready to execute the task.", ready: true}},
-		{"bare READY is not the marker", text("READY"), reasoningPlan{plan: "READY"}},
-		{"empty", text(""), reasoningPlan{}},
+		// reasoning_handler.py:386-404: JSON with "plan" and "ready" is the plan.
+		{"function result", `{"plan": "p", "steps": [{"step_number": 1, "description": "d", "tool_to_use": null, "depends_on": []}], "ready": true}`, rawPlan{plan: "p", steps: []planStep{step}, ready: true}, true},
+		// :392-403: steps are read until the first that fails PlanStep.
+		{"a bad step keeps the earlier ones", `{"plan": "p", "steps": [{"step_number": 1, "description": "d"}, 2, {"step_number": 3}], "ready": true}`, rawPlan{plan: "p", steps: []planStep{step}, ready: true}, true},
+		{"an invalid step number ends the steps", `{"plan": "p", "steps": [{"step_number": "x"}], "ready": true}`, rawPlan{plan: "p", ready: true}, true},
+		// :394-397: missing fields take get()'s defaults.
+		{"defaults", `{"plan": "p", "steps": [{}], "ready": false}`, rawPlan{plan: "p", steps: []planStep{{}}, ready: false}, true},
+		{"JSON text", ` {"plan": "p", "ready": false} `, rawPlan{plan: "p", ready: false}, true},
+		// :388, 408-413: without both keys the reply is the plan.
+		{"JSON without ready is text", `{"plan":"p"}`, rawPlan{plan: `{"plan":"p"}`, ready: false}, true},
+		{"marker text", "do it\nREADY: I am ready to execute the task.", rawPlan{plan: "do it\nREADY: I am ready to execute the task.", ready: true}, true},
+		{"bare READY is not the marker", "READY", rawPlan{plan: "READY", ready: false}, true},
+		{"empty", "", rawPlan{plan: "", ready: false}, true},
+		// :387-388 raise outside (JSONDecodeError, KeyError): the call is
+		// made again without the tool (:415-437).
+		{"a number", "5", rawPlan{}, false},
+		{"null", "null", rawPlan{}, false},
+		{"a string holding both", `"plan ready"`, markerPlan(`"plan ready"`), false},
+		{"a list holding both", `["plan", "ready"]`, markerPlan(`["plan", "ready"]`), false},
+		{"a list without both", `["plan"]`, markerPlan(`["plan"]`), true},
+		// :392, 400-403: iterating None raises inside the handler, whose
+		// step_data is unbound.
+		{"null steps", `{"plan": "p", "steps": null, "ready": true}`, rawPlan{plan: "p", ready: true}, false},
+		{"string steps", `{"plan": "p", "steps": "abc", "ready": true}`, rawPlan{plan: "p", ready: true}, true},
 	} {
-		if got := functionPlan(tc.resp); got != tc.want {
-			t.Errorf("%s: got %+v, want %+v", tc.name, got, tc.want)
+		got, ok := functionPlan(tc.reply)
+		if ok != tc.ok || (ok && fmt.Sprint(got) != fmt.Sprint(tc.want)) {
+			t.Errorf("%s: got %+v %v, want %+v %v", tc.name, got, ok, tc.want, tc.ok)
 		}
 	}
-	if got := textPlan(""); got != (reasoningPlan{plan: "No plan was generated."}) {
+	// reasoning_handler.py:592-593.
+	if got := textPlan(""); got.plan != "No plan was generated." || got.ready != false {
 		t.Errorf("empty text plan %+v", got)
+	}
+}
+
+// _create_reasoning_plan(**args) as the provider calls it
+// (reasoning_handler.py:368-374, base_llm.py:760-761), with Python 3's
+// TypeError texts for arguments it cannot take.
+func TestPlanningFunction(t *testing.T) {
+	const fn = "AgentReasoning._call_with_function.<locals>._create_reasoning_plan()"
+	for _, tc := range []struct{ args, out, err string }{
+		{`{"plan": "p", "steps": [], "ready": false}`, `{"plan": "p", "steps": [], "ready": false}`, ""},
+		{`{"plan": "p"}`, `{"plan": "p", "steps": [], "ready": true}`, ""},
+		{`{"plan": 5, "steps": null}`, `{"plan": 5, "steps": [], "ready": true}`, ""},
+		{`{"steps": []}`, "", fn + " missing 1 required positional argument: 'plan'"},
+		{`{"plan": "p", "x": 1}`, "", fn + " got an unexpected keyword argument 'x'"},
+		{`[1]`, "", fn + " argument after ** must be a mapping, not list"},
+		// completion.py:1959-1963: unparseable arguments are {}.
+		{`{bad`, "", fn + " missing 1 required positional argument: 'plan'"},
+	} {
+		out, err, ok := runPlanningFunction(llm.ToolCall{Name: prompt.PlanningFunctionName, Arguments: tc.args})
+		if !ok || out != tc.out || fmt.Sprint(err) != fmt.Sprint(map[bool]any{true: nil, false: tc.err}[tc.err == ""]) {
+			t.Errorf("%s: got %q, %v", tc.args, out, err)
+		}
+	}
+	if _, _, ok := runPlanningFunction(llm.ToolCall{Name: "other"}); ok {
+		t.Error("another function name ran") // base_llm.py:741-745
 	}
 }
 
@@ -146,27 +206,181 @@ func TestPlanningPromptTexts(t *testing.T) {
 }
 
 // An explicit planning_config wins over planning and reasoning
-// (agent/core.py:385-404); the fields the planning calls do not read are
-// named in a note.
+// (agent/core.py:385-404); its prompts and llm are read
+// (agent/planning_config.py:110-149), the fields the planning calls do not
+// read are named in a note.
 func TestFromProjectReadsPlanningConfig(t *testing.T) {
 	dir := t.TempDir()
 	fixturetest.WriteFiles(t, dir, map[string]string{
 		"crew.jsonc": `{"name": "p", "agents": ["writer"], "tasks": [{"name": "write", "description": "Write.", "expected_output": "Text.", "agent": "writer"}]}`,
-		"agents/writer.jsonc": `{"role": "Writer", "goal": "g", "backstory": "b", "planning": true,
-  "planning_config": {"max_attempts": 3, "max_steps": 5, "plan_prompt": "Plan {description}"}}`,
+		"agents/writer.jsonc": `{"role": "Writer", "goal": "g", "backstory": "b", "planning": true, "llm": "scripted:inline.yaml",
+  "planning_config": {"max_attempts": 3, "max_steps": 5, "plan_prompt": "Plan {description}", "system_prompt": "S", "refine_prompt": null,
+    "llm": {"model": "gpt-4o", "base_url": "http://127.0.0.1:9/v1", "api_key": "k"}, "reasoning_effort": "high", "observe_steps": false, "max_step_iterations": 4}}`,
 	})
 	p, err := project.Open(dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, notes, err := FromProject(p, ProjectOptions{LLM: "scripted:inline.yaml", Script: []byte("replies: [\"x\"]\n")})
+	c, notes, err := FromProject(p, ProjectOptions{Script: []byte("replies: [\"x\"]\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pc := c.Agents[0].Planning; pc == nil || *pc != (PlanningConfig{MaxAttempts: 3, MaxSteps: 5}) {
-		t.Errorf("planning %+v", pc)
+	pc := c.Agents[0].Planning
+	// max_replans defaults to 3 (agent/planning_config.py:122-126).
+	if pc == nil || pc.MaxAttempts != 3 || pc.MaxSteps != 5 || *pc.PlanPrompt != "Plan {description}" || *pc.SystemPrompt != "S" || pc.RefinePrompt != nil ||
+		pc.Effort != "high" || pc.ObserveSteps == nil || *pc.ObserveSteps || pc.MaxReplans != 3 {
+		t.Fatalf("planning %+v", pc)
 	}
-	if all := fmt.Sprint(notes); !strings.Contains(all, "planning_config reads max_attempts and max_steps only; plan_prompt keep") {
+	if pc.LLM == nil || pc.Model != "gpt-4o" || pc.LLM == c.Agents[0].LLM {
+		t.Errorf("planning llm %v %q", pc.LLM, pc.Model)
+	}
+	if all := fmt.Sprint(notes); !strings.Contains(all, "planning_config sets max_step_iterations, which crewbench's planning calls do not read") {
 		t.Errorf("notes %s", all)
+	}
+}
+
+func strPtr(s string) *string { return &s }
+
+// planning_config's prompts (reasoning_handler.py:472-580): system_prompt
+// is sent as it is, plan_prompt and refine_prompt are str.format-ed with
+// the agent, the task, the tool names, max_steps and the current plan;
+// planning_config.llm takes every planning call, the agent's LLM the task.
+func TestAgentPlanningConfigPromptsAndLLM(t *testing.T) {
+	plain, plainProv := newChatServer(t, "Berlin is big.")
+	if r := kickoff(t, guardedCrew(plainProv, nil, false, 0), nil, Options{}); r.err != nil {
+		t.Fatal(r.err)
+	}
+	planner, planProv := newChatServer(t, "draft", `call create_reasoning_plan {"plan":"final","steps":[],"ready":true}`)
+	cs, prov := newChatServer(t, "Berlin is big.")
+	c := guardedCrew(prov, nil, false, 0)
+	c.Agents[0].Planning = &PlanningConfig{
+		MaxAttempts: 2, MaxSteps: 4, LLM: planProv, Model: "gpt-4o",
+		SystemPrompt: strPtr("Plan {carefully}."),
+		PlanPrompt:   strPtr("{role} ({goal}; {backstory}) plans {description!r} for {expected_output} with {tools} in {max_steps} {{steps}}"),
+		RefinePrompt: strPtr("{current_plan} again, {role}, at most {max_steps}"),
+	}
+	r := kickoff(t, c, nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	body := func(user string) string {
+		return `{"messages":[{"role":"system","content":"Plan {carefully}."},{"role":"user","content":` + wireJSON(user) +
+			`}],"model":"gpt-4o","tool_choice":"auto","tools":` + planToolWire + `}`
+	}
+	// reasoning_handler.py:506-515: role, goal, backstory, description,
+	// expected_output, tools ("No tools available", :546-547), max_steps.
+	if got, want := planner.body(t, 0), body("Writer (Write well; You write.) plans 'Write about Berlin.' for One sentence. with No tools available in 4 {steps}"); got != want {
+		t.Errorf("plan request\n got %s\nwant %s", got, want)
+	}
+	// reasoning_handler.py:561-568.
+	if got, want := planner.body(t, 1), body("draft again, Writer, at most 4"); got != want {
+		t.Errorf("refine request\n got %s\nwant %s", got, want)
+	}
+	if got, want := cs.body(t, 0), plain.body(t, 0); got != want || len(cs.bodies) != 1 {
+		t.Errorf("task request\n got %s\nwant %s (%d requests)", got, want, len(cs.bodies))
+	}
+}
+
+// A custom prompt that str.format cannot fill raises inside
+// handle_agent_reasoning: agent_reasoning_failed (attempt 1) with str() of
+// the KeyError, and the task runs (reasoning_handler.py:226-242,
+// agent_executor.py:388-390).
+func TestAgentPlanningPromptErrorFailsPlanning(t *testing.T) {
+	cs, prov := newChatServer(t, "Berlin is big.")
+	c := guardedCrew(prov, nil, false, 0)
+	c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 20, PlanPrompt: strPtr("Plan {task}")}
+	r := kickoff(t, c, nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	var failed []session.Event
+	for _, ev := range r.events {
+		if ev.Kind == session.AgentReasoningFailed {
+			failed = append(failed, ev)
+		}
+	}
+	if len(failed) != 1 || failed[0].Str("error") != "'task'" || failed[0].Int("attempt") != 1 {
+		t.Errorf("failed %+v", failed)
+	}
+	if len(cs.bodies) != 1 || r.out.Raw != "Berlin is big." || r.count(session.AgentReasoningCompleted) != 0 {
+		t.Errorf("%d requests, raw %q", len(cs.bodies), r.out.Raw)
+	}
+}
+
+// A plan that is not a string passes _call_with_function and fails
+// ReasoningPlan(plan=…) (reasoning_handler.py:386-404, 253): the
+// ValidationError is agent_reasoning_failed's error, and the task runs.
+func TestAgentPlanningNonStringPlanFails(t *testing.T) {
+	cs, prov := newChatServer(t, `call create_reasoning_plan {"plan":5,"steps":[],"ready":true}`, "Berlin is big.")
+	c := guardedCrew(prov, nil, false, 0)
+	c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 20}
+	r := kickoff(t, c, nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	// Pydantic's str(ValidationError) for a str field given an int.
+	const want = "1 validation error for ReasoningPlan\nplan\n  Input should be a valid string [type=string_type, input_value=5, input_type=int]\n    For further information visit https://errors.pydantic.dev/2.13/v/string_type"
+	var errs []string
+	for _, ev := range r.events {
+		if ev.Kind == session.AgentReasoningFailed {
+			errs = append(errs, ev.Str("error"))
+		}
+	}
+	if !slices.Equal(errs, []string{want}) {
+		t.Errorf("failed errors %q", errs)
+	}
+	if len(cs.bodies) != 2 || r.out.Raw != "Berlin is big." {
+		t.Errorf("%d requests, raw %q", len(cs.bodies), r.out.Raw)
+	}
+}
+
+// Arguments the function cannot take: tool_usage_error and llm_call_failed
+// with "Error executing function …", then the call completes with the
+// message text (base_llm.py:785-811, completion.py:1965-1975), an empty
+// plan that is not ready (reasoning_handler.py:408-413).
+func TestAgentPlanningFunctionErrorEvents(t *testing.T) {
+	_, prov := newChatServer(t, `call create_reasoning_plan {"steps":[]}`, "Berlin is big.")
+	c := guardedCrew(prov, nil, false, 0)
+	c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 20}
+	r := kickoff(t, c, nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	want := []session.Kind{
+		session.AgentReasoningStarted, session.LLMCallStarted, session.ToolUsageStarted, session.ToolUsageError, session.LLMCallFailed,
+		session.LLMCallCompleted, session.AgentReasoningCompleted, session.AgentLogsStarted,
+	}
+	got := crewAIKinds(r)
+	if i := slices.Index(got, session.AgentReasoningStarted); i < 0 || !slices.Equal(got[i:i+len(want)], want) {
+		t.Errorf("events %v", got)
+	}
+	for _, ev := range r.events {
+		if ev.Kind == session.ToolUsageError && ev.Str("error") != "Error executing function 'create_reasoning_plan': AgentReasoning._call_with_function.<locals>._create_reasoning_plan() missing 1 required positional argument: 'plan'" {
+			t.Errorf("error %q", ev.Str("error"))
+		}
+		if ev.Kind == session.AgentReasoningCompleted && (ev.Str("plan") != "" || ev.Bool("ready")) {
+			t.Errorf("completed %+v", ev.Data)
+		}
+	}
+}
+
+// A ready plan with steps becomes todos (agent_executor.py:380-381), which
+// CrewAI runs through its StepExecutor instead of the agent loop; for an
+// agent with tools crewbench runs the task directly and says so.
+func TestAgentPlanningReadyStepsWarns(t *testing.T) {
+	_, prov := newChatServer(t, `call create_reasoning_plan {"plan":"p","steps":[{"step_number":1,"description":"Write it.","tool_to_use":null,"depends_on":[]}],"ready":true}`, "Berlin is big.")
+	c := guardedCrew(prov, nil, false, 0)
+	c.Agents[0].Tools = []Tool{weatherTool(new(atomic.Int64))}
+	c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 20}
+	r := kickoff(t, c, nil, Options{})
+	if r.err != nil || r.out.Raw != "Berlin is big." {
+		t.Fatalf("err %v, raw %q", r.err, r.out.Raw)
+	}
+	var warned bool
+	for _, ev := range r.events {
+		warned = warned || ev.Kind == session.Warning && strings.Contains(ev.Str("message"), "the plan is ready with 1 steps, which CrewAI executes instead of the agent loop, with StepExecutor calls with the agent's tools")
+	}
+	if !warned {
+		t.Error("no warning for the plan's steps")
 	}
 }

@@ -24,8 +24,8 @@ func (e *structuredReplyError) Error() string { return e.err.Error() }
 // response_format (completion.py:1923-1927), whose reply is taken as
 // text: that second request's reply is returned, the first one's tokens
 // counted.
-func (ar *agentRun) parseStructuredReply(ctx context.Context, req llm.Request, resp llm.Response) (llm.Response, error) {
-	if req.ResponseFormat == nil || ar.responseModel == nil || len(resp.ToolCalls) > 0 || !llm.ParsesStructuredReplies(ar.agent.LLM) {
+func (ar *agentRun) parseStructuredReply(ctx context.Context, req llm.Request, resp llm.Response, model *toolschema.Model) (llm.Response, error) {
+	if req.ResponseFormat == nil || model == nil || len(resp.ToolCalls) > 0 || !llm.ParsesStructuredReplies(ar.agent.LLM) {
 		return resp, nil
 	}
 	if resp.Content == "" {
@@ -36,7 +36,7 @@ func (ar *agentRun) parseStructuredReply(ctx context.Context, req llm.Request, r
 		again.ResponseFormat, again.Stream = nil, false
 		return ar.agent.LLM.Call(ctx, again, nil)
 	}
-	if _, verr := ar.responseModel.ValidateJSON(resp.Content); verr != nil {
+	if _, verr := model.ValidateJSON(resp.Content); verr != nil {
 		return llm.Response{}, &structuredReplyError{err: verr}
 	}
 	return resp, nil

@@ -76,6 +76,19 @@ const (
 	AgentReasoningStarted   Kind = "agent_reasoning_started"
 	AgentReasoningCompleted Kind = "agent_reasoning_completed"
 	AgentReasoningFailed    Kind = "agent_reasoning_failed"
+	// PlanStep* mark one step of a ready plan as CrewAI's AgentExecutor
+	// runs it (events/types/observation_events.py); they are not scope
+	// events in CrewAI, so crewbench wraps each step in an agent step scope.
+	PlanStepStarted   Kind = "plan_step_started"
+	PlanStepCompleted Kind = "plan_step_completed"
+	// StepObservation* wrap the PlannerObserver's call after a plan step;
+	// PlanRefinement and GoalAchievedEarly are what it decided (point
+	// events in CrewAI too).
+	StepObservationStarted   Kind = "step_observation_started"
+	StepObservationCompleted Kind = "step_observation_completed"
+	StepObservationFailed    Kind = "step_observation_failed"
+	PlanRefinement           Kind = "plan_refinement"
+	GoalAchievedEarly        Kind = "goal_achieved_early"
 
 	// DefaultEnv opens every CrewAI context, before crew_kickoff_started.
 	DefaultEnv Kind = "default_env"

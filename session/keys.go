@@ -51,6 +51,7 @@ const (
 
 	// Agent steps, guards, limits, warnings, server output.
 	KeyStep          = "step"            // 1-based agent loop iteration
+	KeyPlanStep      = "plan_step"       // the agent step is a step of a ready plan
 	KeyUsageCount    = "usage_count"     // usage_limit_reached
 	KeyMaxUsageCount = "max_usage_count" // usage_limit_reached
 	KeyMessage       = "message"         // warnings, guards, notifications: the text shown

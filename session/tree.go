@@ -200,7 +200,9 @@ type Node struct {
 	// lets go of those before the call's own span is built.
 	ProtocolVersion, MCPSessionID string
 
-	Step        int // agent steps: 1-based iteration
+	Step int // agent steps: 1-based iteration, or the plan step's number
+	// PlanStep marks an agent step that is one step of a ready plan.
+	PlanStep    bool
 	Attempt     int // attempts: 1-based
 	MaxAttempts int // attempts and MCP calls, when the emitter says
 	Retries     int // retry_scheduled events seen in this scope
@@ -429,6 +431,9 @@ func (t *Tree) applyScope(n *Node, ev Event) {
 	if s := int(ev.Int(KeyStep)); s > 0 {
 		n.Step = s // the emitter's number beats the one guessed from siblings
 	}
+	if ev.Bool(KeyPlanStep) {
+		n.PlanStep = true
+	}
 	if ev.Bool(KeyFromCache) {
 		n.CacheHit = true
 	}
@@ -656,6 +661,9 @@ func title(n *Node) string {
 		}
 		return "agent " + n.AgentRole
 	case NodeStep:
+		if n.PlanStep {
+			return "plan step " + strconv.Itoa(n.Step)
+		}
 		if n.Step > 0 {
 			return "step " + strconv.Itoa(n.Step)
 		}

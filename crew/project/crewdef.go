@@ -389,8 +389,15 @@ func (l *loader) decodeAgentFields(a *Agent, d *decoder, name string, withTools 
 		pc := &PlanningConfig{}
 		pd.optInt("max_attempts", &pc.MaxAttempts)
 		pd.optInt("max_steps", &pc.MaxSteps)
+		pd.optStr("system_prompt", &pc.SystemPrompt)
+		pd.optStr("plan_prompt", &pc.PlanPrompt)
+		pd.optStr("refine_prompt", &pc.RefinePrompt)
+		pc.LLM = l.decodeLLM(pd, "llm")
+		pd.literal("reasoning_effort", &pc.ReasoningEffort, "low", "medium", "high")
+		pd.optBool("observe_steps", &pc.ObserveSteps)
+		pd.optInt("max_replans", &pc.MaxReplans)
 		for _, f := range n.Fields {
-			if f.Key != "max_attempts" && f.Key != "max_steps" {
+			if !planningConfigRead[f.Key] {
 				pc.Others = append(pc.Others, f.Key)
 			}
 		}
@@ -671,6 +678,10 @@ func (l *loader) checkInputFiles(n *Node, label, path string) {
 
 // The fields each decoder reads itself; the rest go to Extra. Package
 // level, built once rather than per crew, agent and task.
+// planningConfigRead are the planning_config fields the planning calls read.
+var planningConfigRead = set("max_attempts", "max_steps", "system_prompt", "plan_prompt", "refine_prompt", "llm",
+	"reasoning_effort", "observe_steps", "max_replans")
+
 var crewHandledFields = set("name", "process", "verbose", "memory", "cache", "max_rpm", "planning", "planning_llm",
 	"manager_llm", "function_calling_llm", "chat_llm", "tool_failure_policy", "stream", "tracing",
 	"prompt_file", "output_log_file", "share_crew", "inputs", "agents", "tasks", "manager_agent")

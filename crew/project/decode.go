@@ -92,6 +92,20 @@ func (d *decoder) str(key string, dst *string) {
 	*dst = n.Str
 }
 
+// optStr reads a str | None field: nil when absent or null.
+func (d *decoder) optStr(key string, dst **string) {
+	n := d.node(key)
+	if n.IsNull() {
+		return
+	}
+	if n.Kind != KindString {
+		d.invalid(n, d.paths[key], "Input should be a valid string")
+		return
+	}
+	s := n.Str
+	*dst = &s
+}
+
 // laxValue reads key with parse (pydantic's lax coercion); ok is false
 // when the key is absent or null, or its value is invalid (then reported
 // with msg).

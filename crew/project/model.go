@@ -414,5 +414,15 @@ type Unresolved struct {
 type PlanningConfig struct {
 	MaxAttempts *int // nil: None
 	MaxSteps    *int // nil: the default, 20
-	Others      []string
+	// SystemPrompt, PlanPrompt and RefinePrompt replace the planning texts
+	// (nil: None, CrewAI's own).
+	SystemPrompt, PlanPrompt, RefinePrompt *string
+	// LLM is the planning LLM (nil: the agent's).
+	LLM *LLM
+	// ReasoningEffort is "low", "medium" or "high" ("": the default,
+	// medium); ObserveSteps nil is None; MaxReplans nil is the default, 3.
+	ReasoningEffort string
+	ObserveSteps    *bool
+	MaxReplans      *int
+	Others          []string
 }

@@ -313,3 +313,24 @@ func FloatRepr(f float64) string {
 	}
 	return sign + s
 }
+
+// Truthy is Python's bool(v) for a decoded JSON value: None, False, zero,
+// and empty strings, lists and objects are false.
+func Truthy(v any) bool {
+	switch t := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return t
+	case Number:
+		f, err := t.Float64()
+		return err != nil || f != 0 // NaN is true; an overflow is ±inf
+	case string:
+		return t != ""
+	case []any:
+		return len(t) > 0
+	case *Object:
+		return len(t.Keys()) > 0
+	}
+	return true
+}

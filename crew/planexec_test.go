@@ -1,0 +1,243 @@
+package crew
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"crewbench/session"
+)
+
+// The execution of a ready plan (experimental/agent_executor.py:643-1372,
+// 2339-2536, agents/step_executor.py) against the loopback server. The
+// texts are translations/en.json's "planning" slices.
+
+// stepSystemWire is step_executor_system_prompt for the Writer agent
+// without tools (step_executor.py:260-281: tools_section "").
+const stepSystemWire = "You are Writer. You write.\n\nYour goal: Write well\n\nYou are executing ONE specific step in a larger plan. Your ONLY job is to fully complete this step — not to plan ahead.\n\nKey rules:\n- **ACT FIRST.** Execute the primary action of this step immediately. Do NOT read or explore files before attempting the main action unless exploration IS the step's goal.\n- If the step says 'run X', run X NOW. If it says 'write file Y', write Y NOW.\n- If the step requires producing an output file (e.g. /app/move.txt, report.jsonl, summary.csv), you MUST write that file using a tool call — do NOT just state the answer in text.\n- You may use tools MULTIPLE TIMES. After each tool use, check the result. If it failed, try a different approach.\n- Only output your Final Answer AFTER the concrete outcome is verified (file written, build succeeded, command exited 0).\n- If a command is not found or a path does not exist, fix it (different PATH, install missing deps, use absolute paths).\n- Do NOT spend more than 3 tool calls on exploration/analysis before attempting the primary action."
+
+// stepUser is _build_user_prompt (step_executor.py:283-326): the task
+// context (extract_task_section gives the whole short description), the
+// step, the suggested tool, the dependency results, the closing line.
+func stepUser(step, extra string) string {
+	return "## Task Context\nThe following is the full task you are helping complete. Keep this in mind — especially any required output files, exact filenames, and expected formats.\n\nWrite about Berlin.\n\n---\n" +
+		"\n## Current Step\n" + step + extra +
+		"\n\n**Execute the primary action of this step NOW.** If the step requires writing a file, write it. If it requires running a command, run it. Verify the outcome with a follow-up tool call, then give your Final Answer. Your Final Answer must confirm what was DONE (file created at path X, command succeeded), not just what should be done."
+}
+
+func twoMessageBody(system, user string) string {
+	return `{"messages":[{"role":"system","content":` + wireJSON(system) + `},{"role":"user","content":` + wireJSON(user) + `}],"model":"gpt-4o"}`
+}
+
+// planning: true (reasoning_effort "low", agent/core.py:396-403): each
+// step is one StepExecutor call (a Final Answer is its result, other text
+// the whole reply), observed by the heuristic; a dependency's result goes
+// to the step that depends on it; a short last result is synthesized
+// (agent_executor.py:2413-2442, 2444-2531). No agent_logs_started: the
+// todos path never reaches initialize_reasoning (:1374).
+func TestAgentPlanExecutesStepsAndSynthesizes(t *testing.T) {
+	const plan = `call create_reasoning_plan {"plan":"Two steps.","steps":[` +
+		`{"step_number":1,"description":"Find a fact.","tool_to_use":null,"depends_on":[]},` +
+		`{"step_number":2,"description":"Write the sentence.","tool_to_use":"search","depends_on":[1,1]}],"ready":true}`
+	cs, prov := newChatServer(t, plan, "Thought: found\nFinal Answer: Berlin has 3.7 million people.", "Berlin is big.", "Berlin, with 3.7 million people, is big.")
+	c := guardedCrew(prov, nil, false, 0)
+	c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 20, Effort: "low", MaxReplans: 3}
+	r := kickoff(t, c, nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if got, want := cs.body(t, 1), twoMessageBody(stepSystemWire, stepUser("Find a fact.", "")); got != want {
+		t.Errorf("step 1 request\n got %s\nwant %s", got, want)
+	}
+	// step_executor_suggested_tool, step_executor_context_header and one
+	// step_executor_context_entry for the repeated dependency (a dict,
+	// agent_executor.py:622-626).
+	if got, want := cs.body(t, 2), twoMessageBody(stepSystemWire, stepUser("Write the sentence.", "\n\nSuggested tool: search\n\n## Context from previous steps:\nStep 1 result: Berlin has 3.7 million people.")); got != want {
+		t.Errorf("step 2 request\n got %s\nwant %s", got, want)
+	}
+	// synthesis_system_prompt and synthesis_user_prompt (agent_executor.py:2478-2485).
+	synthSystem := "You are Writer. You have completed a multi-step task. Synthesize the results from all steps into a single, coherent final response that directly addresses the original task. Do NOT list step numbers or say 'Step 1 result'. Produce a clean, polished answer as if you did it all at once."
+	synthUser := "## Original Task\nWrite about Berlin.\n\n## Results from each step\nStep 1 (Find a fact.):\nBerlin has 3.7 million people.\n\nStep 2 (Write the sentence.):\nBerlin is big.\n\nSynthesize these results into a single, coherent final answer."
+	if got, want := cs.body(t, 3), twoMessageBody(synthSystem, synthUser); got != want {
+		t.Errorf("synthesis request\n got %s\nwant %s", got, want)
+	}
+	if r.out.Raw != "Berlin, with 3.7 million people, is big." || len(cs.bodies) != 4 {
+		t.Errorf("raw %q after %d requests", r.out.Raw, len(cs.bodies))
+	}
+	want := []session.Kind{
+		session.FlowStarted, session.AgentReasoningStarted, session.LLMCallStarted, session.ToolUsageStarted, session.ToolUsageFinished, session.LLMCallCompleted, session.AgentReasoningCompleted,
+		session.PlanStepStarted, session.LLMCallStarted, session.LLMCallCompleted, session.PlanStepCompleted,
+		session.PlanStepStarted, session.LLMCallStarted, session.LLMCallCompleted, session.PlanStepCompleted,
+		session.LLMCallStarted, session.LLMCallCompleted, session.AgentLogsExecution, session.FlowFinished, session.AgentExecutionCompleted,
+	}
+	got := crewAIKinds(r)
+	if i := slices.Index(got, session.FlowStarted); i < 0 || !slices.Equal(got[i:min(len(got), i+len(want))], want) {
+		t.Errorf("events\n got %v\nwant %v", got, want)
+	}
+	var completed []string
+	for _, ev := range r.events {
+		if ev.Kind == session.PlanStepCompleted {
+			// PlanStepCompletedEvent (events/types/observation_events.py).
+			completed = append(completed, ev.Str("step_description")+"|"+ev.Str("result")+"|"+strings.ToLower(strings.TrimSpace(ev.Str("tool_to_use"))))
+			if !ev.Bool("success") || ev.Str("agent_role") != "Writer" {
+				t.Errorf("plan step completed %+v", ev.Data)
+			}
+		}
+	}
+	if !slices.Equal(completed, []string{"Find a fact.|Berlin has 3.7 million people.|", "Write the sentence.|Berlin is big.|search"}) {
+		t.Errorf("completed steps %q", completed)
+	}
+	var titles []string
+	session.BuildTree(r.events).Walk(func(n *session.Node, _ int) bool {
+		if n.Kind == session.NodeStep {
+			titles = append(titles, n.Title)
+		}
+		return true
+	})
+	if !slices.Equal(titles, []string{"plan step 1", "plan step 2"}) {
+		t.Errorf("trace steps %q", titles)
+	}
+}
+
+// Steps with no dependencies are ready together: all start, run, then are
+// observed (execute_todos_parallel, agent_executor.py:1220-1354); a last
+// result of 30 words with a sentence mark is the answer without synthesis
+// (:2413-2442). A failed step (an empty reply, step_executor.py:359-360)
+// is plan_step_completed with success false.
+func TestAgentPlanParallelStepsUseLastResult(t *testing.T) {
+	const plan = `call create_reasoning_plan {"plan":"p","steps":[` +
+		`{"step_number":1,"description":"One.","tool_to_use":null,"depends_on":[]},` +
+		`{"step_number":2,"description":"Two.","tool_to_use":null,"depends_on":[]}],"ready":true}`
+	long := strings.TrimSpace(strings.Repeat("Berlin is a big city. ", 8)) // 40 words
+	cs, prov := newChatServer(t, plan, "", long)
+	c := guardedCrew(prov, nil, false, 0)
+	c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 20, Effort: "low", MaxReplans: 3}
+	r := kickoff(t, c, nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if got, want := cs.body(t, 2), twoMessageBody(stepSystemWire, stepUser("Two.", "")); got != want {
+		t.Errorf("step 2 request\n got %s\nwant %s", got, want)
+	}
+	if r.out.Raw != long || len(cs.bodies) != 3 {
+		t.Errorf("raw %q after %d requests", r.out.Raw, len(cs.bodies))
+	}
+	var kinds []session.Kind
+	var success []bool
+	for _, ev := range r.events {
+		switch ev.Kind {
+		case session.PlanStepStarted, session.PlanStepCompleted, session.LLMCallStarted:
+			kinds = append(kinds, ev.Kind)
+		}
+		if ev.Kind == session.PlanStepCompleted {
+			success = append(success, ev.Bool("success"))
+		}
+	}
+	want := []session.Kind{session.LLMCallStarted, session.PlanStepStarted, session.PlanStepStarted, session.LLMCallStarted, session.LLMCallStarted, session.PlanStepCompleted, session.PlanStepCompleted}
+	if !slices.Equal(kinds, want) || !slices.Equal(success, []bool{false, true}) {
+		t.Errorf("kinds %v, success %v", kinds, success)
+	}
+}
+
+// observationSystem is planning.observation_system_prompt (translations/en.json).
+const observationSystem = "You are a Planning Agent observing execution progress. After each step completes, you analyze what happened and decide whether the remaining plan is still valid.\n\nReason step-by-step about:\n1. Did this step produce a concrete, verifiable result? (file created, command succeeded, service running, etc.) — or did it only explore without acting?\n2. What new information was learned from this step's result?\n3. Whether the remaining steps still make sense given this new information\n4. What refinements, if any, are needed for upcoming steps\n5. Whether the overall goal has already been achieved\n\nCritical: mark `step_completed_successfully=false` if:\n- The step result is only exploratory (ls, pwd, cat) without producing the required artifact or action\n- A command returned a non-zero exit code and the error was not recovered\n- The step description required creating/building/starting something and the result shows it was not done\n\nBe conservative about triggering full replans — only do so when the remaining plan is fundamentally wrong, not just suboptimal.\n\nIMPORTANT: Set step_completed_successfully=false if:\n- The step's stated goal was NOT achieved (even if other things were done)\n- The first meaningful action returned an error (file not found, command not found, etc.)\n- The result is exploration/discovery output rather than the concrete action the step required\n- The step ran out of attempts without producing the required output\nSet needs_full_replan=true if the current plan's remaining steps reference paths or state that don't exist yet and need to be created first."
+
+// observationSchemaWire is StepObservation through the OpenAI SDK's
+// to_strict_json_schema (openai/lib/_pydantic.py): additionalProperties
+// appended to both objects, required = every property, the None defaults
+// dropped and the others kept.
+const observationSchemaWire = `{"$defs":{"StepRefinement":{"description":"A structured in-place update for a single pending step.\n\nReturned as part of StepObservation when the Planner learns new\ninformation that makes a pending step description more specific.\nApplied directly — no second LLM call required.","properties":{"step_number":{"description":"The step number to update (1-based)","title":"Step Number","type":"integer"},"new_description":{"description":"The updated, more specific description for this step","title":"New Description","type":"string"}},"required":["step_number","new_description"],"title":"StepRefinement","type":"object","additionalProperties":false}},"description":"Planner's observation after a step execution completes.\n\nReturned by the PlannerObserver after EVERY step — not just failures.\nThe Planner uses this to decide whether to continue, refine, or replan.\n\nBased on PLAN-AND-ACT (Section 3.3): the Planner observes what the Executor\ndid and incorporates new information into the remaining plan.\n\nAttributes:\n    step_completed_successfully: Whether the step achieved its objective.\n    key_information_learned: New information revealed by this step\n        (e.g., \"Found 3 products: A, B, C\"). Used to refine upcoming steps.\n    remaining_plan_still_valid: Whether pending todos still make sense\n        given the new information. True does NOT mean no refinement needed.\n    suggested_refinements: Structured in-place updates to pending step\n        descriptions. Each entry targets a specific step by number. These\n        are applied directly without a second LLM call.\n        Example: [{\"step_number\": 3, \"new_description\": \"Select product B (highest rated)\"}]\n    needs_full_replan: The remaining plan is fundamentally wrong and must\n        be regenerated from scratch. Mutually exclusive with\n        remaining_plan_still_valid (if this is True, that should be False).\n    replan_reason: Explanation of why a full replan is needed (None if not).\n    goal_already_achieved: The overall task goal has been satisfied early.\n        No more steps needed — skip remaining todos and finalize.","properties":{"step_completed_successfully":{"description":"Whether the step achieved what it was asked to do","title":"Step Completed Successfully","type":"boolean"},"key_information_learned":{"default":"","description":"What new information this step revealed","title":"Key Information Learned","type":"string"},"remaining_plan_still_valid":{"default":true,"description":"Whether the remaining pending todos still make sense given new information","title":"Remaining Plan Still Valid","type":"boolean"},"suggested_refinements":{"anyOf":[{"items":{"$ref":"#/$defs/StepRefinement"},"type":"array"},{"type":"null"}],"description":"Structured updates to pending step descriptions based on new information. Each entry specifies a step_number and new_description. Applied directly — no separate replan needed.","title":"Suggested Refinements"},"needs_full_replan":{"default":false,"description":"The remaining plan is fundamentally wrong and must be regenerated","title":"Needs Full Replan","type":"boolean"},"replan_reason":{"anyOf":[{"type":"string"},{"type":"null"}],"description":"Explanation of why a full replan is needed","title":"Replan Reason"},"goal_already_achieved":{"default":false,"description":"The overall task goal has been satisfied early; no more steps needed","title":"Goal Already Achieved","type":"boolean"}},"required":["step_completed_successfully","key_information_learned","remaining_plan_still_valid","suggested_refinements","needs_full_replan","replan_reason","goal_already_achieved"],"title":"StepObservation","type":"object","additionalProperties":false}`
+
+const twoSequentialSteps = `call create_reasoning_plan {"plan":"p","steps":[` +
+	`{"step_number":1,"description":"Find a fact.","tool_to_use":null,"depends_on":[]},` +
+	`{"step_number":2,"description":"Write it.","tool_to_use":null,"depends_on":[1]}],"ready":true}`
+
+func observationReply(success, goal bool, refinements string) string {
+	return fmt.Sprintf(`{"step_completed_successfully":%v,"key_information_learned":"k","remaining_plan_still_valid":true,"suggested_refinements":%s,"needs_full_replan":false,"replan_reason":null,"goal_already_achieved":%v}`, success, refinements, goal)
+}
+
+// reasoning_effort medium (the default of an explicit planning_config and
+// of reasoning: true): after each step the PlannerObserver asks the
+// planning LLM for a StepObservation (response_model, planner_observer.py
+// observe/_build_observation_messages, translations observation_*); a step
+// it calls unsuccessful, without needs_full_replan, is failed and the plan
+// goes on (handle_step_observed_medium, agent_executor.py:782-846).
+func TestAgentPlanObserverMedium(t *testing.T) {
+	cs, prov := newChatServer(t, twoSequentialSteps, "Final Answer: Fact A.", observationReply(true, false, "null"),
+		"Fact B.", observationReply(false, false, "null"), "S.")
+	c := guardedCrew(prov, nil, false, 0)
+	c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 20, Effort: "medium", MaxReplans: 3}
+	r := kickoff(t, c, nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	obs1 := "## Original task\nWrite about Berlin.\n\n## Expected output\nOne sentence.\n\n\n## Just completed step 1\nDescription: Find a fact.\nResult: Fact A.\n\n## Remaining plan steps:\n  Step 2: Write it.\n\nAnalyze this step's result and provide your observation."
+	if got, want := cs.body(t, 2), chatBody(observationSystem, obs1, "gpt-4o", "StepObservation", observationSchemaWire); got != want {
+		t.Errorf("observation 1\n got %s\nwant %s", got, want)
+	}
+	obs2 := "## Original task\nWrite about Berlin.\n\n## Expected output\nOne sentence.\n\n## Previously completed steps:\n  Step 1: Find a fact.\n    Result: Fact A.\n\n## Just completed step 2\nDescription: Write it.\nResult: Fact B.\n\n\nAnalyze this step's result and provide your observation."
+	if got, want := cs.body(t, 4), chatBody(observationSystem, obs2, "gpt-4o", "StepObservation", observationSchemaWire); got != want {
+		t.Errorf("observation 2\n got %s\nwant %s", got, want)
+	}
+	if r.out.Raw != "S." || len(cs.bodies) != 6 {
+		t.Errorf("raw %q after %d requests", r.out.Raw, len(cs.bodies))
+	}
+	var kinds []session.Kind
+	var success []bool
+	for _, ev := range r.events {
+		switch ev.Kind {
+		case session.PlanStepStarted, session.StepObservationStarted, session.StepObservationCompleted:
+			kinds = append(kinds, ev.Kind)
+		case session.PlanStepCompleted:
+			kinds = append(kinds, ev.Kind)
+			success = append(success, ev.Bool("success"))
+		}
+	}
+	want := []session.Kind{session.PlanStepStarted, session.StepObservationStarted, session.StepObservationCompleted, session.PlanStepCompleted,
+		session.PlanStepStarted, session.StepObservationStarted, session.StepObservationCompleted, session.PlanStepCompleted}
+	if !slices.Equal(kinds, want) || !slices.Equal(success, []bool{true, false}) {
+		t.Errorf("kinds %v, success %v", kinds, success)
+	}
+}
+
+// reasoning_effort high: suggested refinements rewrite the pending step
+// before it runs, with plan_refinement (handle_refine_and_continue,
+// agent_executor.py:932-976); goal_already_achieved ends the plan with
+// goal_achieved_early (:985-1009), here after step 1 of 3.
+func TestAgentPlanObserverHighRefinesAndEndsEarly(t *testing.T) {
+	const plan = `call create_reasoning_plan {"plan":"p","steps":[` +
+		`{"step_number":1,"description":"Find a fact.","tool_to_use":null,"depends_on":[]},` +
+		`{"step_number":2,"description":"Write it.","tool_to_use":null,"depends_on":[1]},` +
+		`{"step_number":3,"description":"Check it.","tool_to_use":null,"depends_on":[2]}],"ready":true}`
+	cs, prov := newChatServer(t, plan, "Fact A.", observationReply(true, false, `[{"step_number":2,"new_description":"Write about A."}]`),
+		"Fact B.", observationReply(true, true, "null"), "S.")
+	c := guardedCrew(prov, nil, false, 0)
+	c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 20, Effort: "high", MaxReplans: 3}
+	r := kickoff(t, c, nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if got, want := cs.body(t, 3), twoMessageBody(stepSystemWire, stepUser("Write about A.", "\n\n## Context from previous steps:\nStep 1 result: Fact A.")); got != want {
+		t.Errorf("refined step 2 request\n got %s\nwant %s", got, want)
+	}
+	if r.out.Raw != "S." || len(cs.bodies) != 6 {
+		t.Errorf("raw %q after %d requests", r.out.Raw, len(cs.bodies))
+	}
+	for _, ev := range r.events {
+		switch ev.Kind {
+		case session.PlanRefinement:
+			// refined_step_count is every pending step (agent_executor.py:956-966).
+			if ev.Int("step_number") != 1 || ev.Int("refined_step_count") != 2 || fmt.Sprint(ev.Data["refinements"]) != "[Step 2: Write about A.]" {
+				t.Errorf("refinement %+v", ev.Data)
+			}
+		case session.GoalAchievedEarly:
+			if ev.Int("step_number") != 2 || ev.Int("steps_completed") != 2 || ev.Int("steps_remaining") != 1 {
+				t.Errorf("goal achieved %+v", ev.Data)
+			}
+		}
+	}
+	if r.count(session.PlanRefinement) != 1 || r.count(session.GoalAchievedEarly) != 1 {
+		t.Errorf("refinements %d, goals %d", r.count(session.PlanRefinement), r.count(session.GoalAchievedEarly))
+	}
+}
