@@ -88,9 +88,9 @@ func TestEventEncoderMatchesEncodingJSON(t *testing.T) {
 		"number": json.Number("12.50"), "bytes": []byte("hi<>"), "struct": encodeStruct{A: "<x>"}, "ptr": &encodeStruct{B: []int{1}},
 		"nil slice": []any(nil), "nil map": map[string]any(nil), "nil strings": []string(nil), "empty": []any{},
 		"strings": []string{"a", "<b>"}, "string map": map[string]string{"z": "1", "a": "<2>", "\xff": "k"},
-		"nested": map[string]any{"b": []any{map[string]any{"y": 1.5, "x": []any{nil, "s", map[string]string{"k": "v"}}}}, "a": map[string]any{}},
+		"nested":        map[string]any{"b": []any{map[string]any{"y": 1.5, "x": []any{nil, "s", map[string]string{"k": "v"}}}}, "a": map[string]any{}},
 		"lists of maps": []any{map[string]any{"role": "user", "content": "hi"}, map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"id": "c1"}}}},
-		"error": errors.New("boom"), "headers": map[string][]string{"B": {"1"}, "A": nil},
+		"error":         errors.New("boom"), "headers": map[string][]string{"B": {"1"}, "A": nil},
 	}
 	for i, s := range strs {
 		values["str"+string(rune('a'+i))] = s

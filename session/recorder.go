@@ -92,7 +92,7 @@ type Recorder struct {
 	enc       *json.Encoder // encodes into buf
 	fast      *eventEncoder
 	line      []byte // one encoded event
-	unflushed int64         // events in bw not yet flushed
+	unflushed int64  // events in bw not yet flushed
 	closer    io.Closer
 	syncFn    func() error
 	redactor  *Redactor
