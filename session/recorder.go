@@ -91,8 +91,9 @@ type Recorder struct {
 	buf       bytes.Buffer  // the header, or an event fast cannot encode
 	enc       *json.Encoder // encodes into buf
 	fast      *eventEncoder
-	line      []byte // one encoded event
-	unflushed int64  // events in bw not yet flushed
+	memo      *stringMemo // the loop's: long strings already redacted
+	line      []byte      // one encoded event
+	unflushed int64       // events in bw not yet flushed
 	closer    io.Closer
 	syncFn    func() error
 	redactor  *Redactor
@@ -132,6 +133,7 @@ func NewRecorder(w io.Writer, opts RecorderOptions) (*Recorder, error) {
 		syncFn:   opts.Sync,
 		maxField: opts.MaxField,
 		fast:     newEventEncoder(),
+		memo:     newStringMemo(),
 		done:     make(chan struct{}),
 	}
 	if r.maxField <= 0 {
@@ -161,7 +163,7 @@ func NewRecorder(w io.Writer, opts RecorderOptions) (*Recorder, error) {
 		h.Started = time.Now()
 	}
 	if h.Meta != nil {
-		if m, changed := r.redactor.walk("", h.Meta); changed {
+		if m, changed := r.redactor.walk("", h.Meta, nil); changed {
 			h.Meta = m.(map[string]any)
 		}
 	}
@@ -397,7 +399,7 @@ func (r *Recorder) write(ev Event) {
 		r.lost.Add(1)
 		return
 	}
-	ev = r.redactor.RedactEvent(ev)
+	ev = r.redactor.redactEvent(ev, r.memo)
 	err := r.encode(ev)
 	if err == nil && len(r.line) > r.maxField {
 		// Only events this large pay for looking at their fields.
