@@ -114,6 +114,12 @@ func TestEventEncoderMatchesEncodingJSON(t *testing.T) {
 		checkSameAsEncodingJSON(t, e, "string "+string(rune('a'+i)), ev)
 	}
 
+	// Data of one size with other keys (the encoder remembers the last
+	// sorted keys per size).
+	for i, data := range []map[string]any{{"a": 1, "b": 2}, {"a": 1, "c": 2}, {"b": 1, "c": 2}, {"c": 3, "b": 4}} {
+		checkSameAsEncodingJSON(t, e, "same size, other keys "+strconv.Itoa(i), Event{Data: data})
+	}
+
 	// What encoding/json refuses, the fast encoder declines, leaving dst as it was.
 	cyclic := map[string]any{}
 	cyclic["self"] = cyclic
