@@ -4,6 +4,7 @@ package bridge
 
 import (
 	"bufio"
+	"bytes"
 	"net"
 	"os/exec"
 	"path/filepath"
@@ -77,11 +78,12 @@ func recordedLines(tb testing.TB, events int) [][]byte {
 }
 
 // feedLines puts recorded bridge lines through crewbench's side of a
-// watched run, as serve does, up to stage: "decode" (line decoder and
-// reorder buffer), "translate" (plus translating into session events and
-// stamping them) or "record" (plus recording them to a file, redacted,
-// until Close has synced it). It returns the number of CrewAI events.
-func feedLines(tb testing.TB, lines [][]byte, stage, dir string) int {
+// watched run, as serve does, up to stage: "decode" (reading and decoding
+// the lines), "translate" (plus putting them in order, translating them
+// into session events and stamping them) or "record" (plus recording them
+// to a file, redacted, until Close has synced it). It returns the number
+// of CrewAI events.
+func feedLines(tb testing.TB, wire []byte, stage, dir string) int {
 	var sink session.Sink = session.Discard
 	var rec *session.Recorder
 	if stage == "record" {
@@ -92,22 +94,18 @@ func feedLines(tb testing.TB, lines [][]byte, stage, dir string) int {
 		sink = rec
 	}
 	r := &Run{opts: Options{RunID: "run-1"}, em: session.NewEmitter(sink)}
-	tr := newTranslator("run-1", "1")
-	ro := newReorder(DefaultGap)
-	dec := newLineDecoder()
-	now := time.Now()
-	for _, line := range lines {
-		m, ok := dec.decode(line)
-		if !ok {
-			continue
-		}
-		for _, m := range ro.push(m, now) {
-			if stage != "decode" {
-				r.deliver(nil, tr, m)
-			} else if m.Op == "event" {
-				r.res.Events++
+	lines := make(chan []wireMsg, 16)
+	go readLines(bytes.NewReader(wire), lines)
+	if stage == "decode" {
+		for batch := range lines {
+			for _, m := range batch {
+				if m.Op == "event" {
+					r.res.Events++
+				}
 			}
 		}
+	} else {
+		r.follow(nil, newTranslator("run-1", "1"), newReorder(DefaultGap), nil, lines)
 	}
 	if rec != nil {
 		if err := rec.Close(); err != nil {
@@ -135,14 +133,14 @@ func cpuTime(tb testing.TB) time.Duration {
 //
 //	go test -run '^$' -bench WatchLines -count 5 ./crew/bridge/
 func BenchmarkWatchLines(b *testing.B) {
-	lines := recordedLines(b, 10000)
+	wire := bytes.Join(recordedLines(b, 10000), nil)
 	for _, stage := range []string{"decode", "translate", "record"} {
 		b.Run(stage, func(b *testing.B) {
 			dir := b.TempDir()
 			events := 0
 			cpu0 := cpuTime(b)
 			for b.Loop() {
-				events += feedLines(b, lines, stage, dir)
+				events += feedLines(b, wire, stage, dir)
 			}
 			cpu := cpuTime(b) - cpu0
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "wall-ns/event")
