@@ -20,13 +20,13 @@ import (
 // types) are encoded by encoding/json itself, one value at a time.
 // TestEventEncoderMatchesEncodingJSON holds it to encoding/json's output.
 type eventEncoder struct {
-	keys [][]string   // scratch for sorting a map's keys, per depth
+	keys [][]string // scratch for sorting a map's keys, per depth
 	// shapes are the sorted keys of the last event Data of each size: a
 	// run's events come in a few shapes (a watched run's, one per CrewAI
 	// event class), so sorting again is mostly not needed.
 	shapes map[int][]string
-	val  bytes.Buffer // scratch for a value encoding/json encodes
-	enc  *json.Encoder
+	val    bytes.Buffer // scratch for a value encoding/json encodes
+	enc    *json.Encoder
 }
 
 func newEventEncoder() *eventEncoder {
