@@ -88,9 +88,12 @@ type RecorderStats struct {
 type Recorder struct {
 	path      string
 	bw        *bufio.Writer
-	buf       bytes.Buffer  // one encoded event
+	buf       bytes.Buffer  // the header, or an event fast cannot encode
 	enc       *json.Encoder // encodes into buf
-	unflushed int64         // events in bw not yet flushed
+	fast      *eventEncoder
+	memo      *stringMemo // the loop's: long strings already redacted
+	line      []byte      // one encoded event
+	unflushed int64       // events in bw not yet flushed
 	closer    io.Closer
 	syncFn    func() error
 	redactor  *Redactor
@@ -129,6 +132,8 @@ func NewRecorder(w io.Writer, opts RecorderOptions) (*Recorder, error) {
 		interval: opts.SyncInterval,
 		syncFn:   opts.Sync,
 		maxField: opts.MaxField,
+		fast:     newEventEncoder(),
+		memo:     newStringMemo(),
 		done:     make(chan struct{}),
 	}
 	if r.maxField <= 0 {
@@ -158,7 +163,7 @@ func NewRecorder(w io.Writer, opts RecorderOptions) (*Recorder, error) {
 		h.Started = time.Now()
 	}
 	if h.Meta != nil {
-		if m, changed := r.redactor.walk("", h.Meta); changed {
+		if m, changed := r.redactor.walk("", h.Meta, nil); changed {
 			h.Meta = m.(map[string]any)
 		}
 	}
@@ -394,35 +399,51 @@ func (r *Recorder) write(ev Event) {
 		r.lost.Add(1)
 		return
 	}
-	ev = r.redactor.RedactEvent(ev)
-	r.buf.Reset()
-	err := r.enc.Encode(ev)
-	if err == nil && r.buf.Len() > r.maxField {
+	ev = r.redactor.redactEvent(ev, r.memo)
+	err := r.encode(ev)
+	if err == nil && len(r.line) > r.maxField {
 		// Only events this large pay for looking at their fields.
 		if capped, ok := capFields(ev, r.maxField); ok {
 			ev = capped
-			r.buf.Reset()
-			err = r.enc.Encode(ev)
+			err = r.encode(ev)
 		}
 	}
 	if err != nil {
 		// Data that JSON cannot hold (NaN, a channel, a cycle): keep the
 		// event and say why its payload is missing, rather than lose it.
 		ev.Data = map[string]any{"crewbench_encode_error": err.Error()}
-		r.buf.Reset()
-		if err := r.enc.Encode(ev); err != nil {
+		if err := r.encode(ev); err != nil {
 			r.setErr(fmt.Errorf("encode event %d: %w", ev.Seq, err))
 			r.lost.Add(1)
 			return
 		}
 	}
-	if _, err := r.bw.Write(r.buf.Bytes()); err != nil {
+	_, err = r.bw.Write(r.line)
+	if cap(r.line) > 1<<20 {
+		r.line = nil // a rare huge event: do not keep its buffer
+	}
+	if err != nil {
 		r.setErr(fmt.Errorf("write: %w", err))
 		r.lost.Add(1 + r.unflushed)
 		r.unflushed = 0
 		return
 	}
 	r.unflushed++
+}
+
+// encode puts ev's line into r.line: by the fast encoder, or by
+// encoding/json when the fast one declines (which then says why).
+func (r *Recorder) encode(ev Event) error {
+	if line, ok := r.fast.appendEvent(r.line[:0], &ev); ok {
+		r.line = line
+		return nil
+	}
+	r.buf.Reset()
+	if err := r.enc.Encode(ev); err != nil {
+		return err
+	}
+	r.line = append(r.line[:0], r.buf.Bytes()...)
+	return nil
 }
 
 // capFields cuts every payload field of ev (a Data entry, the error)

@@ -89,7 +89,12 @@ func (r *Redactor) AddValues(values ...string) {
 		pairs = append(pairs, v, Redacted)
 	}
 	r.repl.Store(strings.NewReplacer(pairs...))
+	markedGen.Add(1)
 }
+
+// markedGen counts changes to any redactor's marked values: what a
+// stringMemo remembers from before a change may be stale.
+var markedGen atomic.Uint64
 
 func (r *Redactor) self() *Redactor {
 	if r == nil {
@@ -150,19 +155,44 @@ func IsSecretName(name string) bool { return secretNameMemo.verdict(name, secret
 // (a watched run redacts ~30 keys per event); the memo is bounded so
 // hostile input cannot grow it.
 type nameMemo struct {
-	verdicts sync.Map // name → bool
-	size     atomic.Int32
+	// verdicts is read without a lock and replaced whole, under mu, when a
+	// name is added: reads are every key of every event, writes a few
+	// dozen per process.
+	verdicts atomic.Pointer[map[string]bool]
+	mu       sync.Mutex
 }
 
+// maxMemoNames bounds a nameMemo.
+const maxMemoNames = 4096
+
 func (m *nameMemo) verdict(name string, decide func(string) bool) bool {
-	if v, ok := m.verdicts.Load(name); ok {
-		return v.(bool)
+	if p := m.verdicts.Load(); p != nil {
+		if v, ok := (*p)[name]; ok {
+			return v
+		}
 	}
 	v := decide(name)
-	if len(name) <= 64 && m.size.Add(1) <= 4096 {
-		m.verdicts.Store(name, v)
+	if len(name) <= 64 {
+		m.mu.Lock()
+		old := m.verdicts.Load()
+		if old == nil || len(*old) < maxMemoNames {
+			next := make(map[string]bool, 1+lenOf(old))
+			if old != nil {
+				maps.Copy(next, *old)
+			}
+			next[name] = v
+			m.verdicts.Store(&next)
+		}
+		m.mu.Unlock()
 	}
 	return v
+}
+
+func lenOf(m *map[string]bool) int {
+	if m == nil {
+		return 0
+	}
+	return len(*m)
 }
 
 var secretNameMemo, secretHeaderMemo nameMemo
@@ -810,12 +840,18 @@ func isDigits(s string) bool {
 // recursively: values under secret-looking keys are hidden whole, every
 // other string goes through RedactString. Identifiers and tool names are
 // left alone. ev.Data is never modified; a changed Data is a new map.
-func (r *Redactor) RedactEvent(ev Event) Event {
-	r = r.self()
-	ev.Error = r.RedactString(ev.Error)
-	ev.ErrorType = r.RedactString(ev.ErrorType)
-	ev.TaskName = r.RedactString(ev.TaskName)
-	ev.AgentRole = r.RedactString(ev.AgentRole)
+func (r *Redactor) RedactEvent(ev Event) Event { return r.self().redactEvent(ev, nil) }
+
+// redactEvent is RedactEvent remembering long strings' redaction in memo
+// (nil: none).
+func (r *Redactor) redactEvent(ev Event, memo *stringMemo) Event {
+	if memo != nil {
+		memo.fresh()
+	}
+	ev.Error = r.redactStringMemo(ev.Error, memo)
+	ev.ErrorType = r.redactStringMemo(ev.ErrorType, memo)
+	ev.TaskName = r.redactStringMemo(ev.TaskName, memo)
+	ev.AgentRole = r.redactStringMemo(ev.AgentRole, memo)
 	// Names are derived from URLs and commands, so a URL password reaches
 	// them (in CrewAI's sanitized form too); the free-text rules would
 	// shred a long tool name, the marked values are exact.
@@ -823,38 +859,83 @@ func (r *Redactor) RedactEvent(ev Event) Event {
 	ev.ToolName = r.RedactMarked(ev.ToolName)
 	ev.OriginalToolName = r.RedactMarked(ev.OriginalToolName)
 	if ev.Data != nil {
-		if v, changed := r.walk("", ev.Data); changed {
+		if v, changed := r.walk("", ev.Data, memo); changed {
 			ev.Data = v.(map[string]any)
 		}
 	}
 	return ev
 }
 
+// stringMemo remembers what RedactString made of long strings, for one
+// goroutine (the recorder's): a watched run's LLM events carry the whole
+// conversation so far, so each message's text would be redacted again at
+// every later call of its task and agent. The result depends only on the
+// text and the marked values (markedGen), so remembering it is exact.
+type stringMemo struct {
+	gen   uint64
+	done  map[string]string
+	bytes int
+}
+
+const (
+	memoMinLen   = 32      // shorter strings cost less to redact than to remember
+	memoMaxBytes = 8 << 20 // then the memo starts over
+)
+
+func newStringMemo() *stringMemo { return &stringMemo{done: map[string]string{}} }
+
+// fresh forgets everything when marked values changed since it was filled.
+func (m *stringMemo) fresh() {
+	if g := markedGen.Load(); g != m.gen {
+		clear(m.done)
+		m.gen, m.bytes = g, 0
+	}
+}
+
+func (r *Redactor) redactStringMemo(s string, m *stringMemo) string {
+	if m == nil || len(s) < memoMinLen {
+		return r.RedactString(s)
+	}
+	if out, ok := m.done[s]; ok {
+		return out
+	}
+	out := r.RedactString(s)
+	if m.bytes += len(s) + len(out); m.bytes > memoMaxBytes {
+		clear(m.done)
+		m.bytes = len(s) + len(out)
+	}
+	m.done[s] = out
+	return out
+}
+
 // RedactValue redacts an arbitrary value the way RedactEvent redacts Data;
 // name is the key it is stored under ("" for none).
 func (r *Redactor) RedactValue(name string, v any) any {
-	out, _ := r.self().walk(name, v)
+	out, _ := r.self().walk(name, v, nil)
 	return out
 }
 
 // walk returns the redacted value and whether it differs from v. Maps and
-// slices are copied only when something inside them changed.
-func (r *Redactor) walk(key string, v any) (any, bool) {
-	secret := key != "" && IsSecretHeader(key)
+// slices are copied only when something inside them changed. memo, when
+// not nil, remembers long strings' redaction.
+func (r *Redactor) walk(key string, v any, memo *stringMemo) (any, bool) {
 	switch x := v.(type) {
 	case nil, bool, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64,
 		float32, float64, json.Number, time.Time, time.Duration:
 		return v, false
 	case string:
 		var s string
-		if secret {
+		if key != "" && IsSecretHeader(key) {
 			s = RedactSecretValue(x)
 		} else {
-			s = r.RedactString(x)
+			s = r.redactStringMemo(x, memo)
 		}
-		return s, s != x
+		if s == x {
+			return v, false // v as it came: boxing s again would allocate
+		}
+		return s, true
 	case []byte:
-		s, changed := r.walk(key, string(x))
+		s, changed := r.walk(key, string(x), memo)
 		if !changed {
 			return v, false
 		}
@@ -862,14 +943,14 @@ func (r *Redactor) walk(key string, v any) (any, bool) {
 	case json.RawMessage:
 		var decoded any
 		if err := json.Unmarshal(x, &decoded); err != nil {
-			s, changed := r.walk(key, string(x))
+			s, changed := r.walk(key, string(x), memo)
 			if !changed {
 				return v, false
 			}
 			b, _ := json.Marshal(s)
 			return json.RawMessage(b), true
 		}
-		out, changed := r.walk(key, decoded)
+		out, changed := r.walk(key, decoded, memo)
 		if !changed {
 			return v, false
 		}
@@ -879,17 +960,17 @@ func (r *Redactor) walk(key string, v any) (any, bool) {
 		}
 		return json.RawMessage(b), true
 	case map[string]any:
-		return walkMap(r, x)
+		return walkMap(r, x, memo)
 	case map[string]string:
-		return walkMap(r, x)
+		return walkMap(r, x, memo)
 	case map[string][]string:
-		return walkMap(r, x)
+		return walkMap(r, x, memo)
 	case []any:
-		return walkSlice(r, key, x)
+		return walkSlice(r, key, x, memo)
 	case []string:
-		return walkSlice(r, key, x)
+		return walkSlice(r, key, x, memo)
 	case error:
-		s, _ := r.walk(key, x.Error())
+		s, _ := r.walk(key, x.Error(), memo)
 		return s, true
 	default:
 		// Structs and other types: look at them the way the recorder will
@@ -902,7 +983,7 @@ func (r *Redactor) walk(key string, v any) (any, bool) {
 		if err := json.Unmarshal(b, &decoded); err != nil {
 			return v, false
 		}
-		out, changed := r.walk(key, decoded)
+		out, changed := r.walk(key, decoded, memo)
 		if !changed {
 			return v, false
 		}
@@ -912,10 +993,10 @@ func (r *Redactor) walk(key string, v any) (any, bool) {
 
 // walkMap walks every value of m under its own key, copying m only when
 // something inside changed.
-func walkMap[V any](r *Redactor, m map[string]V) (any, bool) {
+func walkMap[V any](r *Redactor, m map[string]V, memo *stringMemo) (any, bool) {
 	var out map[string]V
 	for k, val := range m {
-		nv, changed := r.walk(k, val)
+		nv, changed := r.walk(k, val, memo)
 		if !changed {
 			continue
 		}
@@ -932,10 +1013,10 @@ func walkMap[V any](r *Redactor, m map[string]V) (any, bool) {
 
 // walkSlice walks every element of s under the slice's key, copying s only
 // when something inside changed.
-func walkSlice[V any](r *Redactor, key string, s []V) (any, bool) {
+func walkSlice[V any](r *Redactor, key string, s []V, memo *stringMemo) (any, bool) {
 	var out []V
 	for i, val := range s {
-		nv, changed := r.walk(key, val)
+		nv, changed := r.walk(key, val, memo)
 		if !changed {
 			continue
 		}

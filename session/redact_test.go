@@ -392,3 +392,38 @@ func TestURLParamSecrets(t *testing.T) {
 		}
 	}
 }
+
+// The recorder remembers long strings' redaction across events; a value
+// marked secret after a string was remembered (per run, or process-wide)
+// is still hidden in the next event that carries it.
+func TestRedactMemoForgetsWhenValuesAreMarked(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		mark func(r *Redactor, v string)
+	}{
+		{"this redactor", func(r *Redactor, v string) { r.AddValues(v) }},
+		{"the default redactor", func(_ *Redactor, v string) { AddSecretValues(v) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			secret := "memo-" + tc.name[:4] + "-Value-4711"
+			text := "the history so far repeats " + secret + " in every later LLM call"
+			r, memo := NewRedactor(), newStringMemo()
+			ev := Event{TaskName: text, Data: map[string]any{"messages": []any{map[string]any{"content": text}}}}
+			for round, want := range []bool{false, false, true, true} {
+				if round == 2 {
+					tc.mark(r, secret)
+				}
+				got := r.redactEvent(ev, memo)
+				content := got.Data["messages"].([]any)[0].(map[string]any)["content"].(string)
+				for what, s := range map[string]string{"task name": got.TaskName, "message": content} {
+					if hidden := !strings.Contains(s, secret); hidden != want {
+						t.Errorf("round %d, %s: %q (want hidden %v)", round, what, s, want)
+					}
+				}
+			}
+			if len(memo.done) == 0 {
+				t.Error("nothing was remembered")
+			}
+		})
+	}
+}

@@ -1,3 +1,5 @@
+//go:build unix
+
 package bridge
 
 import (
@@ -61,44 +63,47 @@ func TestWatchCost(t *testing.T) {
 			}
 			return time.Since(t0), cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 		}
-		watched := func() (wall, cpu time.Duration, n int) {
+		watched := func() (wall, cpu, goCPU time.Duration, n int) {
 			rec, err := session.NewRecorder(io.Discard, session.RecorderOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			t0 := time.Now()
+			t0, cpu0 := time.Now(), cpuTime(t)
 			res, err := Watch(t.Context(), Options{Command: argv, Dir: "testdata/project", Env: env, Sink: rec})
 			wall = time.Since(t0)
 			_ = rec.Close()
+			goCPU = cpuTime(t) - cpu0
 			if err != nil {
 				t.Fatalf("watched run: %v", err)
 			}
 			if res.Events < events {
 				t.Fatalf("the watched run had %d events, want ≥ %d", res.Events, events)
 			}
-			return wall, res.CPU, res.Events
+			return wall, res.CPU, goCPU, res.Events
 		}
 		plain() // warm the file cache: the first run of a series is slower
-		var ratios, addedWall, addedCPU, plainPerEvent []float64
+		var ratios, addedWall, addedCPU, plainPerEvent, goPerEvent []float64
 		for i := range pairs {
-			var pw, pc, ww, wc time.Duration
+			var pw, pc, ww, wc, gc time.Duration
 			var n int
 			if i%2 == 0 {
 				pw, pc = plain()
-				ww, wc, n = watched()
+				ww, wc, gc, n = watched()
 			} else {
-				ww, wc, n = watched()
+				ww, wc, gc, n = watched()
 				pw, pc = plain()
 			}
+			goPerEvent = append(goPerEvent, float64(gc)/float64(time.Microsecond)/float64(n))
 			ratios = append(ratios, float64(ww)/float64(pw))
 			addedWall = append(addedWall, float64(ww-pw)/float64(time.Microsecond)/float64(n))
 			addedCPU = append(addedCPU, float64(wc-pc)/float64(time.Microsecond)/float64(n))
 			plainPerEvent = append(plainPerEvent, float64(pw)/float64(time.Microsecond)/float64(n))
 		}
 		t.Logf("LLM latency %s ms, %d pairs of ~%d events: wall ratio %s; wall added %s µs/event "+
-			"(plain run %s µs/event); Python CPU added %s µs/event",
+			"(plain run %s µs/event); Python CPU added %s µs/event; crewbench's CPU (decoding, translating, "+
+			"recording) %s µs/event",
 			latency, pairs, events, spread(ratios, "%.3f"), spread(addedWall, "%.1f"), spread(plainPerEvent, "%.0f"),
-			spread(addedCPU, "%.1f"))
+			spread(addedCPU, "%.1f"), spread(goPerEvent, "%.1f"))
 		// Per-event CPU is meaningful when the run does nothing but emit
 		// events; with latency, idle wake-ups of the handler and writer
 		// threads dominate it, and the wall figures are what count (only

@@ -219,7 +219,12 @@ func str(v any) string {
 	return fmt.Sprint(v)
 }
 
-// event translates one bridge event line.
+// envelopeKeys are the CrewAI fields an Event has fields of its own for
+// (the error too, when it is a string).
+var envelopeKeys = [...]string{"timestamp", "type", "event_id", "task_id", "task_name", "agent_id", "agent_role", "server_name"}
+
+// event translates one bridge event line; it takes m.Event over as the
+// event's Data.
 func (t *translator) event(m wireMsg) session.Event {
 	d := m.Event
 	if d == nil {
@@ -302,17 +307,15 @@ func (t *translator) event(m wireMsg) session.Event {
 		ev.Parent = parent
 	}
 
-	data := make(map[string]any, len(d)+3)
-	for k, v := range d {
-		switch k {
-		case "timestamp", "type", "event_id", "task_id", "task_name", "agent_id", "agent_role", "server_name", "error":
-			continue
-		}
-		data[k] = v
+	// The decoder made d for this event alone: the fields the envelope
+	// took move out of it, and it becomes the event's Data.
+	data := d
+	for _, k := range envelopeKeys {
+		delete(data, k)
 	}
-	if e, ok := d["error"]; ok && e != nil {
-		if _, isStr := e.(string); !isStr {
-			data["error"] = e // keep a structured error as it came
+	if e, ok := d["error"]; ok {
+		if _, isStr := e.(string); isStr || e == nil {
+			delete(data, "error") // a structured error stays as it came
 		}
 	}
 	data[KeyCrewAIClass] = m.Class

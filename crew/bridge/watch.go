@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -491,27 +492,13 @@ func (r *Run) accept() {
 func (r *Run) serve(c *conn) {
 	defer r.connWG.Done()
 	defer c.c.Close()
-	lines := make(chan wireMsg, 256)
-	go func() {
-		defer close(lines)
-		br := bufio.NewReaderSize(c.c, 256<<10)
-		dec := newLineDecoder()
-		for {
-			b, err := br.ReadBytes('\n')
-			if len(b) > 0 {
-				if m, ok := dec.decode(b); ok {
-					lines <- m
-				}
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	hello, ok := <-lines
+	lines := make(chan []wireMsg, 16)
+	go readLines(c.c, lines)
+	opening, ok := <-lines
 	if !ok {
 		return
 	}
+	hello := opening[0]
 	if hello.Op != "hello" || hello.Token != r.token {
 		r.warn("refused a bridge connection with a wrong token")
 		return
@@ -546,29 +533,82 @@ func (r *Run) serve(c *conn) {
 			hello.CrewAIVersion, hello.Executable))
 	}
 
-	tr := newTranslator(r.opts.RunID, strconv.Itoa(hello.PID))
-	ro := newReorder(r.opts.Gap)
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
+	r.follow(c, newTranslator(r.opts.RunID, strconv.Itoa(hello.PID)), newReorder(r.opts.Gap), opening[1:], lines)
+}
+
+// readLines decodes a connection's lines and sends them on in batches:
+// every line already read is decoded before the batch goes, so a burst
+// costs one hand-over, and a line is never held back waiting for more.
+func readLines(rd io.Reader, out chan<- []wireMsg) {
+	defer close(out)
+	br := bufio.NewReaderSize(rd, 256<<10)
+	dec := newLineDecoder()
+	var batch []wireMsg
+	var long []byte // a line longer than br's buffer
 	for {
-		var out []wireMsg
-		select {
-		case m, ok := <-lines:
-			if !ok {
-				for _, m := range ro.drain(time.Now(), true) {
-					r.deliver(c, tr, m)
-				}
-				return
+		b, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long[:0], b...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				b, err = br.ReadSlice('\n')
+				long = append(long, b...)
 			}
-			out = ro.push(m, time.Now())
-		case <-timer.C:
-			out = ro.drain(time.Now(), false)
+			b = long
 		}
+		if len(b) > 0 {
+			if m, ok := dec.decode(b); ok { // decode copies what it keeps: b is br's
+				batch = append(batch, m)
+			}
+		}
+		if cap(long) > 1<<20 {
+			long = nil
+		}
+		if len(batch) > 0 && (err != nil || len(batch) >= 256 || !lineBuffered(br)) {
+			out <- batch
+			batch = nil
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// lineBuffered reports whether br holds a whole line already.
+func lineBuffered(br *bufio.Reader) bool {
+	b, _ := br.Peek(br.Buffered())
+	return bytes.IndexByte(b, '\n') >= 0
+}
+
+// follow delivers a connection's messages in the bridge's emit-time order
+// until the connection ends: first, then each batch that comes.
+func (r *Run) follow(c *conn, tr *translator, ro *reorder, first []wireMsg, lines <-chan []wireMsg) {
+	deliverAll := func(out []wireMsg) {
 		for _, m := range out {
 			r.deliver(c, tr, m)
 		}
+	}
+	pushAll := func(batch []wireMsg) {
+		now := time.Now()
+		for _, m := range batch {
+			deliverAll(ro.push(m, now)) // read before the next push reuses it
+		}
+	}
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	pushAll(first)
+	for {
 		if d := ro.waiting(time.Now()); d > 0 {
 			timer.Reset(d)
+		}
+		select {
+		case batch, ok := <-lines:
+			if !ok {
+				deliverAll(ro.drain(time.Now(), true))
+				return
+			}
+			pushAll(batch)
+		case <-timer.C:
+			deliverAll(ro.drain(time.Now(), false))
 		}
 	}
 }

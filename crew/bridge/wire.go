@@ -135,7 +135,7 @@ func (d *lineDecoder) decodeEvent(b []byte) (wireMsg, bool) {
 			return wireMsg{}, false
 		}
 	}
-	ev := make(map[string]any, len(values))
+	ev := make(map[string]any, len(values)+3) // the translator adds 3 of its own
 	for i, v := range values {
 		if v == nil && c.object[i] {
 			continue
@@ -204,25 +204,36 @@ type reorder struct {
 	gap     time.Duration
 	// stalled is when the buffer started waiting for next; zero when not waiting.
 	stalled time.Time
+	// out is what push and drain return, reused: each result is read
+	// before the next call.
+	out []wireMsg
 }
 
 func newReorder(gap time.Duration) *reorder {
 	return &reorder{next: 1, pending: map[int64]wireMsg{}, gap: gap}
 }
 
-// push adds m and returns what can be delivered now, in order.
+// push adds m and returns what can be delivered now, in order, valid
+// until the next push or drain.
 func (r *reorder) push(m wireMsg, now time.Time) []wireMsg {
-	if m.Seq < r.next {
-		return []wireMsg{m} // a straggler the buffer already gave up on
+	if m.Seq < r.next || (m.Seq == r.next && len(r.pending) == 0) {
+		// A straggler the buffer already gave up on, or (nearly always:
+		// one writer thread sends the lines in order) the next one.
+		if m.Seq == r.next {
+			r.next++
+		}
+		r.out = append(r.out[:0], m)
+		return r.out
 	}
 	r.pending[m.Seq] = m
 	return r.drain(now, false)
 }
 
 // drain delivers the in-order prefix; with force, or once the gap wait is
-// over, it skips to the lowest pending sequence number first.
+// over, it skips to the lowest pending sequence number first. What it
+// returns is valid until the next push or drain.
 func (r *reorder) drain(now time.Time, force bool) []wireMsg {
-	var out []wireMsg
+	out := r.out[:0]
 	for len(r.pending) > 0 {
 		m, ok := r.pending[r.next]
 		if !ok {
@@ -243,6 +254,7 @@ func (r *reorder) drain(now time.Time, force bool) []wireMsg {
 	if len(r.pending) == 0 {
 		r.stalled = time.Time{}
 	}
+	r.out = out
 	return out
 }
 
