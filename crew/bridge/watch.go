@@ -491,9 +491,16 @@ func (r *Run) accept() {
 // pause requests, delivered in the bridge's emit-time order.
 func (r *Run) serve(c *conn) {
 	defer r.connWG.Done()
-	defer c.c.Close()
 	lines := make(chan []wireMsg, 16)
 	go readLines(c.c, lines)
+	defer func() {
+		// A connection refused or given up early may have more lines in
+		// flight: closing ends the reader, and draining lets a reader
+		// blocked on a full channel see that, so it never outlives serve.
+		_ = c.c.Close()
+		for range lines {
+		}
+	}()
 	opening, ok := <-lines
 	if !ok {
 		return
