@@ -458,13 +458,7 @@ func (ar *agentRun) nativeCall(ctx context.Context, step string, call llm.ToolCa
 		return nativeResult{content: msg, done: true, err: ar.recordFailure(cs.span, name, cs.specOrNil(), f, nil)}
 	}
 	if tool == nil {
-		// An unknown tool is a started and finished use whose output is the
-		// not-found text (agent_executor.py:2096-2115).
-		cs := ar.newCall(step, nil, name, call.Name, args, 1)
-		ar.started(cs)
-		f := &ToolFailure{Message: prompt.NativeToolNotFound, Reason: ReasonUnknownTool, Code: name}
-		ar.finished(cs, prompt.NativeToolNotFound, false, f, nil)
-		return nativeResult{content: prompt.NativeToolNotFound, done: true, err: ar.recordFailure(cs.span, name, nil, f, args)}
+		return ar.nativeUnknownTool(step, name, call, args)
 	}
 	spec := tool.Spec()
 	cs := ar.newCall(step, tool, name, call.Name, args, 1)
@@ -546,7 +540,7 @@ func parseNativeArgs(s string) (*pyjson.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !pyTruthy(v) {
+	if !pyjson.Truthy(v) {
 		return pyjson.NewObject(), nil
 	}
 	o, ok := v.(*pyjson.Object)
@@ -556,24 +550,15 @@ func parseNativeArgs(s string) (*pyjson.Object, error) {
 	return o, nil
 }
 
-// pyTruthy is Python's bool() of a json.loads value.
-func pyTruthy(v any) bool {
-	switch t := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return t
-	case string:
-		return t != ""
-	case []any:
-		return len(t) > 0
-	case *pyjson.Object:
-		return t.Len() > 0
-	case pyjson.Number:
-		f, err := t.Float64()
-		return err != nil || f != 0
-	}
-	return true
+// nativeUnknownTool is a call of a tool the agent does not have: a
+// started and finished use whose output is the not-found text
+// (agent_executor.py:2096-2115). args is nil when they are not an object.
+func (ar *agentRun) nativeUnknownTool(step, name string, call llm.ToolCall, args *pyjson.Object) nativeResult {
+	cs := ar.newCall(step, nil, name, call.Name, args, 1)
+	ar.started(cs)
+	f := &ToolFailure{Message: prompt.NativeToolNotFound, Reason: ReasonUnknownTool, Code: name}
+	ar.finished(cs, prompt.NativeToolNotFound, false, f, nil)
+	return nativeResult{content: prompt.NativeToolNotFound, done: true, err: ar.recordFailure(cs.span, name, nil, f, args)}
 }
 
 // nativeStringArgs is a call whose arguments decode to a non-empty JSON
@@ -586,11 +571,7 @@ func pyTruthy(v any) bool {
 // out of the executor: the agent execution fails and is retried.
 func (ar *agentRun) nativeStringArgs(step string, tool Tool, name string, call llm.ToolCall, value string) nativeResult {
 	if tool == nil {
-		cs := ar.newCall(step, nil, name, call.Name, nil, 1)
-		ar.started(cs)
-		f := &ToolFailure{Message: prompt.NativeToolNotFound, Reason: ReasonUnknownTool, Code: name}
-		ar.finished(cs, prompt.NativeToolNotFound, false, f, nil)
-		return nativeResult{content: prompt.NativeToolNotFound, done: true, err: ar.recordFailure(cs.span, name, nil, f, nil)}
+		return ar.nativeUnknownTool(step, name, call, nil)
 	}
 	spec := tool.Spec()
 	cs := ar.newCall(step, tool, name, call.Name, nil, 1)
