@@ -239,15 +239,14 @@ func (c *converter) toPydantic(ctx context.Context, ar *agentRun, text string) (
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: c.instructions()}, {Role: llm.RoleUser, Content: text}}
 	var last error
 	for attempt := 1; attempt <= converterMaxAttempts; attempt++ {
-		req := llm.Request{Messages: msgs, Stream: c.rs.opts.Stream}
+		target := ar.agentTarget()
 		if ar.agent.LLM != nil && ar.agent.LLM.SupportsFunctionCalling() {
 			// llm.call(messages, response_model=model): the native OpenAI
 			// provider's beta.chat.completions.parse, which validates the
 			// reply itself (parseStructuredReply).
-			ar.responseFormat, ar.responseModel = c.responseFormat(), c.model
-			req.ResponseFormat = ar.responseFormat
+			target.structured = &builtinModel{format: c.responseFormat(), model: c.model}
 		}
-		resp, err := ar.call(ctx, c.tr.span, ar.agentTarget(), req, callOpts{})
+		resp, err := ar.call(ctx, c.tr.span, target, llm.Request{Messages: msgs, Stream: c.rs.opts.Stream}, callOpts{})
 		if err == nil {
 			var v *pyjson.Object
 			if v, err = c.coerce(resp.Content); err == nil {
