@@ -94,16 +94,11 @@ func (d *decoder) str(key string, dst *string) {
 
 // optStr reads a str | None field: nil when absent or null.
 func (d *decoder) optStr(key string, dst **string) {
-	n := d.node(key)
-	if n.IsNull() {
-		return
+	var s string
+	d.str(key, &s)
+	if n := d.node(key); !n.IsNull() && n.Kind == KindString {
+		*dst = &s
 	}
-	if n.Kind != KindString {
-		d.invalid(n, d.paths[key], "Input should be a valid string")
-		return
-	}
-	s := n.Str
-	*dst = &s
 }
 
 // laxValue reads key with parse (pydantic's lax coercion); ok is false
