@@ -194,31 +194,3 @@ replies:
 		t.Errorf("tool ran %d times (want 1), output %q", calls.Load(), r.out.Raw)
 	}
 }
-
-// A blank Action Input is refused by _validate_tool_input before it emits
-// tool_validate_input_error (tool_usage.py:939-946), on both passes; the
-// observation is still the tool_arguments_error text.
-func TestConformanceReActBlankActionInput(t *testing.T) {
-	var calls atomic.Int64
-	prov := scripted(t, `
-function_calling: false
-replies:
-  - "Thought: t\nAction: get_forecast\nAction Input: "
-  - "Final Answer: ok"
-`)
-	a := NewAgent("a", "A", "g", "b", prov)
-	a.Tools = []Tool{weatherTool(&calls)}
-	r := kickoff(t, oneTaskCrew(a), nil, Options{})
-	if r.err != nil {
-		t.Fatal(r.err)
-	}
-	if got := r.observation(t, 1); got != "Error: the Action Input is not a valid key, value dictionary." {
-		t.Errorf("observation %q", got)
-	}
-	if n := r.count(session.ToolValidateInputError); n != 0 || calls.Load() != 0 {
-		t.Errorf("%d validate events (want 0), %d runs", n, calls.Load())
-	}
-	if n := r.count(session.ToolFailureDetected); n != 1 {
-		t.Errorf("%d failures detected, want 1", n)
-	}
-}

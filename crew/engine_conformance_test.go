@@ -7,6 +7,7 @@ package crew
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -42,29 +43,46 @@ func oneTaskCrew(a *Agent) *Crew {
 // value dictionary." — no parse retries, no "Moving on then." wrapper; the
 // input is validated twice (raise_error=True, then the returning pass), so
 // two tool_validate_input_error events (tool_usage.py:889-937).
+//
+// A blank Action Input is refused by _validate_tool_input before it emits
+// tool_validate_input_error (tool_usage.py:939-946), on both passes; the
+// observation is the same tool_arguments_error text.
 func TestConformanceReActInvalidActionInput(t *testing.T) {
-	var calls atomic.Int64
-	prov := scripted(t, `
+	for _, tc := range []struct {
+		name, input    string
+		validateEvents int
+	}{
+		{"not a dict", " [1, 2]", 2},
+		{"blank", " ", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var calls atomic.Int64
+			prov := scripted(t, fmt.Sprintf(`
 function_calling: false
 replies:
-  - "Thought: t\nAction: get_forecast\nAction Input: [1, 2]"
+  - "Thought: t\nAction: get_forecast\nAction Input:%s"
   - "Final Answer: ok"
-`)
-	a := NewAgent("a", "A", "g", "b", prov)
-	a.Tools = []Tool{weatherTool(&calls)}
-	r := kickoff(t, oneTaskCrew(a), nil, Options{})
-	if r.err != nil {
-		t.Fatal(r.err)
-	}
-	if got := r.observation(t, 1); got != "Error: the Action Input is not a valid key, value dictionary." {
-		t.Errorf("observation %q", got)
-	}
-	if calls.Load() != 0 || r.count(session.ToolValidateInputError) != 2 || r.count(session.ToolSelectionError) != 0 {
-		t.Errorf("calls %d, validate errors %d, selection errors %d", calls.Load(), r.count(session.ToolValidateInputError), r.count(session.ToolSelectionError))
-	}
-	fs := r.out.ToolFailures()
-	if len(fs) != 1 || fs[0].Failure.Reason != ReasonInvalidInput || fs[0].ToolName != "get_forecast" {
-		t.Errorf("failures %+v", fs)
+`, tc.input))
+			a := NewAgent("a", "A", "g", "b", prov)
+			a.Tools = []Tool{weatherTool(&calls)}
+			r := kickoff(t, oneTaskCrew(a), nil, Options{})
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			if got := r.observation(t, 1); got != "Error: the Action Input is not a valid key, value dictionary." {
+				t.Errorf("observation %q", got)
+			}
+			if calls.Load() != 0 || r.count(session.ToolValidateInputError) != tc.validateEvents || r.count(session.ToolSelectionError) != 0 {
+				t.Errorf("calls %d, validate errors %d (want %d), selection errors %d", calls.Load(), r.count(session.ToolValidateInputError), tc.validateEvents, r.count(session.ToolSelectionError))
+			}
+			if n := r.count(session.ToolFailureDetected); n != 1 {
+				t.Errorf("%d failures detected, want 1", n)
+			}
+			fs := r.out.ToolFailures()
+			if len(fs) != 1 || fs[0].Failure.Reason != ReasonInvalidInput || fs[0].ToolName != "get_forecast" {
+				t.Errorf("failures %+v", fs)
+			}
+		})
 	}
 }
 
