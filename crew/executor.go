@@ -87,7 +87,7 @@ func (rs *runState) runAgent(ctx context.Context, a *Agent, tr *taskRun, context
 		usage: map[Tool]int{},
 	}
 	ar.prepareTools()
-	spec := prompt.TaskSpec{Description: tr.text.description, ExpectedOutput: tr.text.expectedOutput}
+	spec := prompt.TaskSpec{Description: tr.text.description + tr.text.trigger, ExpectedOutput: tr.text.expectedOutput}
 	if tr.task != nil {
 		spec.Markdown = tr.task.Markdown
 		if b := tr.task.builtin; b != nil {

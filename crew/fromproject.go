@@ -303,7 +303,7 @@ func standInSpec(name, desc string, st *project.StandIn) *ToolSpec {
 func (b *builder) task(pt *project.Task, done map[*project.Task]*Task) (*Task, error) {
 	t := &Task{
 		Name: pt.Name, Description: pt.Description, ExpectedOutput: pt.ExpectedOutput,
-		OutputFile: pt.OutputFile, NoCreateDirectory: !pt.CreateDirectory, ToolFailurePolicy: FailurePolicy(pt.ToolFailurePolicy), Markdown: pt.Markdown,
+		OutputFile: pt.OutputFile, NoCreateDirectory: !pt.CreateDirectory, ToolFailurePolicy: FailurePolicy(pt.ToolFailurePolicy), Markdown: pt.Markdown, AllowTriggerContext: pt.AllowTriggerContext,
 	}
 	if pt.Agent != "" {
 		a, err := b.agent(pt.Agent)

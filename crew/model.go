@@ -184,6 +184,10 @@ type Task struct {
 	NoCreateDirectory bool
 	ToolFailurePolicy FailurePolicy
 	Markdown          bool
+	// AllowTriggerContext is allow_crewai_trigger_context: true appends the
+	// kickoff input crewai_trigger_payload to the task's prompt, false never
+	// does, nil (None) does it for the first task of a sequential crew.
+	AllowTriggerContext *bool
 	// OutputJSON is the output_json (or inline output_pydantic) schema; nil
 	// when unset.
 	OutputJSON *pyjson.Object

@@ -100,7 +100,12 @@ type runState struct {
 
 type persona struct{ role, goal, backstory string }
 
-type taskText struct{ description, expectedOutput, outputFile string }
+type taskText struct {
+	description, expectedOutput, outputFile string
+	// trigger is what Task.prompt appends to the description: the kickoff
+	// input crewai_trigger_payload, or "".
+	trigger string
+}
 
 // Kickoff runs the crew with inputs layered over the crew's default inputs,
 // the way Crew.kickoff does (crewai-formats.md §4.1). The returned output
@@ -246,6 +251,26 @@ func (rs *runState) kickoff(ctx context.Context, inputs map[string]any) (*CrewOu
 	return out, nil
 }
 
+// triggerPayload is what Task.prompt appends for the kickoff input
+// crewai_trigger_payload (task.py:977-984): when the task allows it, and
+// Crew._set_allow_crewai_trigger_context_for_first_task lets the first task
+// of a sequential crew allow it when it says nothing and the payload is
+// truthy (crew.py:2438-2451). A null payload appends nothing.
+func (rs *runState) triggerPayload(i int, t *Task, inputs map[string]any) string {
+	payload, ok := inputs["crewai_trigger_payload"]
+	if !ok || payload == nil {
+		return ""
+	}
+	allow := t.AllowTriggerContext != nil && *t.AllowTriggerContext
+	if t.AllowTriggerContext == nil && i == 0 && processOf(rs.crew) == Sequential {
+		allow = pyjson.Truthy(payload)
+	}
+	if !allow {
+		return ""
+	}
+	return "\n\nTrigger Payload: " + pyjson.Str(payload)
+}
+
 func (rs *runState) usageSnapshot() UsageMetrics {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
@@ -281,9 +306,10 @@ func (rs *runState) interpolate(inputs map[string]any) error {
 		}
 		rs.personas[a] = p
 	}
-	for _, t := range rs.crew.Tasks {
+	for i, t := range rs.crew.Tasks {
 		var tt taskText
 		var err error
+		tt.trigger = rs.triggerPayload(i, t, inputs)
 		if tt.description, err = prompt.InterpolateField(prompt.FieldDescription, t.Description, inputs); err != nil {
 			return err
 		}

@@ -30,7 +30,7 @@ var agentScalarKwargs = set("role", "goal", "backstory", "allow_delegation", "ma
 	"allow_code_execution", "apps", "memory", "guardrail")
 
 var taskScalarKwargs = set("name", "description", "expected_output", "output_file", "create_directory",
-	"async_execution", "human_input", "markdown", "guardrail_max_retries", "max_retries", "tool_failure_policy",
+	"async_execution", "human_input", "markdown", "allow_crewai_trigger_context", "guardrail_max_retries", "max_retries", "tool_failure_policy",
 	"guardrail")
 
 var crewScalarKwargs = set("name", "verbose", "memory", "cache", "max_rpm", "planning", "tool_failure_policy",

@@ -1,6 +1,7 @@
 package project
 
 import (
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -104,4 +105,44 @@ func TestClassicAdapterParams(t *testing.T) {
 	eq(t, "crew agents exclude the manager", c.Agents, []string{"analyst"})
 	eq(t, "task from kwargs only", p.Tasks[0].Description, "Check stock for {sku}")
 	eq(t, "agents from kwargs only", a.Role, "Inventory analyst")
+}
+
+// allow_crewai_trigger_context is read from a JSON task and from a crew.py
+// Task(...) literal, and stays nil (None) when neither says it.
+func TestAllowTriggerContext(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "crew.jsonc"), `{"name": "c", "agents": ["a"],
+  "tasks": [{"name": "one", "description": "d", "expected_output": "e", "agent": "a", "allow_crewai_trigger_context": false},
+            {"name": "two", "description": "d", "expected_output": "e", "agent": "a"}]}`)
+	writeFile(t, filepath.Join(dir, "agents", "a.jsonc"), `{"role": "r", "goal": "g", "backstory": "b"}`)
+	p := open(t, dir)
+	eq(t, "JSON false", p.Tasks[0].AllowTriggerContext != nil && !*p.Tasks[0].AllowTriggerContext, true)
+	eq(t, "JSON unset", p.Tasks[1].AllowTriggerContext == nil, true)
+
+	dir = t.TempDir()
+	writeFile(t, filepath.Join(dir, "src", "trig", "crew.py"), `from crewai import Agent, Crew, Task
+from crewai.project import CrewBase, agent, crew, task
+
+
+@CrewBase
+class TrigCrew:
+    @agent
+    def a(self) -> Agent:
+        return Agent(role="r", goal="g", backstory="b")
+
+    @task
+    def one(self) -> Task:
+        return Task(description="d", expected_output="e", agent=self.a())
+
+    @task
+    def two(self) -> Task:
+        return Task(description="d", expected_output="e", agent=self.a(), allow_crewai_trigger_context=True)
+
+    @crew
+    def crew(self) -> Crew:
+        return Crew(agents=self.agents, tasks=self.tasks)
+`)
+	p = open(t, dir)
+	eq(t, "crew.py unset", p.Tasks[0].AllowTriggerContext == nil, true)
+	eq(t, "crew.py True", p.Tasks[1].AllowTriggerContext != nil && *p.Tasks[1].AllowTriggerContext, true)
 }

@@ -539,6 +539,7 @@ func (l *loader) decodeTaskFields(t *Task, d *decoder, base, label string) {
 	d.boolean("async_execution", &t.AsyncExecution)
 	d.boolean("human_input", &t.HumanInput)
 	d.boolean("markdown", &t.Markdown)
+	d.optBool("allow_crewai_trigger_context", &t.AllowTriggerContext)
 	t.OutputJSON = decodeSchema(d.node("output_json"))
 	t.OutputPydantic = decodeSchema(d.node("output_pydantic"))
 	t.ResponseModel = decodeSchema(d.node("response_model"))
@@ -694,6 +695,6 @@ var agentHandledFields = set("role", "goal", "backstory", "llm", "function_calli
 	"allow_code_execution", "settings", "type")
 
 var taskHandledFields = set("name", "description", "expected_output", "agent", "context", "tools", "output_file",
-	"create_directory", "async_execution", "human_input", "markdown", "output_json", "output_pydantic",
+	"create_directory", "async_execution", "human_input", "markdown", "allow_crewai_trigger_context", "output_json", "output_pydantic",
 	"response_model", "guardrail", "guardrails", "max_retries", "guardrail_max_retries",
 	"tool_failure_policy", "condition", "callback", "input_files", "type")

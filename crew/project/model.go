@@ -194,10 +194,12 @@ type Task struct {
 	AsyncExecution  bool
 	HumanInput      bool
 	Markdown        bool
-	OutputJSON      *Schema
-	OutputPydantic  *Schema
-	ResponseModel   *Schema
-	Guardrails      []Guardrail
+	// AllowTriggerContext is allow_crewai_trigger_context (nil: None).
+	AllowTriggerContext *bool
+	OutputJSON          *Schema
+	OutputPydantic      *Schema
+	ResponseModel       *Schema
+	Guardrails          []Guardrail
 	// GuardrailsListed: Guardrails came from guardrails: (which replaces
 	// guardrail: when not empty), so CrewAI names them "guardrail {i}".
 	GuardrailsListed    bool
