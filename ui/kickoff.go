@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -97,13 +98,25 @@ func (p *kickoffPane) loadCrew() {
 		ti.Placeholder = "required: the crew's texts use {" + n + "}"
 		if v, ok := c.Inputs[n]; ok {
 			p.defaults[n] = v
-			ti.SetValue(fmt.Sprint(v))
-			ti.Placeholder = fmt.Sprintf("empty: the crew's default %q", fmt.Sprint(v))
+			ti.SetValue(inputText(v))
+			ti.Placeholder = fmt.Sprintf("empty: the crew's default %q", inputText(v))
 		}
 		p.inputs = append(p.inputs, ti)
 	}
 	p.cursor = 0
 	p.SetSize(p.width, p.height)
+}
+
+// inputText is how the form shows a default input: scalars as they are,
+// lists and dicts as JSON (a dict default keeps its key order).
+func inputText(v any) string {
+	switch v.(type) {
+	case []any, map[string]any, json.Marshaler:
+		if b, err := json.Marshal(v); err == nil {
+			return string(b)
+		}
+	}
+	return fmt.Sprint(v)
 }
 
 func (p *kickoffPane) SetSize(w, h int) {
@@ -223,7 +236,7 @@ func (p kickoffPane) values() map[string]any {
 	out := map[string]any{}
 	for i, n := range p.inputNames {
 		v := p.inputs[i].Value()
-		if d, ok := p.defaults[n]; ok && fmt.Sprint(d) == v {
+		if d, ok := p.defaults[n]; ok && inputText(d) == v {
 			out[n] = d
 			continue
 		}

@@ -1091,7 +1091,7 @@ func (l *loader) mainInputs(path string) {
 		}
 		v, bad := ev.literal(r.Items[i], scope, 0)
 		if bad == nil {
-			in[kn.Str] = v.Plain()
+			in[kn.Str] = v.inputValue()
 			continue
 		}
 		u := l.unresolved(&Unresolved{ID: "inputs." + kn.Str, Pos: r.Items[i].Pos, Field: fmt.Sprintf("kickoff input %q (main.py)", kn.Str), Expr: exprText(r.Items[i]),

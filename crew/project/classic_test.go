@@ -1,6 +1,7 @@
 package project
 
 import (
+	"crewbench/crew/pyjson"
 	"path/filepath"
 	"testing"
 	"time"
@@ -145,4 +146,49 @@ class TrigCrew:
 	p = open(t, dir)
 	eq(t, "crew.py unset", p.Tasks[0].AllowTriggerContext == nil, true)
 	eq(t, "crew.py True", p.Tasks[1].AllowTriggerContext != nil && *p.Tasks[1].AllowTriggerContext, true)
+}
+
+// A dict input keeps its key order from every place inputs come from, so
+// an interpolated {placeholder} shows it as Python's str() of the dict
+// CrewAI was given does.
+func TestDictInputsKeepTheirKeyOrder(t *testing.T) {
+	const want = "{'b': 1, 'a': [1.5, {'z': True, 'y': None}]}"
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "crew.jsonc"), `{"name": "c", "agents": ["a"],
+  "tasks": [{"name": "one", "description": "Use {cfg}", "expected_output": "e", "agent": "a"}],
+  "inputs": {"cfg": {"b": 1, "a": [1.5, {"z": true, "y": null}]}, "n": 3}}`)
+	writeFile(t, filepath.Join(dir, "agents", "a.jsonc"), `{"role": "r", "goal": "g", "backstory": "b"}`)
+	p := open(t, dir)
+	eq(t, "crew.jsonc", pyjson.Str(p.Crew.Inputs["cfg"]), want)
+	eq(t, "a scalar stays a Go value", p.Crew.Inputs["n"], any(int64(3)))
+
+	writeFile(t, filepath.Join(dir, "crewbench.yaml"), "inputs:\n  default:\n    cfg: {b: 1, a: [1.5, {z: true, y: null}]}\n")
+	p = open(t, dir)
+	eq(t, "crewbench.yaml", pyjson.Str(p.Crew.Inputs["cfg"]), want)
+
+	dir = t.TempDir()
+	writeFile(t, filepath.Join(dir, "src", "k", "crew.py"), `from crewai import Agent, Crew, Task
+from crewai.project import CrewBase, agent, crew, task
+
+
+@CrewBase
+class KCrew:
+    @agent
+    def a(self) -> Agent:
+        return Agent(role="r", goal="g", backstory="b")
+
+    @task
+    def one(self) -> Task:
+        return Task(description="Use {cfg}", expected_output="e", agent=self.a())
+
+    @crew
+    def crew(self) -> Crew:
+        return Crew(agents=self.agents, tasks=self.tasks)
+`)
+	writeFile(t, filepath.Join(dir, "src", "k", "main.py"), `def run():
+    inputs = {"cfg": {"b": 1, "a": [1.5, {"z": True, "y": None}]}}
+    KCrew().crew().kickoff(inputs=inputs)
+`)
+	p = open(t, dir)
+	eq(t, "main.py", pyjson.Str(p.Crew.Inputs["cfg"]), want)
 }

@@ -174,7 +174,7 @@ func (l *loader) decodeCrewSettings(c *Crew, defn *Node, cd crewDef) {
 		if n.Kind != KindObject {
 			l.err(n.Pos, joinPathBase(cd.base, "inputs"), cd.src, "'inputs' must be an object")
 		} else {
-			c.Inputs = n.Plain().(map[string]any)
+			c.Inputs = n.inputValues()
 		}
 	}
 	handled := crewHandledFields

@@ -161,6 +161,25 @@ func (n *Node) Ordered() any {
 	return n.Plain()
 }
 
+// inputValue is a kickoff input's value: scalars as Plain gives them, lists
+// and dicts as Ordered does, so a dict input keeps its key order where
+// CrewAI prints it (str() of a Python dict, in an interpolated text).
+func (n *Node) inputValue() any {
+	if n != nil && (n.Kind == KindObject || n.Kind == KindArray) {
+		return n.Ordered()
+	}
+	return n.Plain()
+}
+
+// inputValues is inputValue of each field of an inputs object.
+func (n *Node) inputValues() map[string]any {
+	out := make(map[string]any, len(n.Fields))
+	for _, f := range n.Fields {
+		out[f.Key] = f.Value.inputValue()
+	}
+	return out
+}
+
 // positions is the position of n and of every value below it, by path
 // relative to n; the map is sized up front so a large file does not pay
 // for the rehashing of growing maps.

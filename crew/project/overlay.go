@@ -188,7 +188,7 @@ func (l *loader) parseOverlay(src []byte, shown, dir string) *Overlay {
 					op.fail(f.Value, "inputs."+f.Key, "an input set must be a mapping of input names to values (inputs: {default: {topic: AI}})")
 					continue
 				}
-				ov.Inputs[f.Key] = f.Value.Plain().(map[string]any)
+				ov.Inputs[f.Key] = f.Value.inputValues()
 				ov.inputPos[f.Key] = f.KeyPos
 			}
 		}
