@@ -293,39 +293,62 @@ func onePlannedStep(tool string) string {
 // the end as the suggested tool keeps the last result from being the
 // answer (agent_executor.py:2425-2427).
 func TestAgentPlanStepCallsMCPToolNatively(t *testing.T) {
-	m := &MCP{}
-	cs, prov := newChatServer(t)
-	c, name := plannedForecastCrew(t, m, prov)
-	cs.queue(onePlannedStep(name), "call "+name+` {"city": "Berlin", "days": 2}`, "Rain, then sun.", "S.")
-	r := kickoff(t, c, nil, Options{MCP: m})
-	if r.err != nil {
-		t.Fatal(r.err)
-	}
-	system := `{"role":"system","content":` + wireJSON(stepExecutorSystem("\n\nAvailable tools: "+name)) + `}`
-	user := `{"role":"user","content":` + wireJSON(stepUser("Get the forecast.", "\n\nSuggested tool: "+name)) + `}`
-	tools := `"model":"gpt-4o","tool_choice":"auto","tools":[{"type":"function","function":{"name":"` + name + `","description":"Daily weather forecast for a city.","strict":true,"parameters":` + forecastParamsWire + `}}]}`
-	if got, want := cs.body(t, 1), `{"messages":[`+system+`,`+user+`],`+tools; got != want {
-		t.Errorf("step request 1\n got %s\nwant %s", got, want)
-	}
-	assistant := `{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"` + name + `","arguments":"{\"city\": \"Berlin\", \"days\": 2}"}}]}`
-	toolMsg := `{"role":"tool","tool_call_id":"call_1","name":"` + name + `","content":` + wireJSON(forecastResult) + `}`
-	if got, want := cs.body(t, 2), `{"messages":[`+system+`,`+user+`,`+assistant+`,`+toolMsg+`],`+tools; got != want {
-		t.Errorf("step request 2\n got %s\nwant %s", got, want)
-	}
-	if !strings.Contains(cs.body(t, 3), `Step 1 (Get the forecast.):\nRain, then sun.`) || r.out.Raw != "S." || len(cs.bodies) != 4 {
-		t.Errorf("synthesis %s, raw %q after %d requests", cs.body(t, 3), r.out.Raw, len(cs.bodies))
-	}
-	if sent := sentArguments(r); len(sent) != 1 || sent[0] != `{"city":"Berlin","days":2,"units":"metric"}` {
-		t.Errorf("arguments sent: %q", sent)
-	}
-	var steps []string
-	for _, ev := range r.events {
-		if (ev.Kind == session.ToolUsageStarted || ev.Kind == session.ToolUsageFinished) && ev.Str("tool_name") == name {
-			steps = append(steps, fmt.Sprint(ev.Kind, " ", ev.Data["plan_step_number"], " ", ev.Data["plan_step_description"]))
-		}
-	}
-	if want := []string{"tool_usage_started 1 Get the forecast.", "tool_usage_finished 1 Get the forecast."}; !slices.Equal(steps, want) {
-		t.Errorf("tool events %q", steps)
+	for _, tc := range []struct {
+		name string
+		// iterations is max_step_iterations (0: the default, 15).
+		iterations int
+		// replies after the plan and the tool call.
+		replies []string
+		// result is the step's result, as the synthesis request holds it.
+		result string
+	}{
+		{"a text reply ends the step", 0, []string{"Rain, then sun.", "S."}, "Rain, then sun."},
+		// Out of iterations, the batches' results joined are the result
+		// (step_executor.py:577).
+		{"out of iterations", 1, []string{"S."}, forecastResult},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &MCP{}
+			cs, prov := newChatServer(t)
+			c, name := plannedForecastCrew(t, m, prov)
+			c.Agents[0].Planning.MaxStepIterations = tc.iterations
+			cs.queue(onePlannedStep(name), "call "+name+` {"city": "Berlin", "days": 2}`)
+			cs.queue(tc.replies...)
+			r := kickoff(t, c, nil, Options{MCP: m})
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			system := `{"role":"system","content":` + wireJSON(stepExecutorSystem("\n\nAvailable tools: "+name)) + `}`
+			user := `{"role":"user","content":` + wireJSON(stepUser("Get the forecast.", "\n\nSuggested tool: "+name)) + `}`
+			tools := `"model":"gpt-4o","tool_choice":"auto","tools":[{"type":"function","function":{"name":"` + name + `","description":"Daily weather forecast for a city.","strict":true,"parameters":` + forecastParamsWire + `}}]}`
+			if got, want := cs.body(t, 1), `{"messages":[`+system+`,`+user+`],`+tools; got != want {
+				t.Errorf("step request 1\n got %s\nwant %s", got, want)
+			}
+			last := len(cs.bodies) - 1
+			if tc.iterations == 0 {
+				assistant := `{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"` + name + `","arguments":"{\"city\": \"Berlin\", \"days\": 2}"}}]}`
+				toolMsg := `{"role":"tool","tool_call_id":"call_1","name":"` + name + `","content":` + wireJSON(forecastResult) + `}`
+				if got, want := cs.body(t, 2), `{"messages":[`+system+`,`+user+`,`+assistant+`,`+toolMsg+`],`+tools; got != want {
+					t.Errorf("step request 2\n got %s\nwant %s", got, want)
+				}
+			}
+			synthesized := wireJSON("Step 1 (Get the forecast.):\n" + tc.result)
+			if !strings.Contains(cs.body(t, last), synthesized[1:len(synthesized)-1]) || r.out.Raw != "S." || last != 2+len(tc.replies)-1 {
+				t.Errorf("synthesis %s, raw %q after %d requests", cs.body(t, last), r.out.Raw, len(cs.bodies))
+			}
+			if sent := sentArguments(r); len(sent) != 1 || sent[0] != `{"city":"Berlin","days":2,"units":"metric"}` {
+				t.Errorf("arguments sent: %q", sent)
+			}
+			var steps []string
+			for _, ev := range r.events {
+				if (ev.Kind == session.ToolUsageStarted || ev.Kind == session.ToolUsageFinished) && ev.Str("tool_name") == name {
+					steps = append(steps, fmt.Sprint(ev.Kind, " ", ev.Data["plan_step_number"], " ", ev.Data["plan_step_description"]))
+				}
+			}
+			if want := []string{"tool_usage_started 1 Get the forecast.", "tool_usage_finished 1 Get the forecast."}; !slices.Equal(steps, want) {
+				t.Errorf("tool events %q", steps)
+			}
+		})
 	}
 }
 
@@ -487,5 +510,56 @@ func TestAgentPlanSynthesisWithOutputJSON(t *testing.T) {
 	}
 	if r.out.Raw != `{"city":"Berlin","days":2,"summary":"Big."}` || r.out.JSONDict == nil || len(cs.bodies) != 3 {
 		t.Errorf("raw %q, json %v after %d requests", r.out.Raw, r.out.JSONDict, len(cs.bodies))
+	}
+}
+
+// A dependency deadlock (no todo ready, the plan not complete) is
+// needs_replan (get_ready_todos_method, agent_executor.py:1069-1102):
+// handle_replan replans without plan_replan_triggered, the deadlock as the
+// previous reason (:2739-2761); with no replan left the todos are left for
+// the agent loop ("no_todos").
+func TestAgentPlanDeadlockReplans(t *testing.T) {
+	const deadlocked = `call create_reasoning_plan {"plan":"p","steps":[` +
+		`{"step_number":1,"description":"One.","tool_to_use":null,"depends_on":[2]},` +
+		`{"step_number":2,"description":"Two.","tool_to_use":null,"depends_on":[1]}],"ready":true}`
+	const replanned = `call create_reasoning_plan {"plan":"p2","steps":[{"step_number":3,"description":"Write it.","tool_to_use":null,"depends_on":[]}],"ready":true}`
+	long := strings.TrimSpace(strings.Repeat("Berlin is a big city. ", 8))
+	for _, tc := range []struct {
+		name     string
+		replans  int
+		replies  []string
+		requests int
+	}{
+		{"a replan left", 3, []string{replanned, "Final Answer: " + long}, 3},
+		{"no replan left", 0, []string{long}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs, prov := newChatServer(t, append([]string{deadlocked}, tc.replies...)...)
+			c := guardedCrew(prov, nil, false, 0)
+			c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 20, Effort: "low", MaxReplans: tc.replans}
+			r := kickoff(t, c, nil, Options{})
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			if r.out.Raw != long || len(cs.bodies) != tc.requests || r.count(session.PlanReplanTriggered) != 0 {
+				t.Fatalf("raw %q after %d requests, %d replan events", r.out.Raw, len(cs.bodies), r.count(session.PlanReplanTriggered))
+			}
+			if tc.replans == 0 {
+				// The agent loop's own request, after agent_logs_started.
+				if !strings.Contains(cs.body(t, 1), `Current Task: Write about Berlin.`) || r.count(session.AgentLogsStarted) != 1 {
+					t.Errorf("agent loop request %s", cs.body(t, 1))
+				}
+				return
+			}
+			enhanced := "Write about Berlin.\n\nIMPORTANT: Previous execution attempt did not fully succeed. Please create a revised plan that accounts for the following context from the previous attempt:\n\n" +
+				"\nThis is replan attempt 1.\nPrevious replan reason: No todos are ready but plan is not complete — likely a dependency deadlock or missing completion" +
+				"\n\nConsider:\n1. What steps succeeded and can be built upon\n2. What steps failed and why they might have failed\n3. Alternative approaches that might work better\n4. Whether dependencies need to be restructured"
+			if got, want := cs.body(t, 1), planBody(strings.Replace(planCreateUser, "## Task\nWrite about Berlin.\n", "## Task\n"+enhanced+"\n", 1)); got != want {
+				t.Errorf("replan request\n got %s\nwant %s", got, want)
+			}
+			if got, want := cs.body(t, 2), twoMessageBody(stepSystemWire, stepUser("Write it.", "")); got != want {
+				t.Errorf("new step request\n got %s\nwant %s", got, want)
+			}
+		})
 	}
 }
