@@ -1,6 +1,7 @@
 package crew
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -559,6 +560,58 @@ func TestAgentPlanDeadlockReplans(t *testing.T) {
 			}
 			if got, want := cs.body(t, 2), twoMessageBody(stepSystemWire, stepUser("Write it.", "")); got != want {
 				t.Errorf("new step request\n got %s\nwant %s", got, want)
+			}
+		})
+	}
+}
+
+// A tool failure under the raise policy is ToolExecutionFailedError, which
+// StepExecutor.execute re-raises (step_executor.py:209-212): a single step
+// fails the run; among parallel steps asyncio.gather returns it, and the
+// step is failed with "Error: …" as its result, unobserved, while the
+// others go on (agent_executor.py:1250-1275).
+func TestAgentPlanStepToolFailureUnderRaise(t *testing.T) {
+	parallel := `call create_reasoning_plan {"plan":"p","steps":[` +
+		`{"step_number":1,"description":"One.","tool_to_use":null,"depends_on":[]},` +
+		`{"step_number":2,"description":"Two.","tool_to_use":null,"depends_on":[]}],"ready":true}`
+	single := `call create_reasoning_plan {"plan":"p","steps":[{"step_number":1,"description":"One.","tool_to_use":null,"depends_on":[]}],"ready":true}`
+	long := strings.TrimSpace(strings.Repeat("Berlin is a big city. ", 8))
+	for _, tc := range []struct {
+		name    string
+		replies []string
+		// failed is the run's error ("" for none).
+		failed string
+	}{
+		{"parallel steps go on", []string{parallel, `call down {}`, long}, ""},
+		{"a single step fails the run", []string{single, `call down {}`}, "Tool 'down' failed during 'write': down for maintenance"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs, prov := newChatServer(t, tc.replies...)
+			c := guardedCrew(prov, nil, false, 0)
+			c.ToolFailurePolicy = PolicyRaise
+			c.Agents[0].Tools = []Tool{NewFuncTool("down", "Always down.", nil, func(context.Context, *pyjson.Object) ToolResult {
+				return ToolResult{Failure: &ToolFailure{Message: "down for maintenance", Reason: ReasonToolReported}}
+			})}
+			c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 20, Effort: "low", MaxReplans: 3}
+			r := kickoff(t, c, nil, Options{})
+			if tc.failed != "" {
+				if r.err == nil || r.err.Error() != tc.failed || len(cs.bodies) != 2 {
+					t.Fatalf("err %v after %d requests", r.err, len(cs.bodies))
+				}
+				return
+			}
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			var completed []string
+			for _, ev := range r.events {
+				if ev.Kind == session.PlanStepCompleted {
+					completed = append(completed, fmt.Sprint(ev.Int("step_number"), " ", ev.Bool("success"), " ", ev.Str("result")))
+				}
+			}
+			want := []string{"1 false Error: Tool 'down' failed during 'write': down for maintenance", "2 true " + long}
+			if !slices.Equal(completed, want) || r.out.Raw != long || len(cs.bodies) != 3 {
+				t.Errorf("steps %q, raw %q after %d requests", completed, r.out.Raw, len(cs.bodies))
 			}
 		})
 	}
