@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"crewbench/crew/llm"
 	"crewbench/crew/pyjson"
@@ -612,6 +614,45 @@ func TestAgentPlanStepToolFailureUnderRaise(t *testing.T) {
 			want := []string{"1 false Error: Tool 'down' failed during 'write': down for maintenance", "2 true " + long}
 			if !slices.Equal(completed, want) || r.out.Raw != long || len(cs.bodies) != 3 {
 				t.Errorf("steps %q, raw %q after %d requests", completed, r.out.Raw, len(cs.bodies))
+			}
+		})
+	}
+}
+
+// step_timeout is checked before each of a step's LLM calls
+// (step_executor.py:539-548): past it the step ends, successfully, with
+// the tool results so far, or "Step timed out after Ns" without any. The
+// clock here moves 10 s each time it is read.
+func TestAgentPlanStepTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		timeout  time.Duration
+		result   string
+		requests int
+	}{
+		{"after a tool call", 15 * time.Second, "Sunny in Berlin", 3},
+		{"before the first call", 5 * time.Second, "Step timed out after 10s", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs, prov := newChatServer(t, `call create_reasoning_plan {"plan":"p","steps":[{"step_number":1,"description":"Look.","tool_to_use":null,"depends_on":[]}],"ready":true}`,
+				`call get_forecast {"city": "Berlin"}`, "S.", "S.")
+			c := guardedCrew(prov, nil, false, 0)
+			c.Agents[0].Tools = []Tool{weatherTool(new(atomic.Int64))}
+			c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 20, Effort: "low", MaxReplans: 3, StepTimeout: tc.timeout}
+			var ticks atomic.Int64
+			start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			r := kickoff(t, c, nil, Options{Now: func() time.Time { return start.Add(time.Duration(ticks.Add(1)) * 10 * time.Second) }})
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			var completed []string
+			for _, ev := range r.events {
+				if ev.Kind == session.PlanStepCompleted {
+					completed = append(completed, fmt.Sprint(ev.Bool("success"), " ", ev.Str("result")))
+				}
+			}
+			if !slices.Equal(completed, []string{"true " + tc.result}) || len(cs.bodies) != tc.requests {
+				t.Errorf("steps %q after %d requests", completed, len(cs.bodies))
 			}
 		})
 	}

@@ -69,7 +69,7 @@ func (ar *agentRun) executeStep(ctx context.Context, t *todo, todos []*todo) (bo
 	slices.SortStableFunc(deps, func(a, b prompt.StepDependency) int { return a.Step - b.Step })
 	deps = slices.CompactFunc(deps, func(a, b prompt.StepDependency) bool { return a.Step == b.Step })
 	native := ar.stepNative()
-	s := &stepRun{ar: ar, t: t, start: ar.rs.em.Now(), msgs: []llm.Message{
+	s := &stepRun{ar: ar, t: t, start: ar.rs.now(), msgs: []llm.Message{
 		{Role: llm.RoleSystem, Content: prompt.RStrip(prompt.StepExecutorSystem(ar.p.role, ar.p.backstory, ar.p.goal, strings.Join(ar.reactNames, ", "), !native))},
 		{Role: llm.RoleUser, Content: prompt.RStrip(prompt.StepExecutorUser(ar.tr.text.description, t.description, t.tool, deps))},
 	}}
@@ -114,15 +114,15 @@ func (ar *agentRun) stepIterations() int {
 	return defaultStepIterations
 }
 
-// timedOut is the step_timeout check before each iteration: past it, the
-// step ends with partial when there is one (has), else "Step timed out
-// after Ns".
+// timedOut is the step_timeout check before each iteration, on the run's
+// wall clock (Options.Now): past it, the step ends with partial when there
+// is one (has), else "Step timed out after Ns".
 func (s *stepRun) timedOut(partial string, has bool) (string, bool) {
 	limit := s.ar.agent.Planning.StepTimeout
 	if limit <= 0 {
 		return "", false
 	}
-	elapsed := s.ar.rs.em.Now().Sub(s.start)
+	elapsed := s.ar.rs.now().Sub(s.start)
 	if elapsed < limit {
 		return "", false
 	}
