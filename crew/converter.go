@@ -125,7 +125,7 @@ func setModelOutput(to *TaskOutput, t *Task, m *toolschema.Model, v *pyjson.Obje
 // result is then a BaseModel, and the task takes raw, json_dict and
 // pydantic from it without converting (task.py:858-867).
 func directModel(ar *agentRun, answer string, m *toolschema.Model) (*pyjson.Object, bool) {
-	if ar == nil || ar.responseFormat == nil || ar.mode != prompt.ModeNoTools {
+	if ar == nil || ar.responseFormat == nil || ar.mode != prompt.ModeNoTools && !ar.planModel {
 		return nil, false
 	}
 	v, err := m.ValidateJSON(strings.TrimSpace(answer))

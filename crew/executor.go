@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -39,6 +38,12 @@ type agentRun struct {
 	iterations int
 	turn       int
 	fellBack   bool
+	// stepFellBack: the StepExecutor's steps use text tool calling after
+	// a provider refused native tools (stepNative).
+	stepFellBack bool
+	// planModel: a plan's synthesis answered with the task's output model
+	// (synthesize), which the task takes as the agent's BaseModel result.
+	planModel bool
 
 	// responseFormat is the task's output_json model as a response_format,
 	// nil without one; responseModel is that model, which validates the
@@ -152,19 +157,15 @@ func (ar *agentRun) flow(ctx context.Context) (string, error) {
 	if len(steps) > 0 {
 		// A ready plan with steps runs as todos instead of the loop
 		// (check_todos_available "has_todos", agent_executor.py:1053-1066).
-		if gap := ar.planExecutionGap(); gap != "" {
-			ar.rs.warn(ar.span, ar.base, "agent "+ar.p.role+": the plan is ready with "+strconv.Itoa(len(steps))+" steps, which CrewAI executes instead of the agent loop, with "+gap+"; crewbench does not reproduce that and runs the task directly")
-		} else {
-			out, ordinary, err := ar.executePlan(ctx, steps)
-			if err = timeoutCause(ctx, err); err != nil {
-				ar.flowEvent(session.FlowFailed, map[string]any{"error": err.Error()})
-				return "", err
-			}
-			if !ordinary {
-				ar.agentLogs(KindAgentLogsExecution, map[string]any{"agent_role": ar.p.role, "formatted_answer": out, "verbose": false})
-				ar.flowEvent(session.FlowFinished, map[string]any{"result": out})
-				return out, nil
-			}
+		out, ordinary, err := ar.executePlan(ctx, steps)
+		if err = timeoutCause(ctx, err); err != nil {
+			ar.flowEvent(session.FlowFailed, map[string]any{"error": err.Error()})
+			return "", err
+		}
+		if !ordinary {
+			ar.agentLogs(KindAgentLogsExecution, map[string]any{"agent_role": ar.p.role, "formatted_answer": out, "verbose": false})
+			ar.flowEvent(session.FlowFinished, map[string]any{"result": out})
+			return out, nil
 		}
 	}
 	ar.agentLogs(KindAgentLogsStarted, map[string]any{"agent_role": ar.p.role, "task_description": ar.tr.text.description, "verbose": false})

@@ -3,6 +3,7 @@ package crew
 import (
 	"cmp"
 	"strings"
+	"time"
 
 	"crewbench/crew/project"
 	"crewbench/crew/prompt"
@@ -65,6 +66,12 @@ func (b *builder) agentPlanning(name string, a *Agent, pa *project.Agent) error 
 		if pc.MaxAttempts != nil {
 			a.Planning.MaxAttempts = *pc.MaxAttempts
 		}
+		if pc.MaxStepIterations != nil {
+			a.Planning.MaxStepIterations = *pc.MaxStepIterations
+		}
+		if pc.StepTimeout != nil {
+			a.Planning.StepTimeout = time.Duration(*pc.StepTimeout) * time.Second
+		}
 		if pc.MaxSteps != nil {
 			a.Planning.MaxSteps = *pc.MaxSteps
 		}
@@ -88,7 +95,7 @@ func (b *builder) agentPlanning(name string, a *Agent, pa *project.Agent) error 
 	default:
 		return nil
 	}
-	b.note("agent %s: planning: crewbench sends CrewAI's planning calls and runs a ready plan's steps as CrewAI does (StepExecutor, PlannerObserver, synthesis) for an agent without tools and a task without an output model; steps with tools or an output model run the task directly instead, and a replan finalizes with the steps done, each with a warning", name)
+	b.note("agent %s: planning: crewbench sends CrewAI's planning calls and runs a ready plan's steps as CrewAI does: StepExecutor steps with the agent's tools (native or ReAct), PlannerObserver calls, replans of the pending steps, and the final synthesis (with the task's output model when it has one); parallel steps run one after another in plan order", name)
 	return nil
 }
 

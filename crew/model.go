@@ -135,6 +135,11 @@ type PlanningConfig struct {
 	Effort       string
 	ObserveSteps *bool
 	MaxReplans   int
+	// MaxStepIterations is max_step_iterations, the StepExecutor's LLM
+	// calls per step (0: the default, 15); StepTimeout is step_timeout
+	// (0: None, no limit).
+	MaxStepIterations int
+	StepTimeout       time.Duration
 }
 
 // NewAgent returns an agent with CrewAI's defaults.

@@ -27,6 +27,10 @@ type callScope struct {
 	args      *pyjson.Object
 	attempt   int
 	start     time.Time
+	// plan is the plan step a StepExecutor call runs in (nil in the agent
+	// loop): its tool events carry plan_step_number and
+	// plan_step_description.
+	plan *todo
 }
 
 func (ar *agentRun) newCall(parent string, t Tool, name, requested string, args *pyjson.Object, attempt int) *callScope {
@@ -64,6 +68,9 @@ func (ar *agentRun) toolEvent(kind session.Kind, cs *callScope, data map[string]
 	}
 	if cs.requested != "" && cs.requested != cs.name {
 		d["requested_name"] = cs.requested
+	}
+	if cs.plan != nil {
+		d["plan_step_number"], d["plan_step_description"] = cs.plan.number, cs.plan.description
 	}
 	for k, v := range data {
 		d[k] = v
@@ -401,7 +408,7 @@ func (ar *agentRun) nativeCalls(ctx context.Context, step string, calls []llm.To
 	}
 	if sequential {
 		for i, c := range calls {
-			results[i] = ar.nativeCall(ctx, step, c)
+			results[i] = ar.nativeCall(ctx, step, c, nil)
 			if results[i].err != nil {
 				return results, nil, results[i].err
 			}
@@ -420,7 +427,7 @@ func (ar *agentRun) nativeCalls(ctx context.Context, step string, calls []llm.To
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			results[i] = ar.nativeCall(ctx, step, c)
+			results[i] = ar.nativeCall(ctx, step, c, nil)
 		}()
 	}
 	wg.Wait()
@@ -434,8 +441,11 @@ func (ar *agentRun) nativeCalls(ctx context.Context, step string, calls []llm.To
 
 // nativeCall is _execute_single_native_tool_call: parse the JSON arguments,
 // find the tool, cache read, started event, usage limit, execute. There is
-// no retry and no repeated-call guard on this path.
-func (ar *agentRun) nativeCall(ctx context.Context, step string, call llm.ToolCall) nativeResult {
+// no retry and no repeated-call guard on this path. In a plan step (plan
+// non-nil) it is agent_utils.execute_single_native_tool_call
+// (agent_utils.py:1602-1880), which has no usage check of its own: only
+// BaseTool.run's claim refuses a spent tool, after the cache read.
+func (ar *agentRun) nativeCall(ctx context.Context, step string, call llm.ToolCall, plan *todo) nativeResult {
 	name := names.Sanitize(call.Name)
 	tool := ar.nativeMap[name]
 	args, perr := parseNativeArgs(call.Arguments)
@@ -447,26 +457,27 @@ func (ar *agentRun) nativeCall(ctx context.Context, step string, call llm.ToolCa
 		return nativeResult{err: nonObject.eventError()}
 	}
 	if errors.As(perr, &nonObject) {
-		return ar.nativeStringArgs(step, tool, name, call, nonObject.value.(string))
+		return ar.nativeStringArgs(step, tool, name, call, plan)
 	}
 	if perr != nil {
 		// Unparseable arguments are answered before any tool event
 		// (agent_executor.py:1941-1951).
 		msg := prompt.Fill(prompt.NativeJSONError, "{error}", perr.Error(), "{tool}", name)
 		cs := ar.newCall(step, tool, name, call.Name, nil, 1)
+		cs.plan = plan
 		f := &ToolFailure{Message: msg, Reason: ReasonInvalidInput, Code: "json_decode_error"}
 		return nativeResult{content: msg, done: true, err: ar.recordFailure(cs.span, name, cs.specOrNil(), f, nil)}
 	}
 	if tool == nil {
-		return ar.nativeUnknownTool(step, name, call, args)
+		return ar.nativeUnknownTool(step, name, call, args, plan)
 	}
 	spec := tool.Spec()
 	cs := ar.newCall(step, tool, name, call.Name, args, 1)
-	cs.spec = spec
+	cs.spec, cs.plan = spec, plan
 	key := cacheKey(name, args)
 	// The usage limit wins over a cache hit (agent_executor.py:1961-1968,
 	// 1989-1998, 2076).
-	if spec.MaxUsageCount > 0 && ar.usageOf(tool) >= spec.MaxUsageCount {
+	if plan == nil && spec.MaxUsageCount > 0 && ar.usageOf(tool) >= spec.MaxUsageCount {
 		return ar.nativeUsageLimit(cs, name, spec)
 	}
 	if cached, hit := ar.cacheRead(key); hit {
@@ -553,8 +564,9 @@ func parseNativeArgs(s string) (*pyjson.Object, error) {
 // nativeUnknownTool is a call of a tool the agent does not have: a
 // started and finished use whose output is the not-found text
 // (agent_executor.py:2096-2115). args is nil when they are not an object.
-func (ar *agentRun) nativeUnknownTool(step, name string, call llm.ToolCall, args *pyjson.Object) nativeResult {
+func (ar *agentRun) nativeUnknownTool(step, name string, call llm.ToolCall, args *pyjson.Object, plan *todo) nativeResult {
 	cs := ar.newCall(step, nil, name, call.Name, args, 1)
+	cs.plan = plan
 	ar.started(cs)
 	f := &ToolFailure{Message: prompt.NativeToolNotFound, Reason: ReasonUnknownTool, Code: name}
 	ar.finished(cs, prompt.NativeToolNotFound, false, f, nil)
@@ -569,14 +581,14 @@ func (ar *agentRun) nativeUnknownTool(step, name string, call llm.ToolCall, args
 // (started, error, failure detected). The delegation tools read
 // tool_args.get("coworker") first (agent_utils.py:1349-1363), which raises
 // out of the executor: the agent execution fails and is retried.
-func (ar *agentRun) nativeStringArgs(step string, tool Tool, name string, call llm.ToolCall, value string) nativeResult {
+func (ar *agentRun) nativeStringArgs(step string, tool Tool, name string, call llm.ToolCall, plan *todo) nativeResult {
 	if tool == nil {
-		return ar.nativeUnknownTool(step, name, call, nil)
+		return ar.nativeUnknownTool(step, name, call, nil, plan)
 	}
 	spec := tool.Spec()
 	cs := ar.newCall(step, tool, name, call.Name, nil, 1)
-	cs.spec = spec
-	if spec.MaxUsageCount > 0 && ar.usageOf(tool) >= spec.MaxUsageCount {
+	cs.spec, cs.plan = spec, plan
+	if plan == nil && spec.MaxUsageCount > 0 && ar.usageOf(tool) >= spec.MaxUsageCount {
 		return ar.nativeUsageLimit(cs, name, spec)
 	}
 	ar.started(cs)

@@ -13,7 +13,6 @@ import (
 	"crewbench/crew/llm"
 	"crewbench/crew/prompt"
 	"crewbench/crew/pyjson"
-	"crewbench/crew/react"
 	"crewbench/session"
 )
 
@@ -21,11 +20,12 @@ import (
 // AgentExecutor runs it instead of the agent loop (has_todos →
 // get_ready_todos_method → execute_todo_sequential or
 // execute_todos_parallel → observe_step_result → handle_step_observed_*,
-// then finalize; experimental/agent_executor.py:643-1372, 2339-2536).
-// crewbench reproduces it for an agent without tools and a task without an
-// output model, at every reasoning_effort (the PlannerObserver's call, or
-// the heuristic of "low" and observe_steps: false), except replanning;
-// planExecutionGap and replanGap name what CrewAI would do instead.
+// handle_replan_now / handle_replan, then finalize;
+// experimental/agent_executor.py:643-1372, 2339-2761), at every
+// reasoning_effort (the PlannerObserver's call, or the heuristic of "low"
+// and observe_steps: false). Each step is a StepExecutor run
+// (stepexec.go). Parallel steps run one after another in plan order, where
+// CrewAI runs them in threads.
 
 // todo is TodoItem (utilities/planning_types.py:24-40).
 type todo struct {
@@ -35,17 +35,17 @@ type todo struct {
 	span   string
 }
 
-// planExecutionGap is what of CrewAI's plan execution this run would need
-// that crewbench does not reproduce, "" when nothing.
-func (ar *agentRun) planExecutionGap() string {
-	switch {
-	case len(ar.tools) > 0:
-		return "StepExecutor calls with the agent's tools"
-	case ar.responseModel != nil || ar.responseFormat != nil:
-		return "the final synthesis with the task's output model"
-	}
-	return ""
+// planState is what the AgentExecutor's state keeps of a plan's
+// execution: the todos, replan_count and last_replan_reason.
+type planState struct {
+	todos      []*todo
+	replans    int
+	lastReason string
 }
+
+// deadlockReason is get_ready_todos_method's last_replan_reason when no
+// todo is ready but the plan is not complete (agent_executor.py:1086-1093).
+const deadlockReason = "No todos are ready but plan is not complete — likely a dependency deadlock or missing completion"
 
 // observesSteps is _should_observe_steps (agent_executor.py:553-565).
 func (ar *agentRun) observesSteps() bool {
@@ -58,64 +58,219 @@ func (ar *agentRun) observesSteps() bool {
 
 // executePlan runs the todos and returns the final answer. ordinary is
 // true when CrewAI's flow leaves the todos for the ordinary agent loop
-// (handle_replan with no replans left routes to "no_todos").
+// (handle_replan routes to "no_todos" with no replan left or no pending
+// todo after one).
 func (ar *agentRun) executePlan(ctx context.Context, steps []planStep) (out string, ordinary bool, err error) {
+	ps := &planState{todos: newTodos(steps)}
+	for {
+		ready := readyTodos(ps.todos)
+		if len(ready) == 0 {
+			if todosComplete(ps.todos) {
+				return ar.finalizePlan(ctx, ps.todos)
+			}
+			ps.lastReason = deadlockReason
+			if more, err := ar.handleReplan(ctx, ps); err != nil || !more {
+				return "", err == nil, err
+			}
+			continue
+		}
+		if len(ready) == 1 {
+			t := ready[0] // single_todo_ready marks the one todo (:1098-1100)
+			ar.markRunning(t)
+			ok, err := ar.executeStep(ctx, t, ps.todos)
+			if err != nil {
+				return "", false, err
+			}
+			obs, err := ar.observe(ctx, t, ok, ps.todos)
+			if err != nil {
+				return "", false, err
+			}
+			switch ar.routeObservation(ps, t, obs) {
+			case routeFinalize:
+				return ar.finalizePlan(ctx, ps.todos)
+			case routeReplan:
+				if more, err := ar.handleReplanNow(ctx, ps); err != nil || !more {
+					if err != nil {
+						return "", false, err
+					}
+					return ar.finalizePlan(ctx, ps.todos)
+				}
+			}
+			continue
+		}
+		if err := ar.executeParallel(ctx, ps, ready); err != nil {
+			return "", false, err
+		}
+		// after_parallel_execution (:1356-1372).
+		if reason, ok := ar.shouldReplan(ps); ok {
+			ps.lastReason = reason
+			if more, err := ar.handleReplan(ctx, ps); err != nil || !more {
+				return "", err == nil, err
+			}
+		}
+	}
+}
+
+func newTodos(steps []planStep) []*todo {
 	todos := make([]*todo, len(steps))
 	for i, s := range steps {
 		todos[i] = &todo{planStep: s, status: "pending"}
 	}
-	for !todosComplete(todos) {
-		ready := readyTodos(todos)
-		if len(ready) == 0 {
-			// A dependency deadlock: needs_replan (agent_executor.py:1081-1093).
-			if ar.agent.Planning.MaxReplans == 0 {
-				return "", true, nil // handle_replan → "no_todos" (:2745-2752)
-			}
-			ar.replanGap("no step is ready but the plan is not complete")
+	return todos
+}
+
+// executeParallel is execute_todos_parallel (agent_executor.py:1220-1354):
+// every ready todo starts and runs before any is observed; a step that
+// raised (a tool failure under the raise policy: asyncio.gather returns
+// it) is failed with "Error: …" and not observed; the others are observed
+// and marked by the observation alone.
+func (ar *agentRun) executeParallel(ctx context.Context, ps *planState, ready []*todo) error {
+	for _, t := range ready {
+		ar.markRunning(t)
+	}
+	var ran []*todo
+	var success []bool
+	for _, t := range ready {
+		ok, err := ar.executeStep(ctx, t, ps.todos)
+		var tf *ToolExecutionFailedError
+		switch {
+		case errors.As(err, &tf) && ctx.Err() == nil:
+			t.result = "Error: " + err.Error()
+			ar.finishTodo(t, "failed", t.result)
+		case err != nil:
+			return err
+		default:
+			ran, success = append(ran, t), append(success, ok)
+		}
+	}
+	for i, t := range ran {
+		obs, err := ar.observe(ctx, t, success[i], ps.todos)
+		if err != nil {
+			return err
+		}
+		ar.finishTodo(t, map[bool]string{true: "completed", false: "failed"}[obs.success], nil)
+	}
+	return nil
+}
+
+// handleReplanNow is handle_replan_now (agent_executor.py:1011-1051): with
+// a replan left, plan_replan_triggered and the replan; more reports
+// pending todos to run, else the plan finalizes.
+func (ar *agentRun) handleReplanNow(ctx context.Context, ps *planState) (more bool, err error) {
+	if ps.replans >= ar.agent.Planning.MaxReplans {
+		return false, nil
+	}
+	ps.replans++
+	reason := cmp.Or(ps.lastReason, "Dynamic replan triggered")
+	completed := todosIn(ps.todos, "completed")
+	step := 0
+	if len(completed) > 0 {
+		step = completed[len(completed)-1].number
+	}
+	ev := ar.base
+	ev.Kind, ev.Parent = session.PlanReplanTriggered, ar.span
+	ev.Data = map[string]any{"agent_role": ar.p.role, "step_number": step, "step_description": "", "replan_reason": reason,
+		"replan_count": ps.replans, "completed_steps_preserved": len(completed)}
+	ar.rs.emit(ev)
+	if err := ar.triggerReplan(ctx, ps, reason); err != nil {
+		return false, err
+	}
+	return len(todosIn(ps.todos, "pending")) > 0, nil
+}
+
+// handleReplan is handle_replan (agent_executor.py:2739-2761), the
+// needs_replan route of a dependency deadlock or after parallel steps: no
+// event of its own; more false is "no_todos", the ordinary agent loop.
+func (ar *agentRun) handleReplan(ctx context.Context, ps *planState) (more bool, err error) {
+	if ps.replans >= ar.agent.Planning.MaxReplans {
+		return false, nil
+	}
+	ps.replans++
+	if err := ar.triggerReplan(ctx, ps, cmp.Or(ps.lastReason, "Dynamic replan triggered")); err != nil {
+		return false, err
+	}
+	return len(todosIn(ps.todos, "pending")) > 0, nil
+}
+
+// triggerReplan is _trigger_replan (agent_executor.py:2589-2674): the
+// planning calls again (handle_agent_reasoning, with the task description
+// enhanced by what the steps did so far); a ready plan with steps
+// replaces the pending todos (replace_pending_todos), anything else keeps
+// them; a failed replan is only its reason ("Replan failed: …").
+func (ar *agentRun) triggerReplan(ctx context.Context, ps *planState, reason string) error {
+	ps.lastReason = reason
+	plan, err := ar.reason(ctx, prompt.ReplanDescription(ar.tr.text.description, ar.replanContext(ps)))
+	if err != nil {
+		if ctx.Err() != nil || errors.Is(err, ErrAborted) {
+			return err
+		}
+		ps.lastReason = "Replan failed: " + err.Error()
+		return nil
+	}
+	if !plan.ready || len(plan.steps) == 0 {
+		return nil
+	}
+	kept := slices.DeleteFunc(slices.Clone(ps.todos), func(t *todo) bool { return t.status == "pending" })
+	fresh := newTodos(plan.steps)
+	for _, t := range fresh {
+		if old := todoByStep(kept, t.number); old != nil {
+			// TodoList finds todos by step number (planning_types.py:83-110):
+			// CrewAI would mark the kept step running again and run it,
+			// never the new one, without end.
+			ar.rs.warn(ar.span, ar.base, "agent "+ar.p.role+": the new plan reuses step number "+strconv.Itoa(t.number)+
+				" of a step already run; CrewAI's TodoList finds todos by number and would re-run the old step without end, crewbench runs the new step instead")
 			break
 		}
-		for _, t := range ready {
-			ar.markRunning(t)
-			if len(ready) == 1 {
-				break // single_todo_ready marks the one todo (:1098-1100)
-			}
-		}
-		// Parallel steps all run before any is observed (:1243-1306); CrewAI
-		// runs them in threads, crewbench one after another in plan order.
-		success := make([]bool, len(ready))
-		for i, t := range ready {
-			ok, err := ar.executeStep(ctx, t, todos)
-			if err != nil {
-				return "", false, err
-			}
-			success[i] = ok
-		}
-		for i, t := range ready {
-			obs, err := ar.observe(ctx, t, success[i], todos)
-			if err != nil {
-				return "", false, err
-			}
-			if len(ready) > 1 {
-				// execute_todos_parallel marks by the observation only (:1301-1306).
-				ar.finishTodo(t, map[bool]string{true: "completed", false: "failed"}[obs.success], nil)
-				continue
-			}
-			if ar.routeObservation(t, obs, todos) {
-				return ar.finalizePlan(ctx, todos)
-			}
-		}
-		if len(ready) > 1 {
-			// after_parallel_execution (:1356-1372).
-			if reason, ok := ar.shouldReplan(todos); ok {
-				if ar.agent.Planning.MaxReplans == 0 {
-					return "", true, nil
-				}
-				ar.replanGap(reason)
-				break
+	}
+	ps.todos = append(kept, fresh...)
+	return nil
+}
+
+// replanContext is _build_replan_context (agent_executor.py:2676-2717).
+func (ar *agentRun) replanContext(ps *planState) string {
+	var parts []string
+	if completed := todosIn(ps.todos, "completed"); len(completed) > 0 {
+		parts = append(parts, "Successfully completed steps:")
+		for _, t := range completed {
+			parts = append(parts, "  - Step "+strconv.Itoa(t.number)+": "+t.description)
+			if t.result != "" {
+				parts = append(parts, "    Result: "+t.result)
 			}
 		}
 	}
-	return ar.finalizePlan(ctx, todos)
+	var failed []*todo
+	for _, t := range ps.todos {
+		if t.status == "failed" || strings.HasPrefix(t.result, "Error:") {
+			failed = append(failed, t)
+		}
+	}
+	if len(failed) > 0 {
+		parts = append(parts, "\nFailed or errored steps:")
+		for _, t := range failed {
+			parts = append(parts, "  - Step "+strconv.Itoa(t.number)+": "+t.description)
+			if t.result != "" {
+				parts = append(parts, "    Error: "+t.result)
+			}
+		}
+	}
+	if ps.replans > 0 {
+		parts = append(parts, "\nThis is replan attempt "+strconv.Itoa(ps.replans)+".")
+		if ps.lastReason != "" {
+			parts = append(parts, "Previous replan reason: "+ps.lastReason)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// todosIn is get_completed_todos / get_pending_todos / get_failed_todos.
+func todosIn(todos []*todo, status string) []*todo {
+	var out []*todo
+	for _, t := range todos {
+		if t.status == status {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func todosComplete(todos []*todo) bool {
@@ -183,49 +338,6 @@ func (ar *agentRun) planStepEvent(kind session.Kind, t *todo, extra map[string]a
 		ev.Data[k] = v
 	}
 	ar.rs.emit(ev)
-}
-
-// executeStep is StepExecutor.execute for an agent without tools
-// (agents/step_executor.py:127-242, 328-378): the RPM limit, the
-// isolated system and user messages, one call of the agent's LLM; the
-// Final Answer (or the whole reply) is the result. An LLM error or an
-// empty reply is a failed step with an empty result.
-func (ar *agentRun) executeStep(ctx context.Context, t *todo, todos []*todo) (bool, error) {
-	if err := ar.rs.rpmWait(ctx, ar.agent, ar.base, t.span); err != nil {
-		return false, err
-	}
-	var deps []prompt.StepDependency
-	for _, n := range t.dependsOn {
-		if d := todoByStep(todos, n); d != nil && d.result != "" {
-			deps = append(deps, prompt.StepDependency{Step: n, Result: d.result})
-		}
-	}
-	slices.SortStableFunc(deps, func(a, b prompt.StepDependency) int { return a.Step - b.Step })
-	deps = slices.CompactFunc(deps, func(a, b prompt.StepDependency) bool { return a.Step == b.Step })
-	msgs := []llm.Message{
-		{Role: llm.RoleSystem, Content: prompt.StepExecutorSystem(ar.p.role, ar.p.backstory, ar.p.goal)},
-		{Role: llm.RoleUser, Content: prompt.StepExecutorUser(ar.tr.text.description, t.description, t.tool, deps)},
-	}
-	resp, err := ar.callLLMOn(ctx, t.span, ar.agentTarget(), msgs, nil, false)
-	if err != nil {
-		if ctx.Err() != nil || errors.Is(err, ErrAborted) {
-			return false, err
-		}
-		t.result = ""
-		return false, nil
-	}
-	if resp.Content == "" {
-		t.result = "" // ValueError("Empty response from LLM")
-		return false, nil
-	}
-	action, finish, _ := react.FormatAnswer(resp.Content)
-	if action != nil {
-		ar.rs.warn(t.span, ar.base, "plan step "+strconv.Itoa(t.number)+": the reply is a ReAct Action, which CrewAI's StepExecutor would run as a tool call; crewbench does not reproduce that and takes the reply as the step's result")
-		t.result = resp.Content
-		return true, nil
-	}
-	t.result = finish.Output
-	return true, nil
 }
 
 // observation is StepObservation (utilities/planning_types.py).
@@ -351,42 +463,53 @@ func observationOf(v *pyjson.Object) observation {
 	return o
 }
 
+// route is where a single step's observation sends the plan.
+type route int
+
+const (
+	routeContinue route = iota
+	routeFinalize       // goal achieved early
+	routeReplan         // replan_now
+)
+
 // routeObservation marks a single step by its observation as
 // handle_step_observed_low/_medium and decide_next_action do
-// (agent_executor.py:710-930) and reports whether the plan ends here:
-// early goal achievement, or a replan (replan_now, which finalizes when no
-// replan is left, :1011-1024; crewbench does not reproduce replanning).
-func (ar *agentRun) routeObservation(t *todo, obs observation, todos []*todo) bool {
+// (agent_executor.py:710-930), keeping the replan reason they set:
+// continue, early goal achievement, or a replan.
+func (ar *agentRun) routeObservation(ps *planState, t *todo, obs observation) route {
 	switch ar.agent.Planning.Effort {
 	case "high":
 		switch {
 		case obs.goal:
 			ar.finishTodo(t, "completed", nil)
-			ar.goalAchieved(t, todos)
-			return true
+			ar.goalAchieved(t, ps.todos)
+			return routeFinalize
 		case obs.replan:
 			ar.finishTodo(t, "failed", obs.replanReason)
-			return ar.replanNow(cmp.Or(reasonText(obs.replanReason), "Dynamic replan triggered"))
+			ps.lastReason = reasonText(obs.replanReason)
+			return routeReplan
 		case !obs.success:
 			ar.finishTodo(t, "failed", nil)
-			return ar.replanNow("Step did not complete successfully")
+			ps.lastReason = "Step did not complete successfully"
+			return routeReplan
 		}
 		ar.finishTodo(t, "completed", nil)
 		if obs.valid && len(obs.refinements) > 0 {
-			ar.refine(t, obs, todos)
+			ar.refine(t, obs, ps.todos)
 		}
-		return false
+		return routeContinue
 	default: // low and medium gate the same way on a failed step
 		if obs.success {
 			ar.finishTodo(t, "completed", nil)
-			return false
+			return routeContinue
 		}
 		if obs.replan {
 			ar.finishTodo(t, "failed", obs.replanReason)
-			return ar.replanNow(cmp.Or(reasonText(obs.replanReason), "Step did not complete successfully"))
+			ps.lastReason = cmp.Or(reasonText(obs.replanReason), "Step did not complete successfully")
+			return routeReplan
 		}
 		ar.finishTodo(t, "failed", nil)
-		return false
+		return routeContinue
 	}
 }
 
@@ -394,15 +517,6 @@ func (ar *agentRun) routeObservation(t *todo, obs observation, todos []*todo) bo
 func reasonText(v any) string {
 	s, _ := v.(string)
 	return s
-}
-
-// replanNow is handle_replan_now: with replans left CrewAI would replan,
-// which crewbench does not reproduce; either way the plan ends.
-func (ar *agentRun) replanNow(reason string) bool {
-	if ar.agent.Planning.MaxReplans > 0 {
-		ar.replanGap(reason)
-	}
-	return true
 }
 
 // goalAchieved is handle_goal_achieved (agent_executor.py:985-1009).
@@ -485,15 +599,15 @@ func (ar *agentRun) finishTodo(t *todo, status string, errText any) {
 	ar.rs.emit(ev)
 }
 
-// shouldReplan is _should_replan (agent_executor.py:2537-2587) with no
-// replan made yet: two failed todos, two results starting "Error:", or a
+// shouldReplan is _should_replan (agent_executor.py:2537-2587): with a
+// replan left, two failed todos, two results starting "Error:", or a
 // replan phrase in the agent's last message.
-func (ar *agentRun) shouldReplan(todos []*todo) (string, bool) {
-	if ar.agent.Planning.MaxReplans <= 0 {
+func (ar *agentRun) shouldReplan(ps *planState) (string, bool) {
+	if ps.replans >= ar.agent.Planning.MaxReplans {
 		return "", false
 	}
 	failed, errs := 0, 0
-	for _, t := range todos {
+	for _, t := range ps.todos {
 		if t.status == "failed" {
 			failed++
 		}
@@ -518,13 +632,10 @@ func (ar *agentRun) shouldReplan(todos []*todo) (string, bool) {
 	return "", false
 }
 
-func (ar *agentRun) replanGap(reason string) {
-	ar.rs.warn(ar.span, ar.base, "agent "+ar.p.role+": CrewAI would replan here ("+reason+"); crewbench does not reproduce replanning and finalizes with the steps done so far")
-}
-
 // finalizePlan is finalize for the todos (agent_executor.py:2339-2411):
-// the last todo's result when it reads as a final answer, else the
-// synthesis call, else the completed steps' results.
+// the last todo's result when it reads as a final answer (never with an
+// output model), else the synthesis call, else the completed steps'
+// results.
 func (ar *agentRun) finalizePlan(ctx context.Context, todos []*todo) (string, bool, error) {
 	var withResults []*todo
 	for _, t := range todos {
@@ -533,7 +644,7 @@ func (ar *agentRun) finalizePlan(ctx context.Context, todos []*todo) (string, bo
 		}
 	}
 	if len(withResults) > 0 {
-		if last := lastTodo(withResults); lastResultIsAnswer(last) {
+		if last := lastTodo(withResults); ar.responseModel == nil && lastResultIsAnswer(last) {
 			return last.result, false, nil
 		}
 		out, err := ar.synthesize(ctx, withResults)
@@ -567,7 +678,7 @@ func lastTodo(todos []*todo) *todo {
 }
 
 // lastResultIsAnswer is _can_use_last_todo_result_as_final_answer
-// (agent_executor.py:2413-2442) without a response model: no suggested
+// (agent_executor.py:2413-2442) after its response model check: no suggested
 // tool, no error, at least 200 characters or 30 words, and a sentence
 // mark.
 func lastResultIsAnswer(t *todo) bool {
@@ -587,8 +698,10 @@ func lastResultIsAnswer(t *todo) bool {
 
 // synthesize is _synthesize_final_answer_from_todos (agent_executor.py:
 // 2444-2531): one call of the agent's LLM with the task (cut before an
-// appended "Planning:") and each step's result; an error or an empty reply
-// falls back to the results joined.
+// appended "Planning:") and each step's result, with the task's output
+// model as its response_model; an error (a reply the model refuses
+// included) or an empty reply falls back to the results joined. A reply
+// to the output model is the agent's BaseModel result (planModel).
 func (ar *agentRun) synthesize(ctx context.Context, todos []*todo) (string, error) {
 	results := make([]string, len(todos))
 	for i, t := range todos {
@@ -600,11 +713,16 @@ func (ar *agentRun) synthesize(ctx context.Context, todos []*todo) (string, erro
 		{Role: llm.RoleSystem, Content: prompt.SynthesisSystem(ar.p.role)},
 		{Role: llm.RoleUser, Content: prompt.SynthesisUser(desc, combined)},
 	}
-	resp, err := ar.callLLMOn(ctx, ar.span, ar.agentTarget(), msgs, nil, false)
+	target := ar.agentTarget()
+	if ar.responseFormat != nil {
+		target.structured = &builtinModel{format: ar.responseFormat, model: ar.responseModel}
+	}
+	resp, err := ar.callLLMOn(ctx, ar.span, target, msgs, nil, false)
 	if err != nil && (ctx.Err() != nil || errors.Is(err, ErrAborted)) {
 		return "", err
 	}
 	if err == nil && resp.Content != "" {
+		ar.planModel = ar.responseFormat != nil
 		return resp.Content, nil
 	}
 	return combined, nil

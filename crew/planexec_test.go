@@ -1,11 +1,17 @@
 package crew
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"crewbench/crew/llm"
+	"crewbench/crew/pyjson"
+	"crewbench/mcpconn"
 	"crewbench/session"
 )
 
@@ -239,5 +245,415 @@ func TestAgentPlanObserverHighRefinesAndEndsEarly(t *testing.T) {
 	}
 	if r.count(session.PlanRefinement) != 1 || r.count(session.GoalAchievedEarly) != 1 {
 		t.Errorf("refinements %d, goals %d", r.count(session.PlanRefinement), r.count(session.GoalAchievedEarly))
+	}
+}
+
+// forecastParamsWire is get_forecast's parameters as CrewAI 1.15.17 sent
+// them in the native_basic golden (testdata/goldens/golden/native_basic).
+const forecastParamsWire = `{"additionalProperties":false,"properties":{"city":{"description":"City name.. Examples: 'Berlin', 'Lisbon'","type":"string"},"days":{"anyOf":[{"maximum":7,"minimum":1,"type":"integer"},{"type":"null"}],"description":"Number of days, 1 to 7.. Minimum: 1. Maximum: 7"},"units":{"anyOf":[{"enum":["metric","imperial"],"type":"string"},{"type":"null"}],"description":"Temperature units.. Allowed values: ['metric', 'imperial']"}},"required":["city","days","units"],"type":"object"}`
+
+// forecastResult is the weather fixture's reply for Berlin over 2 days, as
+// the goldens' tool messages and observations carry it.
+const forecastResult = "{\n  \"city\": \"Berlin\",\n  \"units\": \"metric\",\n  \"days\": [\n    {\n      \"day\": 1,\n      \"condition\": \"light rain\",\n      \"high\": 13,\n      \"low\": 6\n    },\n    {\n      \"day\": 2,\n      \"condition\": \"sunny\",\n      \"high\": 14,\n      \"low\": 7\n    }\n  ]\n}"
+
+// stepExecutorSystem is step_executor_system_prompt for the Writer with
+// tools_section (step_executor.py:260-281).
+func stepExecutorSystem(section string) string { return stepSystemWire + section }
+
+// plannedForecastCrew is the Writer with the weather fixture's
+// get_forecast (filtered as in the goldens) and a one-step plan that
+// suggests it; it returns the tool's LLM name.
+func plannedForecastCrew(t *testing.T, m *MCP, prov llm.Provider) (*Crew, string) {
+	t.Helper()
+	spec := fixtureSpec("weather")
+	spec.Filter = mcpconn.FilterSpec{Allowed: []string{"get_forecast"}}
+	c := guardedCrew(prov, nil, false, 0)
+	a := c.Agents[0]
+	a.MCPs = []MCPRef{{Spec: spec}}
+	name := discoverOne(t, m, a, "getForecast")
+	a.Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 20, Effort: "low", MaxReplans: 3}
+	return c, name
+}
+
+// queue adds replies once the tool names they hold are known.
+func (cs *chatServer) queue(replies ...string) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	cs.replies = append(cs.replies, replies...)
+}
+
+func onePlannedStep(tool string) string {
+	return `call create_reasoning_plan {"plan":"p","steps":[{"step_number":1,"description":"Get the forecast.","tool_to_use":"` + tool + `","depends_on":[]}],"ready":true}`
+}
+
+// A plan step of an agent with native function calling
+// (StepExecutor._execute_native, step_executor.py:524-651): the agent's
+// tools offered as the agent loop offers them and "Available tools: …" in
+// the system message; the tool call runs through
+// execute_single_native_tool_call with the plan step on its events, its
+// result goes back as a tool message after the assistant message with
+// null content, and the text reply is the step's result, synthesized at
+// the end as the suggested tool keeps the last result from being the
+// answer (agent_executor.py:2425-2427).
+func TestAgentPlanStepCallsMCPToolNatively(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// iterations is max_step_iterations (0: the default, 15).
+		iterations int
+		// replies after the plan and the tool call.
+		replies []string
+		// result is the step's result, as the synthesis request holds it.
+		result string
+	}{
+		{"a text reply ends the step", 0, []string{"Rain, then sun.", "S."}, "Rain, then sun."},
+		// Out of iterations, the batches' results joined are the result
+		// (step_executor.py:577).
+		{"out of iterations", 1, []string{"S."}, forecastResult},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &MCP{}
+			cs, prov := newChatServer(t)
+			c, name := plannedForecastCrew(t, m, prov)
+			c.Agents[0].Planning.MaxStepIterations = tc.iterations
+			cs.queue(onePlannedStep(name), "call "+name+` {"city": "Berlin", "days": 2}`)
+			cs.queue(tc.replies...)
+			r := kickoff(t, c, nil, Options{MCP: m})
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			system := `{"role":"system","content":` + wireJSON(stepExecutorSystem("\n\nAvailable tools: "+name)) + `}`
+			user := `{"role":"user","content":` + wireJSON(stepUser("Get the forecast.", "\n\nSuggested tool: "+name)) + `}`
+			tools := `"model":"gpt-4o","tool_choice":"auto","tools":[{"type":"function","function":{"name":"` + name + `","description":"Daily weather forecast for a city.","strict":true,"parameters":` + forecastParamsWire + `}}]}`
+			if got, want := cs.body(t, 1), `{"messages":[`+system+`,`+user+`],`+tools; got != want {
+				t.Errorf("step request 1\n got %s\nwant %s", got, want)
+			}
+			last := len(cs.bodies) - 1
+			if tc.iterations == 0 {
+				assistant := `{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"` + name + `","arguments":"{\"city\": \"Berlin\", \"days\": 2}"}}]}`
+				toolMsg := `{"role":"tool","tool_call_id":"call_1","name":"` + name + `","content":` + wireJSON(forecastResult) + `}`
+				if got, want := cs.body(t, 2), `{"messages":[`+system+`,`+user+`,`+assistant+`,`+toolMsg+`],`+tools; got != want {
+					t.Errorf("step request 2\n got %s\nwant %s", got, want)
+				}
+			}
+			synthesized := wireJSON("Step 1 (Get the forecast.):\n" + tc.result)
+			if !strings.Contains(cs.body(t, last), synthesized[1:len(synthesized)-1]) || r.out.Raw != "S." || last != 2+len(tc.replies)-1 {
+				t.Errorf("synthesis %s, raw %q after %d requests", cs.body(t, last), r.out.Raw, len(cs.bodies))
+			}
+			if sent := sentArguments(r); len(sent) != 1 || sent[0] != `{"city":"Berlin","days":2,"units":"metric"}` {
+				t.Errorf("arguments sent: %q", sent)
+			}
+			var steps []string
+			for _, ev := range r.events {
+				if (ev.Kind == session.ToolUsageStarted || ev.Kind == session.ToolUsageFinished) && ev.Str("tool_name") == name {
+					steps = append(steps, fmt.Sprint(ev.Kind, " ", ev.Data["plan_step_number"], " ", ev.Data["plan_step_description"]))
+				}
+			}
+			if want := []string{"tool_usage_started 1 Get the forecast.", "tool_usage_finished 1 Get the forecast."}; !slices.Equal(steps, want) {
+				t.Errorf("tool events %q", steps)
+			}
+		})
+	}
+}
+
+// A plan step in text mode (an agent LLM without function calling; the
+// plan comes from a planning_config.llm that has it): the system message
+// gets step_executor_tools_section with the ReAct format and no tools are
+// offered; an Action runs the tool (ToolUsage's events inside the
+// StepExecutor's own pair), and the reply and "Observation: …" are
+// appended as they are (step_executor.py:328-378). A Final Answer ends the
+// step. A step whose suggested tool was never called fails
+// (_validate_expected_tool_usage, :491-522).
+func TestAgentPlanStepReActCallsMCPTool(t *testing.T) {
+	action := "Thought: look it up\nAction: NAME\nAction Input: {\"city\": \"Berlin\", \"days\": 2}"
+	for _, tc := range []struct {
+		name    string
+		replies []string
+		success bool
+	}{
+		{"action then final answer", []string{action, "Thought: done\nFinal Answer: Rain, then sun.", "S."}, true},
+		{"suggested tool not called", []string{"Final Answer: Rain, then sun."}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &MCP{}
+			cs, planner := newChatServer(t)
+			text, err := llm.New(llm.Config{Model: "gpt-4o", BaseURL: cs.url, APIKey: "sk-test", FunctionCalling: new(bool)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, name := plannedForecastCrew(t, m, text)
+			c.Agents[0].Planning.LLM, c.Agents[0].Planning.Model = planner, "gpt-4o"
+			cs.queue(onePlannedStep(name))
+			for _, reply := range tc.replies {
+				cs.queue(strings.ReplaceAll(reply, "NAME", name))
+			}
+			r := kickoff(t, c, nil, Options{MCP: m})
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			section := "\n\nAvailable tools: " + name + "\n\nYou may call tools multiple times in sequence. Use this format for EACH tool call:\nThought: <what you observed and what you will try next>\nAction: <tool_name>\nAction Input: <input>\n\nAfter observing each result, decide: is the step complete? If yes:\nThought: The step is done because <evidence>\nFinal Answer: <concise summary of what was accomplished and the key result>"
+			system := stepExecutorSystem(section)
+			user := stepUser("Get the forecast.", "\n\nSuggested tool: "+name)
+			if got, want := cs.body(t, 1), twoMessageBody(system, user); got != want {
+				t.Errorf("step request 1\n got %s\nwant %s", got, want)
+			}
+			var success []bool
+			for _, ev := range r.events {
+				if ev.Kind == session.PlanStepCompleted {
+					success = append(success, ev.Bool("success"))
+				}
+			}
+			if !slices.Equal(success, []bool{tc.success}) {
+				t.Errorf("step success %v", success)
+			}
+			if !tc.success {
+				// No result: finalize's fallback, without synthesis.
+				if r.out.Raw != "Agent completed execution but produced no final output." || len(cs.bodies) != 2 {
+					t.Errorf("raw %q after %d requests", r.out.Raw, len(cs.bodies))
+				}
+				return
+			}
+			want := `{"messages":[{"role":"system","content":` + wireJSON(system) + `},{"role":"user","content":` + wireJSON(user) +
+				`},{"role":"assistant","content":` + wireJSON(strings.ReplaceAll(action, "NAME", name)) + `},{"role":"user","content":` + wireJSON("Observation: "+forecastResult) + `}],"model":"gpt-4o"}`
+			if got := cs.body(t, 2); got != want {
+				t.Errorf("step request 2\n got %s\nwant %s", got, want)
+			}
+			if r.out.Raw != "S." || len(cs.bodies) != 4 {
+				t.Errorf("raw %q after %d requests", r.out.Raw, len(cs.bodies))
+			}
+			// The StepExecutor's pair (the plan step, the input parsed)
+			// around ToolUsage's.
+			var tools []string
+			for _, ev := range r.events {
+				if (ev.Kind == session.ToolUsageStarted || ev.Kind == session.ToolUsageFinished) && ev.Str("tool_name") == name {
+					tools = append(tools, fmt.Sprint(ev.Kind, " ", ev.Data["plan_step_number"]))
+				}
+			}
+			if want := []string{"tool_usage_started 1", "tool_usage_started <nil>", "tool_usage_finished <nil>", "tool_usage_finished 1"}; !slices.Equal(tools, want) {
+				t.Errorf("tool events %q", tools)
+			}
+		})
+	}
+}
+
+// needs_full_replan at medium effort (handle_step_observed_medium →
+// handle_replan_now, agent_executor.py:782-846, 1011-1051):
+// plan_replan_triggered, then the planning calls again with the task
+// description enhanced by _build_replan_context and
+// replan_enhancement_prompt (:2589-2737); the new plan's steps replace the
+// pending ones, the failed step is kept for the synthesis.
+func TestAgentPlanReplansAfterNeedsFullReplan(t *testing.T) {
+	const replanned = `call create_reasoning_plan {"plan":"p2","steps":[{"step_number":3,"description":"Search again.","tool_to_use":null,"depends_on":[]}],"ready":true}`
+	failed := `{"step_completed_successfully":false,"key_information_learned":"","remaining_plan_still_valid":false,"suggested_refinements":null,"needs_full_replan":true,"replan_reason":"No source.","goal_already_achieved":false}`
+	cs, prov := newChatServer(t, twoSequentialSteps, "Final Answer: Nothing found.", failed, replanned,
+		"Final Answer: Berlin has 3.7 million people.", observationReply(true, false, "null"), "S.")
+	c := guardedCrew(prov, nil, false, 0)
+	c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 20, Effort: "medium", MaxReplans: 3}
+	r := kickoff(t, c, nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	enhanced := "Write about Berlin.\n\nIMPORTANT: Previous execution attempt did not fully succeed. Please create a revised plan that accounts for the following context from the previous attempt:\n\n" +
+		"\nFailed or errored steps:\n  - Step 1: Find a fact.\n    Error: Nothing found.\n\nThis is replan attempt 1.\nPrevious replan reason: No source." +
+		"\n\nConsider:\n1. What steps succeeded and can be built upon\n2. What steps failed and why they might have failed\n3. Alternative approaches that might work better\n4. Whether dependencies need to be restructured"
+	if got, want := cs.body(t, 3), planBody(strings.Replace(planCreateUser, "## Task\nWrite about Berlin.\n", "## Task\n"+enhanced+"\n", 1)); got != want {
+		t.Errorf("replan request\n got %s\nwant %s", got, want)
+	}
+	if got, want := cs.body(t, 4), twoMessageBody(stepSystemWire, stepUser("Search again.", "")); got != want {
+		t.Errorf("new step request\n got %s\nwant %s", got, want)
+	}
+	synthUser := "## Original Task\nWrite about Berlin.\n\n## Results from each step\nStep 1 (Find a fact.):\nNothing found.\n\nStep 3 (Search again.):\nBerlin has 3.7 million people.\n\nSynthesize these results into a single, coherent final answer."
+	if got := cs.body(t, 6); !strings.Contains(got, wireJSON(synthUser)[1:len(wireJSON(synthUser))-1]) || r.out.Raw != "S." || len(cs.bodies) != 7 {
+		t.Errorf("synthesis %s, raw %q after %d requests", got, r.out.Raw, len(cs.bodies))
+	}
+	var kinds []session.Kind
+	for _, ev := range r.events {
+		switch ev.Kind {
+		case session.PlanReplanTriggered:
+			if ev.Str("replan_reason") != "No source." || ev.Int("replan_count") != 1 || ev.Int("completed_steps_preserved") != 0 || ev.Int("step_number") != 0 {
+				t.Errorf("replan triggered %+v", ev.Data)
+			}
+			fallthrough
+		case session.PlanStepStarted, session.PlanStepCompleted, session.AgentReasoningStarted, session.AgentReasoningCompleted:
+			kinds = append(kinds, ev.Kind)
+		}
+	}
+	want := []session.Kind{session.AgentReasoningStarted, session.AgentReasoningCompleted, session.PlanStepStarted, session.PlanStepCompleted,
+		session.PlanReplanTriggered, session.AgentReasoningStarted, session.AgentReasoningCompleted, session.PlanStepStarted, session.PlanStepCompleted}
+	if !slices.Equal(kinds, want) {
+		t.Errorf("events\n got %v\nwant %v", kinds, want)
+	}
+}
+
+// A planned task with output_json: the last result is never the answer
+// with a response model (agent_executor.py:2417-2419), and the synthesis
+// call carries it as response_format (:2491-2512); the model's reply is
+// the agent's BaseModel result, the task's raw its model_dump_json().
+func TestAgentPlanSynthesisWithOutputJSON(t *testing.T) {
+	long := strings.TrimSpace(strings.Repeat("Berlin is a big city. ", 8)) // would be the answer without a model
+	cs, prov := newChatServer(t, `call create_reasoning_plan {"plan":"p","steps":[{"step_number":1,"description":"Get it.","tool_to_use":null,"depends_on":[]}],"ready":true}`,
+		"Final Answer: "+long, `{"city": "Berlin", "days": 2, "summary": "Big."}`)
+	c := guardedCrew(prov, nil, false, 0)
+	schema, err := pyjson.LoadsObject(forecastSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Tasks[0].OutputJSON = schema
+	c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 20, Effort: "low", MaxReplans: 3}
+	r := kickoff(t, c, nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if got, want := cs.body(t, 1), twoMessageBody(stepSystemWire, stepUser("Get it.", "")); got != want {
+		t.Errorf("step request\n got %s\nwant %s", got, want)
+	}
+	synthSystem := "You are Writer. You have completed a multi-step task. Synthesize the results from all steps into a single, coherent final response that directly addresses the original task. Do NOT list step numbers or say 'Step 1 result'. Produce a clean, polished answer as if you did it all at once."
+	synthUser := "## Original Task\nWrite about Berlin.\n\n## Results from each step\nStep 1 (Get it.):\n" + long + "\n\nSynthesize these results into a single, coherent final answer."
+	if got, want := cs.body(t, 2), chatBody(synthSystem, synthUser, "gpt-4o", "Forecast", forecastWire); got != want {
+		t.Errorf("synthesis request\n got %s\nwant %s", got, want)
+	}
+	if r.out.Raw != `{"city":"Berlin","days":2,"summary":"Big."}` || r.out.JSONDict == nil || len(cs.bodies) != 3 {
+		t.Errorf("raw %q, json %v after %d requests", r.out.Raw, r.out.JSONDict, len(cs.bodies))
+	}
+}
+
+// A dependency deadlock (no todo ready, the plan not complete) is
+// needs_replan (get_ready_todos_method, agent_executor.py:1069-1102):
+// handle_replan replans without plan_replan_triggered, the deadlock as the
+// previous reason (:2739-2761); with no replan left the todos are left for
+// the agent loop ("no_todos").
+func TestAgentPlanDeadlockReplans(t *testing.T) {
+	const deadlocked = `call create_reasoning_plan {"plan":"p","steps":[` +
+		`{"step_number":1,"description":"One.","tool_to_use":null,"depends_on":[2]},` +
+		`{"step_number":2,"description":"Two.","tool_to_use":null,"depends_on":[1]}],"ready":true}`
+	const replanned = `call create_reasoning_plan {"plan":"p2","steps":[{"step_number":3,"description":"Write it.","tool_to_use":null,"depends_on":[]}],"ready":true}`
+	long := strings.TrimSpace(strings.Repeat("Berlin is a big city. ", 8))
+	for _, tc := range []struct {
+		name     string
+		replans  int
+		replies  []string
+		requests int
+	}{
+		{"a replan left", 3, []string{replanned, "Final Answer: " + long}, 3},
+		{"no replan left", 0, []string{long}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs, prov := newChatServer(t, append([]string{deadlocked}, tc.replies...)...)
+			c := guardedCrew(prov, nil, false, 0)
+			c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 20, Effort: "low", MaxReplans: tc.replans}
+			r := kickoff(t, c, nil, Options{})
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			if r.out.Raw != long || len(cs.bodies) != tc.requests || r.count(session.PlanReplanTriggered) != 0 {
+				t.Fatalf("raw %q after %d requests, %d replan events", r.out.Raw, len(cs.bodies), r.count(session.PlanReplanTriggered))
+			}
+			if tc.replans == 0 {
+				// The agent loop's own request, after agent_logs_started.
+				if !strings.Contains(cs.body(t, 1), `Current Task: Write about Berlin.`) || r.count(session.AgentLogsStarted) != 1 {
+					t.Errorf("agent loop request %s", cs.body(t, 1))
+				}
+				return
+			}
+			enhanced := "Write about Berlin.\n\nIMPORTANT: Previous execution attempt did not fully succeed. Please create a revised plan that accounts for the following context from the previous attempt:\n\n" +
+				"\nThis is replan attempt 1.\nPrevious replan reason: No todos are ready but plan is not complete — likely a dependency deadlock or missing completion" +
+				"\n\nConsider:\n1. What steps succeeded and can be built upon\n2. What steps failed and why they might have failed\n3. Alternative approaches that might work better\n4. Whether dependencies need to be restructured"
+			if got, want := cs.body(t, 1), planBody(strings.Replace(planCreateUser, "## Task\nWrite about Berlin.\n", "## Task\n"+enhanced+"\n", 1)); got != want {
+				t.Errorf("replan request\n got %s\nwant %s", got, want)
+			}
+			if got, want := cs.body(t, 2), twoMessageBody(stepSystemWire, stepUser("Write it.", "")); got != want {
+				t.Errorf("new step request\n got %s\nwant %s", got, want)
+			}
+		})
+	}
+}
+
+// A tool failure under the raise policy is ToolExecutionFailedError, which
+// StepExecutor.execute re-raises (step_executor.py:209-212): a single step
+// fails the run; among parallel steps asyncio.gather returns it, and the
+// step is failed with "Error: …" as its result, unobserved, while the
+// others go on (agent_executor.py:1250-1275).
+func TestAgentPlanStepToolFailureUnderRaise(t *testing.T) {
+	parallel := `call create_reasoning_plan {"plan":"p","steps":[` +
+		`{"step_number":1,"description":"One.","tool_to_use":null,"depends_on":[]},` +
+		`{"step_number":2,"description":"Two.","tool_to_use":null,"depends_on":[]}],"ready":true}`
+	single := `call create_reasoning_plan {"plan":"p","steps":[{"step_number":1,"description":"One.","tool_to_use":null,"depends_on":[]}],"ready":true}`
+	long := strings.TrimSpace(strings.Repeat("Berlin is a big city. ", 8))
+	for _, tc := range []struct {
+		name    string
+		replies []string
+		// failed is the run's error ("" for none).
+		failed string
+	}{
+		{"parallel steps go on", []string{parallel, `call down {}`, long}, ""},
+		{"a single step fails the run", []string{single, `call down {}`}, "Tool 'down' failed during 'write': down for maintenance"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs, prov := newChatServer(t, tc.replies...)
+			c := guardedCrew(prov, nil, false, 0)
+			c.ToolFailurePolicy = PolicyRaise
+			c.Agents[0].Tools = []Tool{NewFuncTool("down", "Always down.", nil, func(context.Context, *pyjson.Object) ToolResult {
+				return ToolResult{Failure: &ToolFailure{Message: "down for maintenance", Reason: ReasonToolReported}}
+			})}
+			c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 20, Effort: "low", MaxReplans: 3}
+			r := kickoff(t, c, nil, Options{})
+			if tc.failed != "" {
+				if r.err == nil || r.err.Error() != tc.failed || len(cs.bodies) != 2 {
+					t.Fatalf("err %v after %d requests", r.err, len(cs.bodies))
+				}
+				return
+			}
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			var completed []string
+			for _, ev := range r.events {
+				if ev.Kind == session.PlanStepCompleted {
+					completed = append(completed, fmt.Sprint(ev.Int("step_number"), " ", ev.Bool("success"), " ", ev.Str("result")))
+				}
+			}
+			want := []string{"1 false Error: Tool 'down' failed during 'write': down for maintenance", "2 true " + long}
+			if !slices.Equal(completed, want) || r.out.Raw != long || len(cs.bodies) != 3 {
+				t.Errorf("steps %q, raw %q after %d requests", completed, r.out.Raw, len(cs.bodies))
+			}
+		})
+	}
+}
+
+// step_timeout is checked before each of a step's LLM calls
+// (step_executor.py:539-548): past it the step ends, successfully, with
+// the tool results so far, or "Step timed out after Ns" without any. The
+// clock here moves 10 s each time it is read.
+func TestAgentPlanStepTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		timeout  time.Duration
+		result   string
+		requests int
+	}{
+		{"after a tool call", 15 * time.Second, "Sunny in Berlin", 3},
+		{"before the first call", 5 * time.Second, "Step timed out after 10s", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs, prov := newChatServer(t, `call create_reasoning_plan {"plan":"p","steps":[{"step_number":1,"description":"Look.","tool_to_use":null,"depends_on":[]}],"ready":true}`,
+				`call get_forecast {"city": "Berlin"}`, "S.", "S.")
+			c := guardedCrew(prov, nil, false, 0)
+			c.Agents[0].Tools = []Tool{weatherTool(new(atomic.Int64))}
+			c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 20, Effort: "low", MaxReplans: 3, StepTimeout: tc.timeout}
+			var ticks atomic.Int64
+			start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			r := kickoff(t, c, nil, Options{Now: func() time.Time { return start.Add(time.Duration(ticks.Add(1)) * 10 * time.Second) }})
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			var completed []string
+			for _, ev := range r.events {
+				if ev.Kind == session.PlanStepCompleted {
+					completed = append(completed, fmt.Sprint(ev.Bool("success"), " ", ev.Str("result")))
+				}
+			}
+			if !slices.Equal(completed, []string{"true " + tc.result}) || len(cs.bodies) != tc.requests {
+				t.Errorf("steps %q after %d requests", completed, len(cs.bodies))
+			}
+		})
 	}
 }

@@ -31,7 +31,8 @@ import (
 // (get_ready_todos_method, execute_todo_sequential/_parallel with a
 // StepExecutor per step, observe_step_result with PlannerObserver calls at
 // medium and high reasoning_effort, replanning, then finalize's synthesis
-// call, agent_executor.py:643-1372, 2339-2536), reproduced in planexec.go.
+// call, agent_executor.py:643-1372, 2339-2536), reproduced in planexec.go
+// and stepexec.go.
 
 // planningTool is FUNCTION_SCHEMA as the OpenAI provider sends a dict tool
 // (safe_tool_conversion, then _convert_tools_for_interference with
@@ -53,23 +54,40 @@ func planningTool(anthropic bool) llm.Tool {
 	}
 }
 
-// generatePlan is handle_agent_reasoning (reasoning_handler.py:187-254):
-// agent_reasoning_started for attempt 1, the plan call and every
-// refinement, then agent_reasoning_completed for attempt 1 with the final
-// plan, or agent_reasoning_failed (attempt 1) with the error. Each
-// refinement is its own started/completed pair, inside attempt 1's scope.
-// Planning never fails the run: CrewAI logs its errors and executes the
-// task (agent_executor.py:388-390); only a cancelled run or an abort at a
-// breakpoint stops it.
-// It returns the steps of a ready plan, which become the todos
-// (agent_executor.py:380-381).
+// generatePlan is generate_plan (agent_executor.py:347-388):
+// handle_agent_reasoning on the task's description. Planning never fails
+// the run: CrewAI logs its errors and executes the task
+// (agent_executor.py:388-390); only a cancelled run or an abort at a
+// breakpoint stops it. It returns the steps of a ready plan, which become
+// the todos (agent_executor.py:380-381).
 func (ar *agentRun) generatePlan(ctx context.Context) ([]planStep, error) {
 	if ar.agent.Planning == nil {
 		return nil, nil
 	}
+	plan, err := ar.reason(ctx, ar.tr.text.description)
+	if err != nil {
+		if ctx.Err() != nil || errors.Is(err, ErrAborted) {
+			return nil, err
+		}
+		return nil, nil
+	}
+	if !plan.ready {
+		return nil, nil
+	}
+	return plan.steps, nil
+}
+
+// reason is handle_agent_reasoning (reasoning_handler.py:187-254) with the
+// task's description as description (a replan passes the enhanced one,
+// as _trigger_replan sets task.description around the call):
+// agent_reasoning_started for attempt 1, the plan call and every
+// refinement, then agent_reasoning_completed for attempt 1 with the final
+// plan, or agent_reasoning_failed (attempt 1) and the error. Each
+// refinement is its own started/completed pair, inside attempt 1's scope.
+func (ar *agentRun) reason(ctx context.Context, description string) (reasoningPlan, error) {
 	span := ar.reasoningStarted(ar.span, 1)
 	start := ar.rs.em.Now()
-	p, err := ar.executePlanning(ctx, span)
+	p, err := ar.executePlanning(ctx, span, description)
 	var plan reasoningPlan
 	if err == nil {
 		// ReasoningPlan(plan=…, steps=…, ready=…) (reasoning_handler.py:253).
@@ -81,18 +99,12 @@ func (ar *agentRun) generatePlan(ctx context.Context) ([]planStep, error) {
 		ev.Kind, ev.Outcome, ev.Error = session.AgentReasoningFailed, "failed", err.Error()
 		ev.Data = map[string]any{"agent_role": ar.p.role, "task_id": ar.tr.id, "error": err.Error(), "attempt": 1}
 		ar.rs.emit(ev)
-		if ctx.Err() != nil || errors.Is(err, ErrAborted) {
-			return nil, err
-		}
-		return nil, nil
+		return reasoningPlan{}, err
 	}
 	ev.Kind, ev.Outcome = session.AgentReasoningCompleted, "ok"
 	ev.Data = map[string]any{"agent_role": ar.p.role, "task_id": ar.tr.id, "plan": plan.plan, "ready": plan.ready, "attempt": 1}
 	ar.rs.emit(ev)
-	if !plan.ready {
-		return nil, nil
-	}
-	return plan.steps, nil
+	return plan, nil
 }
 
 func (ar *agentRun) reasoningStarted(parent string, attempt int) string {
@@ -109,9 +121,9 @@ func (ar *agentRun) reasoningStarted(parent string, attempt int) string {
 // truthiness of the reply's ready) and max_attempts allows. A refinement's
 // agent_reasoning_completed is left out when its plan and ready do not
 // validate, as constructing the event raises and CrewAI ignores it.
-func (ar *agentRun) executePlanning(ctx context.Context, span string) (rawPlan, error) {
+func (ar *agentRun) executePlanning(ctx context.Context, span, description string) (rawPlan, error) {
 	cfg := ar.agent.Planning
-	user, err := ar.planningPrompt()
+	user, err := ar.planningPrompt(description)
 	if err != nil {
 		return rawPlan{}, err
 	}
@@ -146,17 +158,18 @@ func (ar *agentRun) executePlanning(ctx context.Context, span string) (rawPlan, 
 }
 
 // planningPrompt is _create_planning_prompt (reasoning_handler.py:498-532):
-// planning_config.plan_prompt formatted with the agent, task, tools and
-// max_steps, else planning.create_plan_prompt.
-func (ar *agentRun) planningPrompt() (string, error) {
+// planning_config.plan_prompt formatted with the agent, the task (its
+// description as given), tools and max_steps, else
+// planning.create_plan_prompt.
+func (ar *agentRun) planningPrompt(description string) (string, error) {
 	cfg := ar.agent.Planning
 	tools := ar.planningTools()
 	if cfg.PlanPrompt == nil {
-		return prompt.PlanningCreatePrompt(ar.tr.text.description, ar.tr.text.expectedOutput, tools, cfg.MaxSteps), nil
+		return prompt.PlanningCreatePrompt(description, ar.tr.text.expectedOutput, tools, cfg.MaxSteps), nil
 	}
 	return prompt.PyFormat(*cfg.PlanPrompt, map[string]string{
 		"role": ar.p.role, "goal": ar.p.goal, "backstory": ar.p.backstory,
-		"description": ar.tr.text.description, "expected_output": ar.tr.text.expectedOutput,
+		"description": description, "expected_output": ar.tr.text.expectedOutput,
 		"tools": tools, "max_steps": strconv.Itoa(cfg.MaxSteps),
 	})
 }

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
+	"time"
 
 	"crewbench/crew/llm"
 	"crewbench/crew/project"
@@ -215,7 +215,7 @@ func TestFromProjectReadsPlanningConfig(t *testing.T) {
 		"crew.jsonc": `{"name": "p", "agents": ["writer"], "tasks": [{"name": "write", "description": "Write.", "expected_output": "Text.", "agent": "writer"}]}`,
 		"agents/writer.jsonc": `{"role": "Writer", "goal": "g", "backstory": "b", "planning": true, "llm": "scripted:inline.yaml",
   "planning_config": {"max_attempts": 3, "max_steps": 5, "plan_prompt": "Plan {description}", "system_prompt": "S", "refine_prompt": null,
-    "llm": {"model": "gpt-4o", "base_url": "http://127.0.0.1:9/v1", "api_key": "k"}, "reasoning_effort": "high", "observe_steps": false, "max_step_iterations": 4}}`,
+    "llm": {"model": "gpt-4o", "base_url": "http://127.0.0.1:9/v1", "api_key": "k"}, "reasoning_effort": "high", "observe_steps": false, "max_step_iterations": 4, "step_timeout": 30, "future_field": 1}}`,
 	})
 	p, err := project.Open(dir, "")
 	if err != nil {
@@ -228,13 +228,13 @@ func TestFromProjectReadsPlanningConfig(t *testing.T) {
 	pc := c.Agents[0].Planning
 	// max_replans defaults to 3 (agent/planning_config.py:122-126).
 	if pc == nil || pc.MaxAttempts != 3 || pc.MaxSteps != 5 || *pc.PlanPrompt != "Plan {description}" || *pc.SystemPrompt != "S" || pc.RefinePrompt != nil ||
-		pc.Effort != "high" || pc.ObserveSteps == nil || *pc.ObserveSteps || pc.MaxReplans != 3 {
+		pc.Effort != "high" || pc.ObserveSteps == nil || *pc.ObserveSteps || pc.MaxReplans != 3 || pc.MaxStepIterations != 4 || pc.StepTimeout != 30*time.Second {
 		t.Fatalf("planning %+v", pc)
 	}
 	if pc.LLM == nil || pc.Model != "gpt-4o" || pc.LLM == c.Agents[0].LLM {
 		t.Errorf("planning llm %v %q", pc.LLM, pc.Model)
 	}
-	if all := fmt.Sprint(notes); !strings.Contains(all, "planning_config sets max_step_iterations, which crewbench's planning calls do not read") {
+	if all := fmt.Sprint(notes); !strings.Contains(all, "planning_config sets future_field, which crewbench's planning calls do not read") {
 		t.Errorf("notes %s", all)
 	}
 }
@@ -361,26 +361,5 @@ func TestAgentPlanningFunctionErrorEvents(t *testing.T) {
 		if ev.Kind == session.AgentReasoningCompleted && (ev.Str("plan") != "" || ev.Bool("ready")) {
 			t.Errorf("completed %+v", ev.Data)
 		}
-	}
-}
-
-// A ready plan with steps becomes todos (agent_executor.py:380-381), which
-// CrewAI runs through its StepExecutor instead of the agent loop; for an
-// agent with tools crewbench runs the task directly and says so.
-func TestAgentPlanningReadyStepsWarns(t *testing.T) {
-	_, prov := newChatServer(t, `call create_reasoning_plan {"plan":"p","steps":[{"step_number":1,"description":"Write it.","tool_to_use":null,"depends_on":[]}],"ready":true}`, "Berlin is big.")
-	c := guardedCrew(prov, nil, false, 0)
-	c.Agents[0].Tools = []Tool{weatherTool(new(atomic.Int64))}
-	c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 20}
-	r := kickoff(t, c, nil, Options{})
-	if r.err != nil || r.out.Raw != "Berlin is big." {
-		t.Fatalf("err %v, raw %q", r.err, r.out.Raw)
-	}
-	var warned bool
-	for _, ev := range r.events {
-		warned = warned || ev.Kind == session.Warning && strings.Contains(ev.Str("message"), "the plan is ready with 1 steps, which CrewAI executes instead of the agent loop, with StepExecutor calls with the agent's tools")
-	}
-	if !warned {
-		t.Error("no warning for the plan's steps")
 	}
 }

@@ -89,6 +89,10 @@ const (
 	StepObservationFailed    Kind = "step_observation_failed"
 	PlanRefinement           Kind = "plan_refinement"
 	GoalAchievedEarly        Kind = "goal_achieved_early"
+	// PlanReplanTriggered precedes a replan decided after a step's
+	// observation (handle_replan_now); a replan after a dependency
+	// deadlock or parallel steps has no event of its own.
+	PlanReplanTriggered Kind = "plan_replan_triggered"
 
 	// DefaultEnv opens every CrewAI context, before crew_kickoff_started.
 	DefaultEnv Kind = "default_env"

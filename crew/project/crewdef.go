@@ -396,6 +396,8 @@ func (l *loader) decodeAgentFields(a *Agent, d *decoder, name string, withTools 
 		pd.literal("reasoning_effort", &pc.ReasoningEffort, "low", "medium", "high")
 		pd.optBool("observe_steps", &pc.ObserveSteps)
 		pd.optInt("max_replans", &pc.MaxReplans)
+		pd.optInt("max_step_iterations", &pc.MaxStepIterations)
+		pd.optInt("step_timeout", &pc.StepTimeout)
 		for _, f := range n.Fields {
 			if !planningConfigRead[f.Key] {
 				pc.Others = append(pc.Others, f.Key)
@@ -681,7 +683,7 @@ func (l *loader) checkInputFiles(n *Node, label, path string) {
 // level, built once rather than per crew, agent and task.
 // planningConfigRead are the planning_config fields the planning calls read.
 var planningConfigRead = set("max_attempts", "max_steps", "system_prompt", "plan_prompt", "refine_prompt", "llm",
-	"reasoning_effort", "observe_steps", "max_replans")
+	"reasoning_effort", "observe_steps", "max_replans", "max_step_iterations", "step_timeout")
 
 var crewHandledFields = set("name", "process", "verbose", "memory", "cache", "max_rpm", "planning", "planning_llm",
 	"manager_llm", "function_calling_llm", "chat_llm", "tool_failure_policy", "stream", "tracing",

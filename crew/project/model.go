@@ -426,5 +426,9 @@ type PlanningConfig struct {
 	ReasoningEffort string
 	ObserveSteps    *bool
 	MaxReplans      *int
-	Others          []string
+	// MaxStepIterations and StepTimeout (seconds) are nil when unset (15
+	// and None).
+	MaxStepIterations *int
+	StepTimeout       *int
+	Others            []string
 }

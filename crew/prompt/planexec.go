@@ -12,6 +12,8 @@ import (
 const (
 	stepExecutorSystem = "You are {role}. {backstory}\n\nYour goal: {goal}\n\nYou are executing ONE specific step in a larger plan. Your ONLY job is to fully complete this step — not to plan ahead.\n\nKey rules:\n- **ACT FIRST.** Execute the primary action of this step immediately. Do NOT read or explore files before attempting the main action unless exploration IS the step's goal.\n- If the step says 'run X', run X NOW. If it says 'write file Y', write Y NOW.\n- If the step requires producing an output file (e.g. /app/move.txt, report.jsonl, summary.csv), you MUST write that file using a tool call — do NOT just state the answer in text.\n- You may use tools MULTIPLE TIMES. After each tool use, check the result. If it failed, try a different approach.\n- Only output your Final Answer AFTER the concrete outcome is verified (file written, build succeeded, command exited 0).\n- If a command is not found or a path does not exist, fix it (different PATH, install missing deps, use absolute paths).\n- Do NOT spend more than 3 tool calls on exploration/analysis before attempting the primary action.{tools_section}"
 
+	stepExecutorToolsSection = "\n\nAvailable tools: {tool_names}\n\nYou may call tools multiple times in sequence. Use this format for EACH tool call:\nThought: <what you observed and what you will try next>\nAction: <tool_name>\nAction Input: <input>\n\nAfter observing each result, decide: is the step complete? If yes:\nThought: The step is done because <evidence>\nFinal Answer: <concise summary of what was accomplished and the key result>"
+
 	stepExecutorTaskContext = "## Task Context\nThe following is the full task you are helping complete. Keep this in mind — especially any required output files, exact filenames, and expected formats.\n\n{task_context}\n\n---\n"
 	stepExecutorUser        = "## Current Step\n{step_description}"
 	stepExecutorTool        = "\nSuggested tool: {tool_to_use}"
@@ -27,15 +29,44 @@ const (
 	ObservationSystem = "You are a Planning Agent observing execution progress. After each step completes, you analyze what happened and decide whether the remaining plan is still valid.\n\nReason step-by-step about:\n1. Did this step produce a concrete, verifiable result? (file created, command succeeded, service running, etc.) — or did it only explore without acting?\n2. What new information was learned from this step's result?\n3. Whether the remaining steps still make sense given this new information\n4. What refinements, if any, are needed for upcoming steps\n5. Whether the overall goal has already been achieved\n\nCritical: mark `step_completed_successfully=false` if:\n- The step result is only exploratory (ls, pwd, cat) without producing the required artifact or action\n- A command returned a non-zero exit code and the error was not recovered\n- The step description required creating/building/starting something and the result shows it was not done\n\nBe conservative about triggering full replans — only do so when the remaining plan is fundamentally wrong, not just suboptimal.\n\nIMPORTANT: Set step_completed_successfully=false if:\n- The step's stated goal was NOT achieved (even if other things were done)\n- The first meaningful action returned an error (file not found, command not found, etc.)\n- The result is exploration/discovery output rather than the concrete action the step required\n- The step ran out of attempts without producing the required output\nSet needs_full_replan=true if the current plan's remaining steps reference paths or state that don't exist yet and need to be created first."
 	observationUser   = "## Original task\n{task_description}\n\n## Expected output\n{task_goal}\n{completed_summary}\n\n## Just completed step {step_number}\nDescription: {step_description}\nResult: {step_result}\n{remaining_summary}\n\nAnalyze this step's result and provide your observation."
 
+	replanEnhancement = "\n\nIMPORTANT: Previous execution attempt did not fully succeed. Please create a revised plan that accounts for the following context from the previous attempt:\n\n{previous_context}\n\nConsider:\n1. What steps succeeded and can be built upon\n2. What steps failed and why they might have failed\n3. Alternative approaches that might work better\n4. Whether dependencies need to be restructured"
+
 	// PlanNoFinalOutput is finalize's last resort when no todo has a result
 	// (experimental/agent_executor.py:2379).
 	PlanNoFinalOutput = "Agent completed execution but produced no final output."
 )
 
-// StepExecutorSystem is StepExecutor._build_system_prompt for an agent
-// without tools (agents/step_executor.py:260-281).
-func StepExecutorSystem(role, backstory, goal string) string {
-	return fill(stepExecutorSystem, "{role}", role, "{backstory}", backstory, "{goal}", goal, "{tools_section}", "")
+// StepExecutorSystem is StepExecutor._build_system_prompt
+// (agents/step_executor.py:260-281): toolNames are the agent's sanitized
+// tool names joined by ", " ("" without tools); a text-mode step
+// (textTools) gets step_executor_tools_section with the ReAct format, a
+// native one only the names.
+func StepExecutorSystem(role, backstory, goal, toolNames string, textTools bool) string {
+	section := ""
+	switch {
+	case toolNames != "" && textTools:
+		section = fill(stepExecutorToolsSection, "{tool_names}", toolNames)
+	case toolNames != "":
+		section = "\n\nAvailable tools: " + toolNames
+	}
+	return fill(stepExecutorSystem, "{role}", role, "{backstory}", backstory, "{goal}", goal, "{tools_section}", section)
+}
+
+// StepObservationMessage is the user message a text-mode step appends
+// after each tool result (StepExecutor._build_observation_message).
+func StepObservationMessage(result string) string { return "Observation: " + result }
+
+// StepNotCalled is _validate_expected_tool_usage's ValueError: a step
+// whose suggested tool exists was finished without calling it.
+func StepNotCalled(tool string, step int) string {
+	return "Expected tool '" + tool + "' was not called for step " + strconv.Itoa(step) + "."
+}
+
+// ReplanDescription is _enhance_task_for_replan
+// (experimental/agent_executor.py:2719-2737): the task description the
+// replan's planning call reads, with planning.replan_enhancement_prompt.
+func ReplanDescription(original, previousContext string) string {
+	return original + fill(replanEnhancement, "{previous_context}", previousContext)
 }
 
 // StepDependency is one completed dependency's result.
