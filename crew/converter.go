@@ -81,7 +81,7 @@ func (rs *runState) exportOutput(ctx context.Context, tr *taskRun, agent *Agent,
 		rs.warn(tr.span, base, "task "+tr.name+": converter_cls "+t.ConverterClass+" is a Python class crewbench cannot run; the output is left unconverted (raw only)")
 		return nil
 	}
-	c := &converter{rs: rs, tr: tr, agent: agent, model: m, json: t.OutputJSON != nil && !t.OutputPydantic, base: base}
+	c := &converter{rs: rs, tr: tr, parent: tr.span, agent: agent, model: m, json: t.OutputJSON != nil && !t.OutputPydantic, base: base}
 	v, err := c.convertToModel(ctx, to.Raw)
 	if err != nil {
 		return err
@@ -132,12 +132,18 @@ func directModel(ar *agentRun, answer string, m *toolschema.Model) (*pyjson.Obje
 	return v, err == nil
 }
 
-// converter is one convert_to_model run for one task output.
+// converter is one Converter run: convert_to_model for one task output,
+// or the tool call a ReAct agent's function_calling_llm is asked for.
 type converter struct {
-	rs    *runState
-	tr    *taskRun
-	agent *Agent
-	model *toolschema.Model
+	rs *runState
+	tr *taskRun
+	// parent is the span its LLM calls are parented on.
+	parent string
+	agent  *Agent
+	model  *toolschema.Model
+	// format is the response_format of a model CrewAI defines itself (nil:
+	// the task's output model's).
+	format *llm.ResponseFormat
 	// json: output_json (to_json), else output_pydantic (to_pydantic).
 	json bool
 	base session.Event
@@ -188,7 +194,7 @@ func (c *converter) convertWithInstructions(ctx context.Context, result string) 
 	if c.json {
 		return c.toJSON(ctx, ar, result)
 	}
-	v, err := c.toPydantic(ctx, ar, result)
+	v, err := c.toPydantic(ctx, ar, c.messages(result), converterMaxAttempts)
 	if err != nil {
 		return nil, err
 	}
@@ -209,10 +215,20 @@ func (c *converter) callContext() *agentRun {
 		caller = &Agent{Key: c.agent.Key, Role: c.agent.Role, LLM: c.agent.FunctionCallingLLM, Model: c.agent.FunctionCallingModel}
 	}
 	return &agentRun{
-		rs: c.rs, agent: caller, p: p, tr: c.tr, span: c.tr.span,
+		rs: c.rs, agent: caller, p: p, tr: c.tr, span: c.parent,
 		base:  session.Event{RunID: c.rs.runID},
 		usage: map[Tool]int{}, mode: prompt.ModeNoTools,
 	}
+}
+
+// target is the LLM the converter's calls go to: the agent's llm, or its
+// function_calling_llm, another LLM object whose tokens are not the
+// crew's (calculate_usage_metrics reads the agents' llm only,
+// crew.py:2201-2225).
+func (c *converter) target(ar *agentRun) llmTarget {
+	t := ar.agentTarget()
+	t.separate = c.agent.FunctionCallingLLM != nil
+	return t
 }
 
 // instructions is get_conversion_instructions (converter.py:530-562):
@@ -233,20 +249,25 @@ func promptSchemaOf(t *Task, m *toolschema.Model) *pyjson.Object {
 	return toolschema.StrictSchema(m.Schema(), true)
 }
 
-// toPydantic is Converter.to_pydantic: up to max_attempts calls; the
-// ConverterError after the last one is the task's error.
-func (c *converter) toPydantic(ctx context.Context, ar *agentRun, text string) (*pyjson.Object, error) {
-	msgs := []llm.Message{{Role: llm.RoleSystem, Content: c.instructions()}, {Role: llm.RoleUser, Content: text}}
+// messages is Converter._build_messages for a task output: the
+// conversion instructions, then the text (converter.py:45-49).
+func (c *converter) messages(text string) []llm.Message {
+	return []llm.Message{{Role: llm.RoleSystem, Content: c.instructions()}, {Role: llm.RoleUser, Content: text}}
+}
+
+// toPydantic is Converter.to_pydantic on msgs: up to maxAttempts calls;
+// the ConverterError after the last one is the caller's error.
+func (c *converter) toPydantic(ctx context.Context, ar *agentRun, msgs []llm.Message, maxAttempts int) (*pyjson.Object, error) {
 	var last error
-	for attempt := 1; attempt <= converterMaxAttempts; attempt++ {
-		target := ar.agentTarget()
+	for attempt := 1; attempt <= maxAttempts; attempt++ {
+		target := c.target(ar)
 		if ar.agent.LLM != nil && ar.agent.LLM.SupportsFunctionCalling() {
 			// llm.call(messages, response_model=model): the native OpenAI
 			// provider's beta.chat.completions.parse, which validates the
 			// reply itself (parseStructuredReply).
 			target.structured = &builtinModel{format: c.responseFormat(), model: c.model}
 		}
-		resp, err := ar.call(ctx, c.tr.span, target, llm.Request{Messages: msgs, Stream: c.rs.opts.Stream}, callOpts{})
+		resp, err := ar.call(ctx, c.parent, target, llm.Request{Messages: msgs, Stream: c.rs.opts.Stream}, callOpts{})
 		if err == nil {
 			var v *pyjson.Object
 			if v, err = c.coerce(resp.Content); err == nil {
@@ -268,6 +289,9 @@ func (c *converter) toPydantic(ctx context.Context, ar *agentRun, text string) (
 // responseFormat is the model as llm.call(response_model=…) sends it: the
 // same response_format an agent without tools sends for it.
 func (c *converter) responseFormat() *llm.ResponseFormat {
+	if c.format != nil {
+		return c.format
+	}
 	if b := c.tr.task.builtin; b != nil {
 		return b.format
 	}
@@ -311,8 +335,7 @@ func (c *converter) toJSON(ctx context.Context, ar *agentRun, text string) (any,
 			v, err = c.instructor(ctx, ar, text)
 		} else {
 			var resp llm.Response
-			msgs := []llm.Message{{Role: llm.RoleSystem, Content: c.instructions()}, {Role: llm.RoleUser, Content: text}}
-			resp, err = ar.call(ctx, c.tr.span, ar.agentTarget(), llm.Request{Messages: msgs, Stream: c.rs.opts.Stream}, callOpts{})
+			resp, err = ar.call(ctx, c.parent, c.target(ar), llm.Request{Messages: c.messages(text), Stream: c.rs.opts.Stream}, callOpts{})
 			// json.dumps(str): loaded back, it is the reply text itself.
 			v = pyjson.Dumps(resp.Content)
 		}
@@ -346,7 +369,7 @@ func (c *converter) instructor(ctx context.Context, ar *agentRun, text string) (
 	var last error
 	for attempt := 1; attempt <= instructorMaxRetries; attempt++ {
 		req := llm.Request{Messages: slices.Clip(msgs), Tools: []llm.Tool{tool}, ToolChoice: tool.Name, Bare: true}
-		resp, err := ar.call(ctx, c.tr.span, ar.agentTarget(), req, callOpts{own: true})
+		resp, err := ar.call(ctx, c.parent, c.target(ar), req, callOpts{own: true})
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, ErrAborted) {
 				return nil, err

@@ -67,13 +67,10 @@ type lastCall struct {
 	args *pyjson.Object
 }
 
-// maxParsingAttempts is ToolUsage._max_parsing_attempts (3 without a
-// function_calling_llm); it also bounds the runs of a raising tool.
+// maxParsingAttempts is ToolUsage._max_parsing_attempts unless the agent's
+// function_calling_llm is one of OpenAI's bigger models (parsingAttempts);
+// it also bounds the runs of a raising tool.
 const maxParsingAttempts = 3
-
-// rememberFormatEvery: the tools block is re-appended to every third
-// observation.
-const rememberFormatEvery = 3
 
 // maxParallelToolCalls bounds the native path's thread pool.
 const maxParallelToolCalls = 8
