@@ -454,3 +454,81 @@ func TestConverterUsesFunctionCallingLLM(t *testing.T) {
 		t.Errorf("pydantic %q", got)
 	}
 }
+
+// An empty answer to the converter ("content": null, no tool calls). The
+// native OpenAI provider's parse gives no parsed object for it, so it asks
+// again without response_format (completion.py:1892-1927) and returns
+// message.content or ""; Converter._coerce_response_to_pydantic("") fails
+// model_validate_json, and handle_partial_json, finding no "{…}", calls
+// convert_with_instructions with agent=None, which raises the TypeError
+// that to_pydantic retries and then wraps (converter.py:51-116,
+// 280-361). Without function calling the plain call returns "" the same
+// way. Through instructor, parse_tools' assertion on the tool calls
+// fails: no reask, the request is sent again (instructor core/retry.py
+// retry_sync's generic branch), and to_json gives up with the raw answer
+// kept.
+func TestConverterEmptyAnswer(t *testing.T) {
+	noAgent := "Failed to convert text into a Pydantic model due to error: Agent must be provided if converter_cls is not specified."
+	plain := `{"messages":[{"role":"system","content":` + wireJSON(converterInstructions) + `},{"role":"user","content":` + wireJSON(converterAnswer) + `}],"model":"gpt-4o"}`
+	parse := chatBody(converterInstructions, converterAnswer, "gpt-4o", "Forecast", forecastWire)
+	instructor := `{"messages":[{"role":"user","content":` + wireJSON(converterAnswer) + `}],` + instructorTools
+	attempt := []session.Kind{session.LLMCallStarted, session.LLMCallCompleted}
+	for _, tc := range []struct {
+		name     string
+		pydantic bool
+		fc       bool
+		// bodies are the converter's requests, after the agent's.
+		bodies []string
+		err    string
+		tail   []session.Kind
+		tokens int
+	}{
+		{name: "to_pydantic: parse, then a plain request, 3 times", pydantic: true, fc: true,
+			bodies: []string{parse, plain, parse, plain, parse, plain}, err: noAgent,
+			tail: slices.Concat([]session.Kind{session.AgentExecutionCompleted}, attempt, attempt, attempt, []session.Kind{session.TaskFailed, session.CrewKickoffFailed}),
+			// Both requests of an attempt are the agent's LLM's.
+			tokens: 7 * 15},
+		{name: "to_pydantic without function calling", pydantic: true,
+			bodies: []string{plain, plain, plain}, err: noAgent,
+			tail:   slices.Concat([]session.Kind{session.AgentExecutionCompleted}, attempt, attempt, attempt, []session.Kind{session.TaskFailed, session.CrewKickoffFailed}),
+			tokens: 4 * 15},
+		{name: "to_json through instructor", fc: true,
+			bodies: slices.Repeat([]string{instructor}, 9),
+			tail:   []session.Kind{session.AgentExecutionCompleted, session.TaskCompleted, session.CrewKickoffCompleted},
+			tokens: 15},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			replies := []string{converterAnswer}
+			for range 9 {
+				replies = append(replies, nullReply)
+			}
+			cs, _ := newChatServer(t, replies...)
+			fc := tc.fc
+			prov, err := llm.New(llm.Config{Model: "gpt-4o", BaseURL: cs.url, APIKey: "sk-test", FunctionCalling: &fc})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := kickoff(t, converterCrew(t, prov, tc.pydantic), nil, Options{})
+			if got := fmt.Sprint(r.err); tc.err != "" && got != tc.err || tc.err == "" && r.err != nil {
+				t.Fatalf("err %v, want %q", r.err, tc.err)
+			}
+			if n := len(cs.bodies) - 1; n != len(tc.bodies) {
+				t.Fatalf("%d converter requests, want %d", n, len(tc.bodies))
+			}
+			for i, want := range tc.bodies {
+				if got := cs.body(t, i+1); got != want {
+					t.Errorf("converter request %d\n got %s\nwant %s", i+1, got, want)
+				}
+			}
+			if got := taskTail(r); !slices.Equal(got, tc.tail) {
+				t.Errorf("events\n got %v\nwant %v", got, tc.tail)
+			}
+			if got := r.out.TokenUsage.TotalTokens; got != tc.tokens {
+				t.Errorf("tokens %d, want %d", got, tc.tokens)
+			}
+			if to := r.out.TasksOutput; tc.err == "" && (len(to) != 1 || to[0].Raw != converterAnswer || to[0].JSONDict != nil) {
+				t.Errorf("task output %+v, want the raw answer only", to)
+			}
+		})
+	}
+}

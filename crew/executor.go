@@ -639,7 +639,7 @@ func (ar *agentRun) call(ctx context.Context, step string, target llmTarget, req
 			resp, err = target.prov.Call(ctx, req, ar.chunkSink(callID, step))
 		}
 		if err == nil && !o.own {
-			resp, err = ar.parseStructuredReply(ctx, req, resp, responseModel)
+			resp, err = ar.parseStructuredReply(ctx, target, req, resp, responseModel)
 		}
 	}
 	ran := false

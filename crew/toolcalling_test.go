@@ -6,6 +6,7 @@ package crew
 // the weather fixture MCP server.
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -45,6 +46,9 @@ func TestReActFunctionCallingLLM(t *testing.T) {
 		// sent is the tools/call arguments on the wire ("" for none);
 		// obs the start of the observation otherwise.
 		sent, obs string
+		// empty: every answer is "content": null, so each attempt is a
+		// parse request and a plain one (completion.py:1892-1927).
+		empty bool
 	}{
 		{name: "unparsable input, the LLM gives the call", fcModel: "gpt-4o-mini", input: "Oslo for 2 days, please",
 			fcReplies: []string{`{"tool_name": "{tool}", "arguments": {"city": "Oslo", "days": "2"}}`},
@@ -60,6 +64,9 @@ func TestReActFunctionCallingLLM(t *testing.T) {
 		{name: "three failed attempts", fcModel: "gpt-4o-mini", input: "Oslo for 2 days, please",
 			fcReplies: []string{"no", "no", "no"},
 			fcCalls:   3, validateEvents: 3, obs: "I encountered an error: Failed to convert text into a Pydantic model due to "},
+		{name: "an empty answer", fcModel: "gpt-4o-mini", input: "Oslo for 2 days, please", empty: true,
+			fcReplies: slices.Repeat([]string{nullReply}, 6),
+			fcCalls:   6, validateEvents: 3, obs: "I encountered an error: Failed to convert text into a Pydantic model due to error: Agent must be provided if converter_cls is not specified.\nMoving on then. "},
 		{name: "a bigger model gets two", fcModel: "gpt-4o", input: "Oslo for 2 days, please",
 			fcReplies: []string{"no", "no"},
 			fcCalls:   2, validateEvents: 2, obs: "I encountered an error: Failed to convert text into a Pydantic model due to "},
@@ -106,7 +113,12 @@ func TestReActFunctionCallingLLM(t *testing.T) {
 				"\n\nReturn a valid schema for the tool, the tool name must be exactly equal one of the options, use this text to inform the valid output schema:\n\n### TEXT \n" + reply
 			system := "The schema should have the following structure, only two keys:\n- tool_name: str\n- arguments: dict (always a dictionary, with all arguments being passed)\n\nExample:\n{\"tool_name\": \"tool name\", \"arguments\": {\"arg_name1\": \"value\", \"arg_name2\": 2}}"
 			want := chatBody(system, user, tc.fcModel, "InstructorToolCalling", toolCallingWire)
+			plain := `{"messages":[{"role":"system","content":` + wireJSON(system) + `},{"role":"user","content":` + wireJSON(user) + `}],"model":"` + tc.fcModel + `"}`
 			for i := range tc.fcCalls {
+				want := want
+				if tc.empty && i%2 == 1 {
+					want = plain
+				}
 				if got := fc.body(t, i); got != want {
 					t.Errorf("function_calling_llm request %d\n got %s\nwant %s", i, got, want)
 				}
@@ -140,6 +152,9 @@ func TestReActFunctionCallingLLM(t *testing.T) {
 				if ev.Kind == session.LLMCallStarted && ev.TaskName == "" && ev.AgentRole == "" {
 					anonymous++
 				}
+			}
+			if tc.empty {
+				anonymous *= 2 // one call event for both requests
 			}
 			if anonymous != tc.fcCalls {
 				t.Errorf("%d LLM calls without task and agent, want %d", anonymous, tc.fcCalls)
