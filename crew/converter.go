@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 
 	"crewbench/crew/llm"
@@ -360,7 +361,8 @@ func (c *converter) toJSON(ctx context.Context, ar *agentRun, text string) (any,
 // it was, up to max_retries attempts.
 func (c *converter) instructor(ctx context.Context, ar *agentRun, text string) (*pyjson.Object, error) {
 	p, _ := validatingProvider(ar.agent.Model)
-	tool := instructorTool(c.model, p == names.Anthropic)
+	anthropic := p == names.Anthropic
+	tool := instructorTool(c.model, anthropic)
 	msgs := []llm.Message{{Role: llm.RoleUser, Content: text}}
 	var failed []prompt.FailedAttempt
 	// completion is retry_sync's response variable: the last reply
@@ -379,14 +381,25 @@ func (c *converter) instructor(ctx context.Context, ar *agentRun, text string) (
 			continue
 		}
 		completion = llm.CompletionRepr(resp.Raw)
-		v, perr := c.parseTools(resp, tool.Name)
+		var v *pyjson.Object
+		var perr error
+		if anthropic {
+			v, perr = c.parseAnthropicTools(resp)
+		} else {
+			v, perr = c.parseTools(resp, tool.Name)
+		}
 		if perr == nil {
 			return v, nil
 		}
 		failed = append(failed, prompt.FailedAttempt{Number: attempt, Exception: perr.Error(), Completion: completion})
 		last = perr
 		var ve *toolschema.ValidationError
-		if errors.As(perr, &ve) {
+		if errors.As(perr, &ve) && anthropic && len(resp.ToolCalls) == 0 {
+			// reask_anthropic_tools without a tool_use block: the reply's
+			// content as it came, then the error as a user message.
+			msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: resp.Content, SDKDump: true},
+				llm.Message{Role: llm.RoleUser, Content: prompt.InstructorNoToolReask(failed, perr.Error())})
+		} else if errors.As(perr, &ve) {
 			// reask_tools (instructor/providers/openai/utils.py): the reply
 			// as dump_message writes it, then a tool message per call.
 			msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: resp.ToolCalls, SDKDump: true})
@@ -420,6 +433,37 @@ func (c *converter) parseTools(resp llm.Response, name string) (*pyjson.Object, 
 	return v, nil
 }
 
+// parseAnthropicTools is OpenAISchema.parse_anthropic_tools (instructor/
+// processing/function_calls.py): a reply cut at max_tokens is incomplete;
+// the tool_use blocks' inputs must be exactly one (a TypeAdapter of a list
+// of length 1, so a ValidationError, which instructor reasks), whatever
+// its name, validated in strict mode.
+func (c *converter) parseAnthropicTools(resp llm.Response) (*pyjson.Object, error) {
+	if resp.FinishReason == "max_tokens" {
+		return nil, prompt.TextError("The output is incomplete due to a max_tokens length limit.")
+	}
+	if n := len(resp.ToolCalls); n != 1 {
+		// The list holds json.dumps of each input.
+		inputs := make([]any, n)
+		for i, tc := range resp.ToolCalls {
+			inputs[i] = tc.Arguments
+			if v, err := pyjson.Loads(tc.Arguments); err == nil {
+				inputs[i] = pyjson.Dumps(v)
+			}
+		}
+		le := toolschema.LineError{Type: "too_short", Msg: "List should have at least 1 item after validation, not 0", Input: inputs}
+		if n > 1 {
+			le.Type, le.Msg = "too_long", "List should have at most 1 item after validation, not "+strconv.Itoa(n)
+		}
+		return nil, &toolschema.ValidationError{Model: "list[any]", Errors: []toolschema.LineError{le}}
+	}
+	v, verr := c.model.ValidateJSONStrict(resp.ToolCalls[0].Arguments)
+	if verr != nil {
+		return nil, verr
+	}
+	return v, nil
+}
+
 // instructorTool is the function TOOLS mode offers for a response model
 // (instructor/providers/openai/utils.py handle_tools with
 // processing/schema.py generate_openai_schema): name the schema's title,
@@ -428,8 +472,11 @@ func (c *converter) parseTools(resp llm.Response, name string) (*pyjson.Object, 
 // required rewritten as the sorted fields that have no default. No
 // "strict" key. For Anthropic (from_provider's ANTHROPIC_TOOLS mode,
 // generate_anthropic_schema) the input schema is model_json_schema() as
-// it is; its reask (tool_result blocks with is_error) is not reproduced:
-// crewbench sends the OpenAI form's messages through its Anthropic wire.
+// it is; the reask of a reply without a tool_use block is
+// reask_anthropic_tools' (the reply's content blocks, then a user message),
+// that of a tool_use that does not validate (tool_result blocks with
+// is_error) is not reproduced: crewbench sends the OpenAI form's messages
+// through its Anthropic wire.
 func instructorTool(m *toolschema.Model, anthropic bool) llm.Tool {
 	schema := m.Schema()
 	params := schema

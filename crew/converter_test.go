@@ -7,10 +7,16 @@ package crew
 // the sources' texts (file:line cited at each expectation).
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -531,4 +537,124 @@ func TestConverterEmptyAnswer(t *testing.T) {
 			}
 		})
 	}
+}
+
+// anthropicServer is a loopback Messages API: each reply is a text
+// message, or "content": [] for nullReply; it keeps the request bodies.
+func anthropicServer(t *testing.T, replies ...string) (*chatServer, llm.Provider) {
+	t.Helper()
+	cs := &chatServer{replies: replies}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		cs.mu.Lock()
+		cs.bodies = append(cs.bodies, string(body))
+		reply := "no reply left"
+		if len(cs.replies) > 0 {
+			reply, cs.replies = cs.replies[0], cs.replies[1:]
+		}
+		cs.mu.Unlock()
+		content := []any{map[string]any{"type": "text", "text": reply}}
+		if reply == nullReply {
+			content = []any{}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{
+			"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-haiku-4-5", "content": content,
+			"stop_reason": "end_turn", "stop_sequence": nil, "usage": map[string]any{"input_tokens": 10, "output_tokens": 5},
+		})
+	}))
+	t.Cleanup(srv.Close)
+	cs.url = srv.URL
+	prov, err := llm.New(llm.Config{Model: "anthropic/claude-haiku-4-5", BaseURL: srv.URL, APIKey: "sk-ant-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs, prov
+}
+
+// Anthropic's "content": [] to the converter. to_pydantic gets "" from the
+// provider (completion.py:1012-1090: no block, no text) and fails as the
+// OpenAI empty reply does. Through instructor (ANTHROPIC_TOOLS mode)
+// parse_anthropic_tools validates the tool_use inputs as a list of exactly
+// one: an empty list is a ValidationError, so instructor reasks
+// (reask_anthropic_tools): the reply's content, [], as an assistant
+// message, then "Validation Error due to no tool invocation:" with the
+// failed attempts, str() of each anthropic Message quoted.
+func TestConverterEmptyAnthropicAnswer(t *testing.T) {
+	t.Run("to_pydantic", func(t *testing.T) {
+		cs, prov := anthropicServer(t, slices.Concat([]string{converterAnswer}, slices.Repeat([]string{nullReply}, 3))...)
+		c := converterCrew(t, prov, true)
+		c.Agents[0].Model = "anthropic/claude-haiku-4-5"
+		r := kickoff(t, c, nil, Options{})
+		if want := "Failed to convert text into a Pydantic model due to error: Agent must be provided if converter_cls is not specified."; fmt.Sprint(r.err) != want {
+			t.Fatalf("err %v, want %s", r.err, want)
+		}
+		if n := len(cs.bodies); n != 4 {
+			t.Errorf("%d requests, want the answer and 3 conversion attempts", n)
+		}
+	})
+	t.Run("to_json", func(t *testing.T) {
+		cs, prov := anthropicServer(t, slices.Concat([]string{converterAnswer}, slices.Repeat([]string{nullReply}, 9))...)
+		c := converterCrew(t, prov, false)
+		c.Agents[0].Model = "anthropic/claude-haiku-4-5"
+		r := kickoff(t, c, nil, Options{})
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		if n := len(cs.bodies); n != 10 {
+			t.Fatalf("%d requests, want the answer and 3×3 instructor attempts", n)
+		}
+		verr := "1 validation error for list[any]\n  List should have at least 1 item after validation, not 0 [type=too_short, input_value=[], input_type=list]\n    For further information visit https://errors.pydantic.dev/2.13/v/too_short"
+		// str(Message) (anthropic 0.73.0 types/message.py, usage.py).
+		completion := "Message(id='msg_1', content=[], model='claude-haiku-4-5', role='assistant', stop_reason='end_turn', stop_sequence=None, type='message', usage=Usage(cache_creation=None, cache_creation_input_tokens=None, cache_read_input_tokens=None, input_tokens=10, output_tokens=5, server_tool_use=None, service_tier=None))"
+		generation := func(n int) string {
+			return "\n<generation number=\"" + strconv.Itoa(n) + "\">\n<exception>\n    " + verr + "\n</exception>\n<completion>\n    " + completion + "\n</completion>\n</generation>\n"
+		}
+		reask := func(n int) string {
+			var gens string
+			for i := 1; i <= n; i++ {
+				gens += generation(i)
+			}
+			return "Validation Error due to no tool invocation:\n<failed_attempts>\n" + gens + "\n</failed_attempts>\n\n<last_exception>\n    " + verr + "\n</last_exception>\nRecall the function correctly, fix the errors"
+		}
+		// The messages of each instructor request (crewbench's Anthropic
+		// wire writes its own key order): role, then the content blocks'
+		// texts, an assistant reply without blocks as none.
+		type message struct {
+			Role    string `json:"role"`
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		}
+		messages := func(i int) []message {
+			var req struct{ Messages []message }
+			if err := json.Unmarshal([]byte(cs.body(t, i)), &req); err != nil {
+				t.Fatal(err)
+			}
+			return req.Messages
+		}
+		user := func(text string) message {
+			m := message{Role: "user"}
+			m.Content = append(m.Content, struct {
+				Text string `json:"text"`
+			}{text})
+			return m
+		}
+		empty := message{Role: "assistant", Content: []struct {
+			Text string `json:"text"`
+		}{}}
+		first := []message{user(converterAnswer)}
+		for i, want := range [][]message{first, append(slices.Clone(first), empty, user(reask(1))), append(slices.Clone(first), empty, user(reask(1)), empty, user(reask(2)))} {
+			if got := messages(1 + i); !reflect.DeepEqual(got, want) {
+				t.Errorf("instructor request %d messages\n got %+v\nwant %+v", 1+i, got, want)
+			}
+		}
+		// The converter's next attempt is a new instructor call.
+		if got := messages(4); !reflect.DeepEqual(got, first) {
+			t.Errorf("the converter's second attempt does not start afresh: %+v", got)
+		}
+		if to := r.out.TasksOutput[0]; to.Raw != converterAnswer || to.JSONDict != nil {
+			t.Errorf("task output %+v, want the raw answer only", to)
+		}
+	})
 }

@@ -167,8 +167,11 @@ func anthropicMessages(msgs []Message) ([]anthropic.TextBlockParam, []anthropic.
 			out = append(out, anthropic.NewUserMessage(anthropic.NewTextBlock(m.Content)))
 		case RoleAssistant:
 			results = nil
-			var blocks []anthropic.ContentBlockParamUnion
-			if m.Content != "" || len(m.ToolCalls) == 0 {
+			// An SDK dump of a reply with no content blocks stays an empty
+			// list (instructor's reask_anthropic_tools re-sends
+			// response.content as it came).
+			blocks := []anthropic.ContentBlockParamUnion{}
+			if m.Content != "" || len(m.ToolCalls) == 0 && !m.SDKDump {
 				blocks = append(blocks, anthropic.NewTextBlock(m.Content))
 			}
 			for _, tc := range m.ToolCalls {
@@ -254,6 +257,7 @@ func (p *anthropicProvider) fromMessage(m *anthropic.Message) (Response, error) 
 	r := Response{
 		FinishReason: string(m.StopReason),
 		ResponseID:   m.ID,
+		Raw:          m.RawJSON(),
 		Model:        m.Model,
 		Usage:        anthropicUsage(m.Usage.InputTokens, m.Usage.OutputTokens),
 	}

@@ -52,6 +52,7 @@ func TestAnthropicToolUseAndRequestBody(t *testing.T) {
 		ResponseID:   "msg_01XFDUDYJgAACzvnptvVoYEL",
 		Model:        "claude-haiku-4-5-20251001",
 		Usage:        Usage{PromptTokens: 472, CompletionTokens: 89, TotalTokens: 561},
+		Raw:          anthropicToolUseBody,
 	}
 	if d := cmp.Diff(want, resp); d != "" {
 		t.Errorf("response (-want +got):\n%s", d)
