@@ -8,6 +8,7 @@ package crew
 import (
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"crewbench/crew/llm"
@@ -188,5 +189,54 @@ func TestReActWithoutFunctionCallingLLMKeepsTheArgumentsError(t *testing.T) {
 	}
 	if n := r.count(session.ToolValidateInputError); n != 2 {
 		t.Errorf("%d tool_validate_input_error events, want 2", n)
+	}
+}
+
+// A function_calling_llm on one of OPENAI_BIGGER_MODELS moves the tools
+// reminder from every 3rd tool use to every 4th (tool_usage.py:130-135,
+// 767-777), even when it is never called.
+func TestReActRememberFormatWithBiggerFunctionCallingLLM(t *testing.T) {
+	for _, tc := range []struct {
+		fcModel string
+		// reminded is the 1-based tool use whose observation carries the
+		// tools block.
+		reminded int
+	}{{"", 3}, {"gpt-4o-mini", 3}, {"gpt-4o", 4}} {
+		t.Run("fc="+tc.fcModel, func(t *testing.T) {
+			var replies []string
+			for _, city := range []string{"Oslo", "Rome", "Lima", "Kyiv"} {
+				replies = append(replies, "Thought: next\nAction: get_forecast\nAction Input: {\"city\": \""+city+"\"}")
+			}
+			main, _ := newChatServer(t, append(replies, "Thought: done\nFinal Answer: Sunny")...)
+			a := NewAgent("a", "Forecaster", "g", "b", textModeProvider(t, main))
+			a.Model = "gpt-4o-mini"
+			var calls atomic.Int64
+			a.Tools = []Tool{weatherTool(&calls)}
+			if tc.fcModel != "" {
+				fc, _ := newChatServer(t)
+				a.FunctionCallingLLM, a.FunctionCallingModel = fc.provider(t, tc.fcModel), tc.fcModel
+			}
+			c := &Crew{Agents: []*Agent{a}, Tasks: []*Task{{Name: "f", Description: "d", ExpectedOutput: "e", Agent: a}}}
+			if r := kickoff(t, c, nil, Options{}); r.err != nil {
+				t.Fatal(r.err)
+			}
+			if calls.Load() != 4 {
+				t.Fatalf("%d tool runs, want 4", calls.Load())
+			}
+			// Request n+1 is the first to hold the n-th observation; the
+			// tools block shows up in the system prompt once and in each
+			// reminder.
+			marker := wireJSON("Tool Name: get_forecast")
+			marker = marker[1 : len(marker)-1]
+			for use := 1; use <= 4; use++ {
+				want := 1
+				if use >= tc.reminded {
+					want = 2
+				}
+				if got := strings.Count(main.body(t, use), marker); got != want {
+					t.Errorf("after tool use %d the tools block appears %d times, want %d", use, got, want)
+				}
+			}
+		})
 	}
 }
