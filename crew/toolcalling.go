@@ -120,9 +120,8 @@ func (ar *agentRun) toolCalling(ctx context.Context, step string, act *react.Act
 				// "I encountered an error: … Moving on then." wrapper;
 				// the raise_error=False pass returns the
 				// tool_arguments_error text as the observation.
-				spec := ar.tools[idx].Spec()
 				f := &ToolFailure{Message: prompt.ToolInputNotDict, Reason: ReasonInvalidInput}
-				return nil, prompt.ToolInputNotDict, ar.recordFailure(step, spec.llmName(), spec, f, nil)
+				return nil, prompt.ToolInputNotDict, ar.recordFailure(step, actionToolName(act), nil, f, nil)
 			}
 			lastErr = err
 		}
@@ -139,8 +138,19 @@ func (ar *agentRun) toolCalling(ctx context.Context, step string, act *react.Act
 		lastErr = err
 	}
 	obs := prompt.Fill(prompt.ToolUsageError, "{error}", lastErr.Error()) + "\nMoving on then. " + prompt.FormatReminder(ar.toolText.Names)
-	f := &ToolFailure{Message: lastErr.Error(), Reason: ReasonInvalidInput}
-	return nil, obs, ar.recordFailure(step, names.Sanitize(act.Tool), nil, f, nil)
+	f := &ToolFailure{Message: obs, Reason: ReasonInvalidInput}
+	return nil, obs, ar.recordFailure(step, actionToolName(act), nil, f, nil)
+}
+
+// actionToolName is the tool name a ToolUsageError is reported under:
+// the Action as the agent wrote it, or "unknown", and no tool, so the
+// tool's own failure policy is not consulted (utilities/tool_utils.py:
+// 94-108).
+func actionToolName(act *react.Action) string {
+	if act.Tool == "" {
+		return "unknown"
+	}
+	return act.Tool
 }
 
 // functionCalling is ToolUsage._function_calling: one Converter.to_pydantic

@@ -240,3 +240,36 @@ func TestReActRememberFormatWithBiggerFunctionCallingLLM(t *testing.T) {
 		})
 	}
 }
+
+// A ReAct action that does not parse is reported as CrewAI's
+// execute_tool_and_check_finality reports a ToolUsageError
+// (utilities/tool_utils.py:94-108): under the Action as written, with the
+// whole observation as the failure's message.
+func TestReActParseFailureRecord(t *testing.T) {
+	for _, tc := range []struct {
+		name, action, input, message string
+	}{
+		{"unknown action", "Lookup Stock", `{"sku": "A1"}`, "I encountered an error: Action 'Lookup Stock' don't exist, these are the only available Actions:\n"},
+		{"input not a dict", "Get Forecast", "Oslo, please", "Error: the Action Input is not a valid key, value dictionary."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			main, _ := newChatServer(t, "Thought: x\nAction: "+tc.action+"\nAction Input: "+tc.input, "Thought: done\nFinal Answer: Sunny")
+			a := NewAgent("a", "Forecaster", "g", "b", textModeProvider(t, main))
+			a.Model = "gpt-4o-mini"
+			var calls atomic.Int64
+			a.Tools = []Tool{weatherTool(&calls)}
+			c := &Crew{Agents: []*Agent{a}, Tasks: []*Task{{Name: "f", Description: "d", ExpectedOutput: "e", Agent: a}}}
+			r := kickoff(t, c, nil, Options{})
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			fs := r.out.ToolFailures()
+			if len(fs) != 1 || fs[0].ToolName != tc.action || !strings.HasPrefix(fs[0].Failure.Message, tc.message) || fs[0].Failure.Reason != ReasonInvalidInput {
+				t.Fatalf("failures %+v", fs)
+			}
+			if obs := main.body(t, 1); !strings.Contains(obs, wireJSON("Observation: " + fs[0].Failure.Message)[1:]) {
+				t.Errorf("the observation is not the failure's message:\n%s", obs)
+			}
+		})
+	}
+}
