@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 
 	"crewbench/crew/llm"
@@ -81,7 +82,7 @@ func (rs *runState) exportOutput(ctx context.Context, tr *taskRun, agent *Agent,
 		rs.warn(tr.span, base, "task "+tr.name+": converter_cls "+t.ConverterClass+" is a Python class crewbench cannot run; the output is left unconverted (raw only)")
 		return nil
 	}
-	c := &converter{rs: rs, tr: tr, agent: agent, model: m, json: t.OutputJSON != nil && !t.OutputPydantic, base: base}
+	c := &converter{rs: rs, tr: tr, parent: tr.span, agent: agent, model: m, json: t.OutputJSON != nil && !t.OutputPydantic, base: base}
 	v, err := c.convertToModel(ctx, to.Raw)
 	if err != nil {
 		return err
@@ -132,12 +133,18 @@ func directModel(ar *agentRun, answer string, m *toolschema.Model) (*pyjson.Obje
 	return v, err == nil
 }
 
-// converter is one convert_to_model run for one task output.
+// converter is one Converter run: convert_to_model for one task output,
+// or the tool call a ReAct agent's function_calling_llm is asked for.
 type converter struct {
-	rs    *runState
-	tr    *taskRun
-	agent *Agent
-	model *toolschema.Model
+	rs *runState
+	tr *taskRun
+	// parent is the span its LLM calls are parented on.
+	parent string
+	agent  *Agent
+	model  *toolschema.Model
+	// format is the response_format of a model CrewAI defines itself (nil:
+	// the task's output model's).
+	format *llm.ResponseFormat
 	// json: output_json (to_json), else output_pydantic (to_pydantic).
 	json bool
 	base session.Event
@@ -188,7 +195,7 @@ func (c *converter) convertWithInstructions(ctx context.Context, result string) 
 	if c.json {
 		return c.toJSON(ctx, ar, result)
 	}
-	v, err := c.toPydantic(ctx, ar, result)
+	v, err := c.toPydantic(ctx, ar, c.messages(result), converterMaxAttempts)
 	if err != nil {
 		return nil, err
 	}
@@ -209,10 +216,20 @@ func (c *converter) callContext() *agentRun {
 		caller = &Agent{Key: c.agent.Key, Role: c.agent.Role, LLM: c.agent.FunctionCallingLLM, Model: c.agent.FunctionCallingModel}
 	}
 	return &agentRun{
-		rs: c.rs, agent: caller, p: p, tr: c.tr, span: c.tr.span,
+		rs: c.rs, agent: caller, p: p, tr: c.tr, span: c.parent,
 		base:  session.Event{RunID: c.rs.runID},
 		usage: map[Tool]int{}, mode: prompt.ModeNoTools,
 	}
+}
+
+// target is the LLM the converter's calls go to: the agent's llm, or its
+// function_calling_llm, another LLM object whose tokens are not the
+// crew's (calculate_usage_metrics reads the agents' llm only,
+// crew.py:2201-2225).
+func (c *converter) target(ar *agentRun) llmTarget {
+	t := ar.agentTarget()
+	t.separate = c.agent.FunctionCallingLLM != nil
+	return t
 }
 
 // instructions is get_conversion_instructions (converter.py:530-562):
@@ -233,20 +250,25 @@ func promptSchemaOf(t *Task, m *toolschema.Model) *pyjson.Object {
 	return toolschema.StrictSchema(m.Schema(), true)
 }
 
-// toPydantic is Converter.to_pydantic: up to max_attempts calls; the
-// ConverterError after the last one is the task's error.
-func (c *converter) toPydantic(ctx context.Context, ar *agentRun, text string) (*pyjson.Object, error) {
-	msgs := []llm.Message{{Role: llm.RoleSystem, Content: c.instructions()}, {Role: llm.RoleUser, Content: text}}
+// messages is Converter._build_messages for a task output: the
+// conversion instructions, then the text (converter.py:45-49).
+func (c *converter) messages(text string) []llm.Message {
+	return []llm.Message{{Role: llm.RoleSystem, Content: c.instructions()}, {Role: llm.RoleUser, Content: text}}
+}
+
+// toPydantic is Converter.to_pydantic on msgs: up to maxAttempts calls;
+// the ConverterError after the last one is the caller's error.
+func (c *converter) toPydantic(ctx context.Context, ar *agentRun, msgs []llm.Message, maxAttempts int) (*pyjson.Object, error) {
 	var last error
-	for attempt := 1; attempt <= converterMaxAttempts; attempt++ {
-		target := ar.agentTarget()
+	for attempt := 1; attempt <= maxAttempts; attempt++ {
+		target := c.target(ar)
 		if ar.agent.LLM != nil && ar.agent.LLM.SupportsFunctionCalling() {
 			// llm.call(messages, response_model=model): the native OpenAI
 			// provider's beta.chat.completions.parse, which validates the
 			// reply itself (parseStructuredReply).
 			target.structured = &builtinModel{format: c.responseFormat(), model: c.model}
 		}
-		resp, err := ar.call(ctx, c.tr.span, target, llm.Request{Messages: msgs, Stream: c.rs.opts.Stream}, callOpts{})
+		resp, err := ar.call(ctx, c.parent, target, llm.Request{Messages: msgs, Stream: c.rs.opts.Stream}, callOpts{})
 		if err == nil {
 			var v *pyjson.Object
 			if v, err = c.coerce(resp.Content); err == nil {
@@ -268,6 +290,9 @@ func (c *converter) toPydantic(ctx context.Context, ar *agentRun, text string) (
 // responseFormat is the model as llm.call(response_model=…) sends it: the
 // same response_format an agent without tools sends for it.
 func (c *converter) responseFormat() *llm.ResponseFormat {
+	if c.format != nil {
+		return c.format
+	}
 	if b := c.tr.task.builtin; b != nil {
 		return b.format
 	}
@@ -311,8 +336,7 @@ func (c *converter) toJSON(ctx context.Context, ar *agentRun, text string) (any,
 			v, err = c.instructor(ctx, ar, text)
 		} else {
 			var resp llm.Response
-			msgs := []llm.Message{{Role: llm.RoleSystem, Content: c.instructions()}, {Role: llm.RoleUser, Content: text}}
-			resp, err = ar.call(ctx, c.tr.span, ar.agentTarget(), llm.Request{Messages: msgs, Stream: c.rs.opts.Stream}, callOpts{})
+			resp, err = ar.call(ctx, c.parent, c.target(ar), llm.Request{Messages: c.messages(text), Stream: c.rs.opts.Stream}, callOpts{})
 			// json.dumps(str): loaded back, it is the reply text itself.
 			v = pyjson.Dumps(resp.Content)
 		}
@@ -337,7 +361,8 @@ func (c *converter) toJSON(ctx context.Context, ar *agentRun, text string) (any,
 // it was, up to max_retries attempts.
 func (c *converter) instructor(ctx context.Context, ar *agentRun, text string) (*pyjson.Object, error) {
 	p, _ := validatingProvider(ar.agent.Model)
-	tool := instructorTool(c.model, p == names.Anthropic)
+	anthropic := p == names.Anthropic
+	tool := instructorTool(c.model, anthropic)
 	msgs := []llm.Message{{Role: llm.RoleUser, Content: text}}
 	var failed []prompt.FailedAttempt
 	// completion is retry_sync's response variable: the last reply
@@ -346,7 +371,7 @@ func (c *converter) instructor(ctx context.Context, ar *agentRun, text string) (
 	var last error
 	for attempt := 1; attempt <= instructorMaxRetries; attempt++ {
 		req := llm.Request{Messages: slices.Clip(msgs), Tools: []llm.Tool{tool}, ToolChoice: tool.Name, Bare: true}
-		resp, err := ar.call(ctx, c.tr.span, ar.agentTarget(), req, callOpts{own: true})
+		resp, err := ar.call(ctx, c.parent, c.target(ar), req, callOpts{own: true})
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, ErrAborted) {
 				return nil, err
@@ -356,14 +381,25 @@ func (c *converter) instructor(ctx context.Context, ar *agentRun, text string) (
 			continue
 		}
 		completion = llm.CompletionRepr(resp.Raw)
-		v, perr := c.parseTools(resp, tool.Name)
+		var v *pyjson.Object
+		var perr error
+		if anthropic {
+			v, perr = c.parseAnthropicTools(resp)
+		} else {
+			v, perr = c.parseTools(resp, tool.Name)
+		}
 		if perr == nil {
 			return v, nil
 		}
 		failed = append(failed, prompt.FailedAttempt{Number: attempt, Exception: perr.Error(), Completion: completion})
 		last = perr
 		var ve *toolschema.ValidationError
-		if errors.As(perr, &ve) {
+		if errors.As(perr, &ve) && anthropic && len(resp.ToolCalls) == 0 {
+			// reask_anthropic_tools without a tool_use block: the reply's
+			// content as it came, then the error as a user message.
+			msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: resp.Content, SDKDump: true},
+				llm.Message{Role: llm.RoleUser, Content: prompt.InstructorNoToolReask(failed, perr.Error())})
+		} else if errors.As(perr, &ve) {
 			// reask_tools (instructor/providers/openai/utils.py): the reply
 			// as dump_message writes it, then a tool message per call.
 			msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: resp.Content, ToolCalls: resp.ToolCalls, SDKDump: true})
@@ -397,6 +433,37 @@ func (c *converter) parseTools(resp llm.Response, name string) (*pyjson.Object, 
 	return v, nil
 }
 
+// parseAnthropicTools is OpenAISchema.parse_anthropic_tools (instructor/
+// processing/function_calls.py): a reply cut at max_tokens is incomplete;
+// the tool_use blocks' inputs must be exactly one (a TypeAdapter of a list
+// of length 1, so a ValidationError, which instructor reasks), whatever
+// its name, validated in strict mode.
+func (c *converter) parseAnthropicTools(resp llm.Response) (*pyjson.Object, error) {
+	if resp.FinishReason == "max_tokens" {
+		return nil, prompt.TextError("The output is incomplete due to a max_tokens length limit.")
+	}
+	if n := len(resp.ToolCalls); n != 1 {
+		// The list holds json.dumps of each input.
+		inputs := make([]any, n)
+		for i, tc := range resp.ToolCalls {
+			inputs[i] = tc.Arguments
+			if v, err := pyjson.Loads(tc.Arguments); err == nil {
+				inputs[i] = pyjson.Dumps(v)
+			}
+		}
+		le := toolschema.LineError{Type: "too_short", Msg: "List should have at least 1 item after validation, not 0", Input: inputs}
+		if n > 1 {
+			le.Type, le.Msg = "too_long", "List should have at most 1 item after validation, not "+strconv.Itoa(n)
+		}
+		return nil, &toolschema.ValidationError{Model: "list[any]", Errors: []toolschema.LineError{le}}
+	}
+	v, verr := c.model.ValidateJSONStrict(resp.ToolCalls[0].Arguments)
+	if verr != nil {
+		return nil, verr
+	}
+	return v, nil
+}
+
 // instructorTool is the function TOOLS mode offers for a response model
 // (instructor/providers/openai/utils.py handle_tools with
 // processing/schema.py generate_openai_schema): name the schema's title,
@@ -405,8 +472,11 @@ func (c *converter) parseTools(resp llm.Response, name string) (*pyjson.Object, 
 // required rewritten as the sorted fields that have no default. No
 // "strict" key. For Anthropic (from_provider's ANTHROPIC_TOOLS mode,
 // generate_anthropic_schema) the input schema is model_json_schema() as
-// it is; its reask (tool_result blocks with is_error) is not reproduced:
-// crewbench sends the OpenAI form's messages through its Anthropic wire.
+// it is; the reask of a reply without a tool_use block is
+// reask_anthropic_tools' (the reply's content blocks, then a user message),
+// that of a tool_use that does not validate (tool_result blocks with
+// is_error) is not reproduced: crewbench sends the OpenAI form's messages
+// through its Anthropic wire.
 func instructorTool(m *toolschema.Model, anthropic bool) llm.Tool {
 	schema := m.Schema()
 	params := schema

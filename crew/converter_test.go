@@ -7,10 +7,16 @@ package crew
 // the sources' texts (file:line cited at each expectation).
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -453,4 +459,203 @@ func TestConverterUsesFunctionCallingLLM(t *testing.T) {
 	if got := r.out.TasksOutput[0].Pydantic; got != "city='Berlin' days=2 summary='Rain, then sun.'" {
 		t.Errorf("pydantic %q", got)
 	}
+}
+
+// An empty answer to the converter ("content": null, no tool calls). The
+// native OpenAI provider's parse gives no parsed object for it, so it asks
+// again without response_format (completion.py:1892-1927) and returns
+// message.content or ""; Converter._coerce_response_to_pydantic("") fails
+// model_validate_json, and handle_partial_json, finding no "{…}", calls
+// convert_with_instructions with agent=None, which raises the TypeError
+// that to_pydantic retries and then wraps (converter.py:51-116,
+// 280-361). Without function calling the plain call returns "" the same
+// way. Through instructor, parse_tools' assertion on the tool calls
+// fails: no reask, the request is sent again (instructor core/retry.py
+// retry_sync's generic branch), and to_json gives up with the raw answer
+// kept.
+func TestConverterEmptyAnswer(t *testing.T) {
+	noAgent := "Failed to convert text into a Pydantic model due to error: Agent must be provided if converter_cls is not specified."
+	plain := `{"messages":[{"role":"system","content":` + wireJSON(converterInstructions) + `},{"role":"user","content":` + wireJSON(converterAnswer) + `}],"model":"gpt-4o"}`
+	parse := chatBody(converterInstructions, converterAnswer, "gpt-4o", "Forecast", forecastWire)
+	instructor := `{"messages":[{"role":"user","content":` + wireJSON(converterAnswer) + `}],` + instructorTools
+	attempt := []session.Kind{session.LLMCallStarted, session.LLMCallCompleted}
+	for _, tc := range []struct {
+		name     string
+		pydantic bool
+		fc       bool
+		// bodies are the converter's requests, after the agent's.
+		bodies []string
+		err    string
+		tail   []session.Kind
+		tokens int
+	}{
+		{name: "to_pydantic: parse, then a plain request, 3 times", pydantic: true, fc: true,
+			bodies: []string{parse, plain, parse, plain, parse, plain}, err: noAgent,
+			tail: slices.Concat([]session.Kind{session.AgentExecutionCompleted}, attempt, attempt, attempt, []session.Kind{session.TaskFailed, session.CrewKickoffFailed}),
+			// Both requests of an attempt are the agent's LLM's.
+			tokens: 7 * 15},
+		{name: "to_pydantic without function calling", pydantic: true,
+			bodies: []string{plain, plain, plain}, err: noAgent,
+			tail:   slices.Concat([]session.Kind{session.AgentExecutionCompleted}, attempt, attempt, attempt, []session.Kind{session.TaskFailed, session.CrewKickoffFailed}),
+			tokens: 4 * 15},
+		{name: "to_json through instructor", fc: true,
+			bodies: slices.Repeat([]string{instructor}, 9),
+			tail:   []session.Kind{session.AgentExecutionCompleted, session.TaskCompleted, session.CrewKickoffCompleted},
+			tokens: 15},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			replies := []string{converterAnswer}
+			for range 9 {
+				replies = append(replies, nullReply)
+			}
+			cs, _ := newChatServer(t, replies...)
+			fc := tc.fc
+			prov, err := llm.New(llm.Config{Model: "gpt-4o", BaseURL: cs.url, APIKey: "sk-test", FunctionCalling: &fc})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := kickoff(t, converterCrew(t, prov, tc.pydantic), nil, Options{})
+			if got := fmt.Sprint(r.err); tc.err != "" && got != tc.err || tc.err == "" && r.err != nil {
+				t.Fatalf("err %v, want %q", r.err, tc.err)
+			}
+			if n := len(cs.bodies) - 1; n != len(tc.bodies) {
+				t.Fatalf("%d converter requests, want %d", n, len(tc.bodies))
+			}
+			for i, want := range tc.bodies {
+				if got := cs.body(t, i+1); got != want {
+					t.Errorf("converter request %d\n got %s\nwant %s", i+1, got, want)
+				}
+			}
+			if got := taskTail(r); !slices.Equal(got, tc.tail) {
+				t.Errorf("events\n got %v\nwant %v", got, tc.tail)
+			}
+			if got := r.out.TokenUsage.TotalTokens; got != tc.tokens {
+				t.Errorf("tokens %d, want %d", got, tc.tokens)
+			}
+			if to := r.out.TasksOutput; tc.err == "" && (len(to) != 1 || to[0].Raw != converterAnswer || to[0].JSONDict != nil) {
+				t.Errorf("task output %+v, want the raw answer only", to)
+			}
+		})
+	}
+}
+
+// anthropicServer is a loopback Messages API: each reply is a text
+// message, or "content": [] for nullReply; it keeps the request bodies.
+func anthropicServer(t *testing.T, replies ...string) (*chatServer, llm.Provider) {
+	t.Helper()
+	cs := &chatServer{replies: replies}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		cs.mu.Lock()
+		cs.bodies = append(cs.bodies, string(body))
+		reply := "no reply left"
+		if len(cs.replies) > 0 {
+			reply, cs.replies = cs.replies[0], cs.replies[1:]
+		}
+		cs.mu.Unlock()
+		content := []any{map[string]any{"type": "text", "text": reply}}
+		if reply == nullReply {
+			content = []any{}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{
+			"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-haiku-4-5", "content": content,
+			"stop_reason": "end_turn", "stop_sequence": nil, "usage": map[string]any{"input_tokens": 10, "output_tokens": 5},
+		})
+	}))
+	t.Cleanup(srv.Close)
+	cs.url = srv.URL
+	prov, err := llm.New(llm.Config{Model: "anthropic/claude-haiku-4-5", BaseURL: srv.URL, APIKey: "sk-ant-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs, prov
+}
+
+// Anthropic's "content": [] to the converter. to_pydantic gets "" from the
+// provider (completion.py:1012-1090: no block, no text) and fails as the
+// OpenAI empty reply does. Through instructor (ANTHROPIC_TOOLS mode)
+// parse_anthropic_tools validates the tool_use inputs as a list of exactly
+// one: an empty list is a ValidationError, so instructor reasks
+// (reask_anthropic_tools): the reply's content, [], as an assistant
+// message, then "Validation Error due to no tool invocation:" with the
+// failed attempts, str() of each anthropic Message quoted.
+func TestConverterEmptyAnthropicAnswer(t *testing.T) {
+	t.Run("to_pydantic", func(t *testing.T) {
+		cs, prov := anthropicServer(t, slices.Concat([]string{converterAnswer}, slices.Repeat([]string{nullReply}, 3))...)
+		c := converterCrew(t, prov, true)
+		c.Agents[0].Model = "anthropic/claude-haiku-4-5"
+		r := kickoff(t, c, nil, Options{})
+		if want := "Failed to convert text into a Pydantic model due to error: Agent must be provided if converter_cls is not specified."; fmt.Sprint(r.err) != want {
+			t.Fatalf("err %v, want %s", r.err, want)
+		}
+		if n := len(cs.bodies); n != 4 {
+			t.Errorf("%d requests, want the answer and 3 conversion attempts", n)
+		}
+	})
+	t.Run("to_json", func(t *testing.T) {
+		cs, prov := anthropicServer(t, slices.Concat([]string{converterAnswer}, slices.Repeat([]string{nullReply}, 9))...)
+		c := converterCrew(t, prov, false)
+		c.Agents[0].Model = "anthropic/claude-haiku-4-5"
+		r := kickoff(t, c, nil, Options{})
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		if n := len(cs.bodies); n != 10 {
+			t.Fatalf("%d requests, want the answer and 3×3 instructor attempts", n)
+		}
+		verr := "1 validation error for list[any]\n  List should have at least 1 item after validation, not 0 [type=too_short, input_value=[], input_type=list]\n    For further information visit https://errors.pydantic.dev/2.13/v/too_short"
+		// str(Message) (anthropic 0.73.0 types/message.py, usage.py).
+		completion := "Message(id='msg_1', content=[], model='claude-haiku-4-5', role='assistant', stop_reason='end_turn', stop_sequence=None, type='message', usage=Usage(cache_creation=None, cache_creation_input_tokens=None, cache_read_input_tokens=None, input_tokens=10, output_tokens=5, server_tool_use=None, service_tier=None))"
+		generation := func(n int) string {
+			return "\n<generation number=\"" + strconv.Itoa(n) + "\">\n<exception>\n    " + verr + "\n</exception>\n<completion>\n    " + completion + "\n</completion>\n</generation>\n"
+		}
+		reask := func(n int) string {
+			var gens string
+			for i := 1; i <= n; i++ {
+				gens += generation(i)
+			}
+			return "Validation Error due to no tool invocation:\n<failed_attempts>\n" + gens + "\n</failed_attempts>\n\n<last_exception>\n    " + verr + "\n</last_exception>\nRecall the function correctly, fix the errors"
+		}
+		// The messages of each instructor request (crewbench's Anthropic
+		// wire writes its own key order): role, then the content blocks'
+		// texts, an assistant reply without blocks as none.
+		type message struct {
+			Role    string `json:"role"`
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		}
+		messages := func(i int) []message {
+			var req struct{ Messages []message }
+			if err := json.Unmarshal([]byte(cs.body(t, i)), &req); err != nil {
+				t.Fatal(err)
+			}
+			return req.Messages
+		}
+		user := func(text string) message {
+			m := message{Role: "user"}
+			m.Content = append(m.Content, struct {
+				Text string `json:"text"`
+			}{text})
+			return m
+		}
+		empty := message{Role: "assistant", Content: []struct {
+			Text string `json:"text"`
+		}{}}
+		first := []message{user(converterAnswer)}
+		for i, want := range [][]message{first, append(slices.Clone(first), empty, user(reask(1))), append(slices.Clone(first), empty, user(reask(1)), empty, user(reask(2)))} {
+			if got := messages(1 + i); !reflect.DeepEqual(got, want) {
+				t.Errorf("instructor request %d messages\n got %+v\nwant %+v", 1+i, got, want)
+			}
+		}
+		// The converter's next attempt is a new instructor call, the same
+		// bytes as the first.
+		if cs.body(t, 4) != cs.body(t, 1) {
+			t.Errorf("the converter's second attempt does not start afresh:\n%s\n%s", cs.body(t, 4), cs.body(t, 1))
+		}
+		if to := r.out.TasksOutput[0]; to.Raw != converterAnswer || to.JSONDict != nil {
+			t.Errorf("task output %+v, want the raw answer only", to)
+		}
+	})
 }

@@ -72,13 +72,10 @@ type lastCall struct {
 	args *pyjson.Object
 }
 
-// maxParsingAttempts is ToolUsage._max_parsing_attempts (3 without a
-// function_calling_llm); it also bounds the runs of a raising tool.
+// maxParsingAttempts is ToolUsage._max_parsing_attempts unless the agent's
+// function_calling_llm is one of OpenAI's bigger models (parsingAttempts);
+// it also bounds the runs of a raising tool.
 const maxParsingAttempts = 3
-
-// rememberFormatEvery: the tools block is re-appended to every third
-// observation.
-const rememberFormatEvery = 3
 
 // maxParallelToolCalls bounds the native path's thread pool.
 const maxParallelToolCalls = 8
@@ -643,7 +640,7 @@ func (ar *agentRun) call(ctx context.Context, step string, target llmTarget, req
 			resp, err = target.prov.Call(ctx, req, ar.chunkSink(callID, step))
 		}
 		if err == nil && !o.own {
-			resp, err = ar.parseStructuredReply(ctx, req, resp, responseModel)
+			resp, err = ar.parseStructuredReply(ctx, target, req, resp, responseModel)
 		}
 	}
 	ran := false

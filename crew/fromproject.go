@@ -193,7 +193,7 @@ func (b *builder) agent(name string) (*Agent, error) {
 		if a.FunctionCallingLLM, a.FunctionCallingModel, err = b.provider(*fc, false); err != nil {
 			return nil, fmt.Errorf("agent %s: function_calling_llm: %w", name, err)
 		}
-		b.note("agent %s: function_calling_llm %s answers the output converter, as in CrewAI; CrewAI's ReAct tool parsing through it is not reproduced", name, a.FunctionCallingModel)
+		b.note("agent %s: function_calling_llm %s answers the output converter and the ReAct tool calls the agent's replies do not give, as in CrewAI (deprecated there)", name, a.FunctionCallingModel)
 	}
 	if pa.MaxIter > 0 {
 		a.MaxIter = pa.MaxIter

@@ -35,6 +35,10 @@ type chatServer struct {
 	bodies  []string
 }
 
+// nullReply makes the chat server answer "content": null without tool
+// calls.
+const nullReply = "<null>"
+
 func newChatServer(t *testing.T, replies ...string) (*chatServer, llm.Provider) {
 	t.Helper()
 	cs := &chatServer{replies: replies}
@@ -49,6 +53,9 @@ func newChatServer(t *testing.T, replies ...string) (*chatServer, llm.Provider) 
 		cs.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		msg, finish := map[string]any{"role": "assistant", "content": reply}, "stop"
+		if reply == nullReply {
+			msg["content"] = nil
+		}
 		if call, ok := strings.CutPrefix(reply, "call "); ok {
 			name, args, _ := strings.Cut(call, " ")
 			msg["content"], finish = nil, "tool_calls"

@@ -70,7 +70,8 @@ type Agent struct {
 	// FunctionCallingLLM is function_calling_llm (the agent's, else the
 	// crew's: setup_agents, crews/utils.py:87-88) with its model string;
 	// nil without one. The output converter asks it before the agent's llm
-	// (utilities/converter.py:363); crewbench uses it for nothing else.
+	// (utilities/converter.py:363), and a ReAct agent's ToolUsage for the
+	// tool calls it cannot parse (toolcalling.go).
 	FunctionCallingLLM   llm.Provider
 	FunctionCallingModel string
 	// Tools are the agent's own tools; MCPs are resolved per task.

@@ -126,56 +126,16 @@ func (ar *agentRun) point(kind session.Kind, cs *callScope, data map[string]any)
 }
 
 // reactTool is execute_tool_and_check_finality + ToolUsage for one ReAct
-// action: select the tool, parse its input (3 attempts), the repeated-call
-// guard, the cache read, the usage limit (which beats the cache), execution
-// with CrewAI's retries, and the observation text. asAnswer reports
+// action: the tool call parsed (toolCalling), the repeated-call guard, the
+// cache read, the usage limit (which beats the cache), execution with
+// CrewAI's retries, and the observation text. asAnswer reports
 // result_as_answer.
 func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Action) (obs string, asAnswer bool, err error) {
-	var tool Tool
-	var args *pyjson.Object
-	var lastErr error
-	for attempt := 1; attempt <= maxParsingAttempts; attempt++ {
-		idx, err := react.SelectTool(act.Tool, ar.reactNames, ar.toolText.Description)
-		if err != nil {
-			lastErr = err
-			// Each attempt of ToolUsage._tool_calling parses twice: with
-			// raise_error=True, then (no function_calling_llm) again with
-			// raise_error=False, and _select_tool runs outside the try
-			// both times (tool_usage.py:889-937), so every attempt emits
-			// two tool_selection_error events.
-			for range 2 {
-				ar.pointEvent(session.ToolSelectionError, step, act.Tool, map[string]any{"error": err.Error(), "tool_name": act.Tool, "attempt": attempt})
-			}
-			continue
-		}
-		a, err := react.ParseToolInput(act.Input)
-		if err != nil {
-			// Conformance (crewai-semantics.md §5.1 step 3, summary #22): an
-			// Action Input that is not a dict, for a tool that was found, is
-			// not retried and does not get the "I encountered an error: …
-			// Moving on then." wrapper; CrewAI returns the
-			// tool_arguments_error text as the observation. The input is
-			// validated twice (the raise_error=True pass, then the
-			// returning one), each emitting tool_validate_input_error,
-			// except for a blank input, refused before the event
-			// (tool_usage.py:889-910, 939-985).
-			if pyjson.Strip(act.Input) != "" {
-				for range 2 {
-					ar.pointEvent(session.ToolValidateInputError, step, ar.reactNames[idx], map[string]any{"error": err.Error(), "tool_input": act.Input, "attempt": attempt})
-				}
-			}
-			spec := ar.tools[idx].Spec()
-			f := &ToolFailure{Message: prompt.ToolInputNotDict, Reason: ReasonInvalidInput}
-			return prompt.ToolInputNotDict, false, ar.recordFailure(step, spec.llmName(), spec, f, nil)
-		}
-		tool, args = ar.tools[idx], a
-		break
+	call, obs, err := ar.toolCalling(ctx, step, act)
+	if call == nil {
+		return obs, false, err
 	}
-	if tool == nil {
-		obs := "I encountered an error: " + lastErr.Error() + "\nMoving on then. " + prompt.FormatReminder(ar.toolText.Names)
-		f := &ToolFailure{Message: lastErr.Error(), Reason: ReasonInvalidInput}
-		return obs, false, ar.recordFailure(step, names.Sanitize(act.Tool), nil, f, nil)
-	}
+	tool, args := call.tool, call.args
 	spec := tool.Spec()
 	name := spec.llmName()
 
@@ -200,14 +160,14 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 		// counts toward used_tools and can get the tools reminder
 		// (tool_usage.py:581-595).
 		msg := prompt.Fill(prompt.ToolUsageLimit, "{tool}", name, "{max}", strconv.Itoa(spec.MaxUsageCount))
-		cs := ar.newCall(step, tool, name, act.Tool, args, 1)
+		cs := ar.newCall(step, tool, name, act.Tool, args, call.runAttempts)
 		ar.started(cs)
 		ar.point(session.UsageLimitReached, cs, map[string]any{"message": msg, "max_usage_count": spec.MaxUsageCount})
 		ar.finished(cs, msg, false, nil, nil)
 		return ar.formatResult(msg), false, ar.recordFailure(cs.span, name, spec, &ToolFailure{Message: msg, Reason: ReasonUsageLimit}, args)
 	}
 	if hit {
-		cs := ar.newCall(step, tool, name, act.Tool, args, 1)
+		cs := ar.newCall(step, tool, name, act.Tool, args, call.runAttempts)
 		ar.started(cs)
 		ar.point(session.CacheHit, cs, map[string]any{"cache_key": key})
 		ar.finished(cs, cached, true, nil, nil)
@@ -216,7 +176,7 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 		return ar.reactAnswer(ar.formatResult(cached), name)
 	}
 
-	cs := ar.newCall(step, tool, name, act.Tool, args, 1)
+	cs := ar.newCall(step, tool, name, act.Tool, args, call.runAttempts)
 	d, err := ar.pauseTool(ctx, cs)
 	if err != nil {
 		return "", false, err
@@ -228,8 +188,10 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 	}
 
 	var res ToolResult
-	for run := 1; run <= maxParsingAttempts; run++ {
-		if run > 1 {
+	// The runs go on counting ToolUsage._run_attempts from where parsing
+	// left it (tool_usage.py:725-747).
+	for run := call.runAttempts; run <= ar.parsingAttempts(); run++ {
+		if run > call.runAttempts {
 			cs = ar.newCall(step, tool, name, act.Tool, cs.args, run)
 		}
 		ar.started(cs)
@@ -366,7 +328,7 @@ func filterArgs(args *pyjson.Object, schema *pyjson.Object) *pyjson.Object {
 // same task (crewai-semantics.md §5.1 step 11).
 func (ar *agentRun) formatResult(s string) string {
 	n := ar.tr.usedTools.Add(1)
-	if n%rememberFormatEvery == 0 {
+	if n%ar.rememberFormatEvery() == 0 {
 		s += "\n\n" + prompt.ToolsReminder(ar.toolText)
 	}
 	return s

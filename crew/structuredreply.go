@@ -22,19 +22,21 @@ func (e *structuredReplyError) Error() string { return e.err.Error() }
 // a reply with tool calls are left as they are. An empty reply parses to
 // nothing, and the provider then asks again with the same messages and no
 // response_format (completion.py:1923-1927), whose reply is taken as
-// text: that second request's reply is returned, the first one's tokens
-// counted.
-func (ar *agentRun) parseStructuredReply(ctx context.Context, req llm.Request, resp llm.Response, model *toolschema.Model) (llm.Response, error) {
-	if req.ResponseFormat == nil || model == nil || len(resp.ToolCalls) > 0 || !llm.ParsesStructuredReplies(ar.agent.LLM) {
+// text: that second request, on the same LLM, has its reply returned; the
+// first one's tokens are counted when the target's are.
+func (ar *agentRun) parseStructuredReply(ctx context.Context, target llmTarget, req llm.Request, resp llm.Response, model *toolschema.Model) (llm.Response, error) {
+	if req.ResponseFormat == nil || model == nil || len(resp.ToolCalls) > 0 || !llm.ParsesStructuredReplies(target.prov) {
 		return resp, nil
 	}
 	if resp.Content == "" {
-		ar.rs.mu.Lock()
-		ar.rs.usage.add(resp.Usage)
-		ar.rs.mu.Unlock()
+		if !target.separate {
+			ar.rs.mu.Lock()
+			ar.rs.usage.add(resp.Usage)
+			ar.rs.mu.Unlock()
+		}
 		again := req
 		again.ResponseFormat, again.Stream = nil, false
-		return ar.agent.LLM.Call(ctx, again, nil)
+		return target.prov.Call(ctx, again, nil)
 	}
 	if _, verr := model.ValidateJSON(resp.Content); verr != nil {
 		return llm.Response{}, &structuredReplyError{err: verr}

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
 
 	"crewbench/session"
 )
@@ -167,8 +169,11 @@ func anthropicMessages(msgs []Message) ([]anthropic.TextBlockParam, []anthropic.
 			out = append(out, anthropic.NewUserMessage(anthropic.NewTextBlock(m.Content)))
 		case RoleAssistant:
 			results = nil
-			var blocks []anthropic.ContentBlockParamUnion
-			if m.Content != "" || len(m.ToolCalls) == 0 {
+			// An SDK dump of a reply with no content blocks stays an empty
+			// list (instructor's reask_anthropic_tools re-sends
+			// response.content as it came).
+			blocks := []anthropic.ContentBlockParamUnion{}
+			if m.Content != "" || len(m.ToolCalls) == 0 && !m.SDKDump {
 				blocks = append(blocks, anthropic.NewTextBlock(m.Content))
 			}
 			for _, tc := range m.ToolCalls {
@@ -205,34 +210,19 @@ func toolUseInput(args string) json.RawMessage {
 	return json.RawMessage(`{}`)
 }
 
-// anthropicTool maps CrewAI's function schema to input_schema: properties
-// (raw, so their order survives) and required have fields of their own;
-// every other top-level key (additionalProperties, $defs, …) goes through
-// ExtraFields.
+// anthropicTool maps CrewAI's function schema to input_schema as the SDK
+// writes one: properties, required, type, then every other top-level key
+// (additionalProperties, $defs, …) in the schema's own order. The SDK's
+// ExtraFields is a map, which it writes in random order, so the object is
+// built here and given to the SDK whole.
 func anthropicTool(t Tool) (anthropic.ToolUnionParam, error) {
 	var in anthropic.ToolInputSchemaParam
 	if len(t.Parameters) > 0 {
-		var schema map[string]json.RawMessage
-		if err := json.Unmarshal(t.Parameters, &schema); err != nil {
-			return anthropic.ToolUnionParam{}, fmt.Errorf("tool %q: parameters are not a JSON object: %v", t.Name, err)
+		raw, err := inputSchemaJSON(t.Parameters)
+		if err != nil {
+			return anthropic.ToolUnionParam{}, fmt.Errorf("tool %q: %v", t.Name, err)
 		}
-		for k, v := range schema {
-			switch k {
-			case "type":
-				// Always "object"; the SDK writes it.
-			case "properties":
-				in.Properties = v
-			case "required":
-				if err := json.Unmarshal(v, &in.Required); err != nil {
-					return anthropic.ToolUnionParam{}, fmt.Errorf("tool %q: required is not a list of names: %v", t.Name, err)
-				}
-			default:
-				if in.ExtraFields == nil {
-					in.ExtraFields = map[string]any{}
-				}
-				in.ExtraFields[k] = v
-			}
-		}
+		in = param.Override[anthropic.ToolInputSchemaParam](raw)
 	}
 	tp := &anthropic.ToolParam{Name: t.Name, InputSchema: in}
 	if t.Strict {
@@ -246,6 +236,71 @@ func anthropicTool(t Tool) (anthropic.ToolUnionParam, error) {
 	return anthropic.ToolUnionParam{OfTool: tp}, nil
 }
 
+// inputSchemaJSON is a tool's parameters in input_schema's key order.
+func inputSchemaJSON(params json.RawMessage) (json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(params))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, errors.New("parameters are not a JSON object")
+	}
+	fields := map[string]json.RawMessage{}
+	var extras []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("parameters are not a JSON object: %v", err)
+		}
+		key, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, fmt.Errorf("parameters are not a JSON object: %v", err)
+		}
+		if _, seen := fields[key]; !seen && key != "properties" && key != "required" && key != "type" {
+			extras = append(extras, key)
+		}
+		fields[key] = v
+	}
+	if r, ok := fields["required"]; ok {
+		var names []string
+		if err := json.Unmarshal(r, &names); err != nil {
+			return nil, fmt.Errorf("required is not a list of names: %v", err)
+		}
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	write := func(key string, v json.RawMessage) error {
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(key)
+		val, err := json.Marshal(v) // compacted and escaped as the SDK writes values
+		if err != nil {
+			return err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(val)
+		return nil
+	}
+	for _, key := range []string{"properties", "required"} {
+		if v, ok := fields[key]; ok {
+			if err := write(key, v); err != nil {
+				return nil, err
+			}
+		}
+	}
+	// Always "object"; the SDK writes it whatever the schema says.
+	if err := write("type", json.RawMessage(`"object"`)); err != nil {
+		return nil, err
+	}
+	for _, key := range extras {
+		if err := write(key, fields[key]); err != nil {
+			return nil, err
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
 func (p *anthropicProvider) fromMessage(m *anthropic.Message) (Response, error) {
 	if m == nil || (m.ID == "" && len(m.Content) == 0 && m.StopReason == "") {
 		return Response{}, &Error{Kind: KindMalformedResponse, Provider: ProviderAnthropic, Model: p.model,
@@ -254,6 +309,7 @@ func (p *anthropicProvider) fromMessage(m *anthropic.Message) (Response, error) 
 	r := Response{
 		FinishReason: string(m.StopReason),
 		ResponseID:   m.ID,
+		Raw:          m.RawJSON(),
 		Model:        m.Model,
 		Usage:        anthropicUsage(m.Usage.InputTokens, m.Usage.OutputTokens),
 	}

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -52,6 +53,7 @@ func TestAnthropicToolUseAndRequestBody(t *testing.T) {
 		ResponseID:   "msg_01XFDUDYJgAACzvnptvVoYEL",
 		Model:        "claude-haiku-4-5-20251001",
 		Usage:        Usage{PromptTokens: 472, CompletionTokens: 89, TotalTokens: 561},
+		Raw:          anthropicToolUseBody,
 	}
 	if d := cmp.Diff(want, resp); d != "" {
 		t.Errorf("response (-want +got):\n%s", d)
@@ -243,4 +245,37 @@ func TestAnthropicErrors(t *testing.T) {
 			}},
 	}
 	runProviderErrorCases(t, cases, newAnthropicForTest, "anthropic", "claude-haiku-4-5", "sk-ant-test-secret-99")
+}
+
+// input_schema keeps the SDK's leading properties, required and type, then
+// the schema's other keys in their own order, every time (the SDK's
+// ExtraFields map wrote them in random order).
+func TestAnthropicInputSchemaOrder(t *testing.T) {
+	for _, tc := range []struct{ name, params, want string }{
+		{"extras after type, in order",
+			`{"additionalProperties": false, "type": "object", "title": "Pick", "properties": {"b": {"type": "string"}, "a": {"type": "integer"}}, "$defs": {"X": {"type": "string"}}, "required": ["b"], "description": "<x>"}`,
+			`{"properties":{"b":{"type":"string"},"a":{"type":"integer"}},"required":["b"],"type":"object","additionalProperties":false,"title":"Pick","$defs":{"X":{"type":"string"}},"description":"\u003cx\u003e"}`},
+		{"only properties", `{"properties": {}}`, `{"properties":{},"type":"object"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for range 20 {
+				tool, err := anthropicTool(Tool{Name: "pick", Parameters: json.RawMessage(tc.params)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := json.Marshal(tool.OfTool.InputSchema)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(b) != tc.want {
+					t.Fatalf("\n got %s\nwant %s", b, tc.want)
+				}
+			}
+		})
+	}
+	for _, bad := range []string{`[1]`, `{"required": "b"}`} {
+		if _, err := anthropicTool(Tool{Name: "pick", Parameters: json.RawMessage(bad)}); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
 }

@@ -10,15 +10,21 @@ import (
 // (2.41.0) builds from a reply's JSON: Pydantic's repr, fields in
 // declaration order (the SDK's construct() fills every declared field,
 // None when absent) and then the fields the server added. instructor
-// quotes it in the reask text of a reply that did not validate. raw that
-// is not a JSON object gives "None".
+// quotes it in the reask text of a reply that did not validate. An
+// Anthropic reply ("type": "message") is str() of the anthropic SDK's
+// Message the same way. raw that is not a JSON object gives "None".
 func CompletionRepr(raw string) string {
 	o, err := pyjson.LoadsObject(raw)
 	if err != nil {
 		return "None"
 	}
+	root := "ChatCompletion"
+	if t, _ := o.Get("type"); t == "message" {
+		// An Anthropic reply, as instructor's Anthropic client gets it.
+		root = "Message"
+	}
 	var b strings.Builder
-	writeModelRepr(&b, "ChatCompletion", o)
+	writeModelRepr(&b, root, o)
 	return b.String()
 }
 
@@ -57,9 +63,32 @@ var sdkModels = map[string][]sdkField{
 		{name: "completion_tokens_details", model: "CompletionTokensDetails"}, {name: "prompt_tokens_details", model: "PromptTokensDetails"}},
 	"CompletionTokensDetails": {{name: "accepted_prediction_tokens"}, {name: "audio_tokens"}, {name: "reasoning_tokens"}, {name: "rejected_prediction_tokens"}},
 	"PromptTokensDetails":     {{name: "audio_tokens"}, {name: "cached_tokens"}},
+
+	// anthropic 0.73.0 (types/message.py, usage.py, cache_creation.py,
+	// server_tool_usage.py and the content blocks of content_block.py).
+	"Message": {{name: "id"}, {name: "content", model: "contentBlock", list: true}, {name: "model"}, {name: "role"},
+		{name: "stop_reason"}, {name: "stop_sequence"}, {name: "type"}, {name: "usage", model: "Usage"}},
+	"Usage": {{name: "cache_creation", model: "CacheCreation"}, {name: "cache_creation_input_tokens"}, {name: "cache_read_input_tokens"},
+		{name: "input_tokens"}, {name: "output_tokens"}, {name: "server_tool_use", model: "ServerToolUsage"}, {name: "service_tier"}},
+	"CacheCreation":         {{name: "ephemeral_1h_input_tokens"}, {name: "ephemeral_5m_input_tokens"}},
+	"ServerToolUsage":       {{name: "web_search_requests"}},
+	"TextBlock":             {{name: "citations"}, {name: "text"}, {name: "type"}},
+	"ToolUseBlock":          {{name: "id"}, {name: "input"}, {name: "name"}, {name: "type"}},
+	"ThinkingBlock":         {{name: "signature"}, {name: "thinking"}, {name: "type"}},
+	"RedactedThinkingBlock": {{name: "data"}, {name: "type"}},
+	"ServerToolUseBlock":    {{name: "id"}, {name: "input"}, {name: "name"}, {name: "type"}},
 }
 
+// contentBlocks are anthropic's ContentBlock union members, by their type
+// discriminator.
+var contentBlocks = map[string]string{"text": "TextBlock", "tool_use": "ToolUseBlock", "thinking": "ThinkingBlock",
+	"redacted_thinking": "RedactedThinkingBlock", "server_tool_use": "ServerToolUseBlock"}
+
 func writeModelRepr(b *strings.Builder, name string, o *pyjson.Object) {
+	if name == "contentBlock" {
+		t, _ := o.Get("type")
+		name = contentBlocks[pyjson.Str(t)]
+	}
 	if name == "toolCall" {
 		// ChatCompletionMessageToolCallUnion, discriminated by type.
 		name = "ChatCompletionMessageFunctionToolCall"

@@ -64,7 +64,8 @@ type Message struct {
 	// SDKDump marks an assistant message with tool calls re-sent the way
 	// instructor's dump_message writes a reply back (content "" rather
 	// than null, each call as the OpenAI SDK's model_dump: id,
-	// function{arguments, name}, type); the OpenAI wire honours it.
+	// function{arguments, name}, type); the OpenAI wire honours it, and the
+	// Anthropic wire sends a dump without content or calls as no blocks.
 	SDKDump bool `json:"-"`
 }
 
@@ -152,7 +153,8 @@ type Response struct {
 	Model string
 	Usage Usage
 	// Raw is the reply's JSON as the server sent it (non-streamed OpenAI
-	// replies; "" otherwise), for texts that quote the whole completion.
+	// and Anthropic replies; "" otherwise), for texts that quote the whole
+	// completion.
 	Raw string
 }
 

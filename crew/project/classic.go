@@ -404,15 +404,6 @@ func (cx *classicCtx) mergeKwargs(yamlNode *Node, call *pyread.Expr, scope *pySc
 	if !merged.Pos.IsValid() {
 		merged.Pos = call.Pos
 	}
-	set := func(key string, keyPos Pos, v *Node) {
-		for i, f := range merged.Fields {
-			if f.Key == key {
-				merged.Fields[i] = &Field{Key: key, KeyPos: keyPos, Value: v}
-				return
-			}
-		}
-		merged.Fields = append(merged.Fields, &Field{Key: key, KeyPos: keyPos, Value: v})
-	}
 	for _, kw := range call.Kwargs {
 		if !scalars[kw.Name] {
 			continue
@@ -420,7 +411,7 @@ func (cx *classicCtx) mergeKwargs(yamlNode *Node, call *pyread.Expr, scope *pySc
 		n, bad := cx.ev.literal(kw.Value, scope, 0)
 		if bad == nil {
 			if n.Kind != KindNull {
-				set(kw.Name, kw.Pos, n)
+				merged.set(kw.Name, kw.Pos, n)
 			}
 			continue
 		}
@@ -432,7 +423,7 @@ func (cx *classicCtx) mergeKwargs(yamlNode *Node, call *pyread.Expr, scope *pySc
 			}
 		}
 		if u.Resolved {
-			set(kw.Name, kw.Pos, plainToNode(u.Value, kw.Value.Pos))
+			merged.set(kw.Name, kw.Pos, plainToNode(u.Value, kw.Value.Pos))
 		}
 	}
 	return merged
@@ -477,6 +468,7 @@ func (cx *classicCtx) buildAgent(name string, yamlNode *Node, call *pyread.Expr,
 	if !merged.Pos.IsValid() {
 		merged.Pos = where
 	}
+	planningLLM, hasPlanningLLM := cx.planningConfig(merged, call, scope, name)
 	file := cx.crewPy
 	if yamlNode != nil {
 		file = yamlNode.Pos.File
@@ -510,6 +502,9 @@ func (cx *classicCtx) buildAgent(name string, yamlNode *Node, call *pyread.Expr,
 	l.decodeAgentFields(a, d, name, false)
 	a.LLM = cx.llmValue(yamlNode.Get("llm"), call.Kwarg("llm"), scope, "agents."+name+".llm", label)
 	a.FunctionCallingLLM = cx.llmValue(yamlNode.Get("function_calling_llm"), call.Kwarg("function_calling_llm"), scope, "agents."+name+".function_calling_llm", label)
+	if hasPlanningLLM && a.PlanningConfig != nil {
+		a.PlanningConfig.LLM = cx.llmValue(nil, planningLLM, scope, "agents."+name+".planning_config.llm", label)
+	}
 	// tools: explicit kwarg wins over YAML
 	if t := call.Kwarg("tools"); t != nil {
 		a.Tools, a.MCPs = cx.toolsFromExpr(t, scope, name)
@@ -528,6 +523,44 @@ func (cx *classicCtx) buildAgent(name string, yamlNode *Node, call *pyread.Expr,
 	}
 	l.p.Agents = append(l.p.Agents, a)
 	return a
+}
+
+// planningConfig puts an Agent(...) call's planning_config into merged as
+// the object the JSON form writes: a dict literal, or PlanningConfig(...)
+// with its literal keyword values (a non-literal one is left out, with a
+// note naming it: CrewAI's default then applies). The llm keyword of
+// PlanningConfig(...) is returned, to be read as any llm is.
+func (cx *classicCtx) planningConfig(merged *Node, call *pyread.Expr, scope *pyScope, agent string) (*pyread.Expr, bool) {
+	kw := call.Kwarg("planning_config")
+	if kw == nil {
+		return nil, false
+	}
+	r := cx.ev.resolve(kw, scope)
+	if !cx.ev.m.calledAs(r, "PlanningConfig") {
+		n, bad := cx.ev.literal(kw, scope, 0)
+		if bad != nil || (n.Kind != KindObject && n.Kind != KindNull) {
+			cx.l.note(kw.Pos, Warn, "crewpy-planning-nonliteral", fmt.Sprintf("Agent %s planning_config=%s: neither PlanningConfig(...) nor a dict literal; crewbench does not read it", agent, exprText(kw)))
+			return nil, false
+		}
+		merged.set("planning_config", kw.Pos, n)
+		return nil, false
+	}
+	obj := &Node{Kind: KindObject, Pos: r.Pos}
+	var llmKw *pyread.Expr
+	for _, k := range r.Kwargs {
+		if k.Name == "llm" {
+			llmKw = k.Value
+			continue
+		}
+		n, bad := cx.ev.literal(k.Value, scope, 0)
+		if bad != nil {
+			cx.l.note(k.Value.Pos, Warn, "crewpy-planning-nonliteral", fmt.Sprintf("Agent %s planning_config %s=%s: not a literal; crewbench leaves it out, so CrewAI's default applies", agent, k.Name, exprText(k.Value)))
+			continue
+		}
+		obj.Fields = append(obj.Fields, &Field{Key: k.Name, KeyPos: k.Pos, Value: n})
+	}
+	merged.set("planning_config", kw.Pos, obj)
+	return llmKw, llmKw != nil
 }
 
 func keysOf(m map[string]bool) []string {
@@ -897,6 +930,18 @@ func (cx *classicCtx) buildTask(name string, yamlNode *Node, call *pyread.Expr, 
 		}
 	} else if tl := yamlNode.Get("tools"); !tl.IsNull() {
 		t.Tools = cx.methodTools(tl, name)
+	}
+	// converter_cls=MyConverter: the class, by its qualified name, as the
+	// JSON form's {"python": …} ref.
+	if kw := call.Kwarg("converter_cls"); kw != nil {
+		if r := cx.ev.resolve(kw, scope); r.Kind != pyread.None {
+			if d := r.Dotted(); d != "" {
+				t.ConverterCls = cx.ev.m.qualified(d)
+				t.Positions["converter_cls"] = kw.Pos
+			} else {
+				l.note(kw.Pos, Warn, "crewpy-converter-nonliteral", fmt.Sprintf("Task %s converter_cls=%s: not a class name; crewbench does not read it", name, exprText(kw)))
+			}
+		}
 	}
 	// output models
 	for _, k := range []string{"output_json", "output_pydantic"} {

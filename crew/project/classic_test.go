@@ -1,11 +1,11 @@
 package project
 
 import (
-	"crewbench/crew/pyjson"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"crewbench/crew/pyjson"
 	"crewbench/mcpconn"
 )
 
@@ -191,4 +191,47 @@ class KCrew:
 `)
 	p = open(t, dir)
 	eq(t, "main.py", pyjson.Str(p.Crew.Inputs["cfg"]), want)
+}
+
+// planning_config and converter_cls written in Python in crew.py:
+// PlanningConfig(...) with literal keyword values (and its llm read as any
+// llm), a dict literal, reasoning kwargs, a value crewbench cannot read
+// (a note at its position), and converter classes by qualified name.
+func TestClassicPlanningConfigAndConverterCls(t *testing.T) {
+	p := open(t, "testdata/classic/planning")
+	pl := p.Agent("planner")
+	pc := pl.PlanningConfig
+	if pc == nil {
+		t.Fatal("planner: no planning_config")
+	}
+	eq(t, "max_attempts", *pc.MaxAttempts, 2)
+	eq(t, "reasoning_effort", pc.ReasoningEffort, "high")
+	eq(t, "system_prompt (a concatenation of literals)", *pc.SystemPrompt, "You plan carefully.")
+	eq(t, "max_steps (not a literal) is left out", pc.MaxSteps, (*int)(nil))
+	eq(t, "llm from LLM(...)", pc.LLM.Model, "openai/gpt-4o-mini")
+	eq(t, "llm temperature", *pc.LLM.Temperature, 0.2)
+	eq(t, "no other fields", pc.Others, []string(nil))
+
+	th := p.Agent("thinker")
+	eq(t, "reasoning", th.Reasoning, true)
+	eq(t, "max_reasoning_attempts", *th.MaxReasoningAttempts, 2)
+	eq(t, "dict planning_config max_steps", *th.PlanningConfig.MaxSteps, 4)
+	eq(t, "dict planning_config llm", th.PlanningConfig.LLM.Model, "openai/gpt-4o")
+
+	eq(t, "a planning_config crewbench cannot read", p.Agent("loose").PlanningConfig, (*PlanningConfig)(nil))
+
+	eq(t, "imported converter_cls", p.Crew.Tasks[0].ConverterCls, "planner.converters.StrictConverter")
+	eq(t, "converter_cls defined in crew.py", p.Crew.Tasks[1].ConverterCls, "LocalConverter")
+	eq(t, "converter_cls position", p.Crew.Tasks[0].Positions.At("converter_cls").String(), "src/planner/crew.py:39:74")
+
+	notes := map[string]string{}
+	for _, n := range p.Notes {
+		if n.Code == "crewpy-planning-nonliteral" {
+			notes[n.Pos.String()] = n.Text
+		}
+	}
+	eq(t, "notes", notes, map[string]string{
+		"src/planner/crew.py:23:27": "Agent planner planning_config max_steps=STEPS: not a literal; crewbench leaves it out, so CrewAI's default applies",
+		"src/planner/crew.py:35:74": "Agent loose planning_config=self.make_config(): neither PlanningConfig(...) nor a dict literal; crewbench does not read it",
+	})
 }

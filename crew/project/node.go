@@ -95,6 +95,18 @@ func (n *Node) Field(key string) *Field {
 	return nil
 }
 
+// set gives an object node's key the value v, in place when the key is
+// there (a later value wins, where the first one was).
+func (n *Node) set(key string, keyPos Pos, v *Node) {
+	for i, f := range n.Fields {
+		if f.Key == key {
+			n.Fields[i] = &Field{Key: key, KeyPos: keyPos, Value: v}
+			return
+		}
+	}
+	n.Fields = append(n.Fields, &Field{Key: key, KeyPos: keyPos, Value: v})
+}
+
 // Has reports whether an object node has key.
 func (n *Node) Has(key string) bool { return n.Field(key) != nil }
 

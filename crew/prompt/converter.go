@@ -24,6 +24,10 @@ const (
 	// that does not validate (instructor/providers/openai/utils.py
 	// reask_tools).
 	instructorReask = "Validation Error found:\n{exception}\nRecall the function correctly, fix the errors"
+	// instructorNoToolReask is the user message ANTHROPIC_TOOLS mode
+	// appends after a reply without a tool_use block
+	// (instructor/providers/anthropic/utils.py reask_anthropic_tools).
+	instructorNoToolReask = "Validation Error due to no tool invocation:\n{exception}\nRecall the function correctly, fix the errors"
 )
 
 // InstructorDescription is the function description generate_openai_schema
@@ -47,21 +51,30 @@ type FailedAttempt struct {
 // a Jinja template with the default trim settings: every tag line leaves
 // its newline), last being str() of the exception that failed now.
 func InstructorReask(attempts []FailedAttempt, last string) string {
-	text := last
-	if len(attempts) > 0 {
-		var b strings.Builder
-		b.WriteString("<failed_attempts>\n")
-		for _, a := range attempts {
-			b.WriteString("\n<generation number=\"" + strconv.Itoa(a.Number) + "\">\n<exception>\n    ")
-			b.WriteString(a.Exception)
-			b.WriteString("\n</exception>\n<completion>\n    ")
-			b.WriteString(a.Completion)
-			b.WriteString("\n</completion>\n</generation>\n")
-		}
-		b.WriteString("\n</failed_attempts>\n\n<last_exception>\n    ")
-		b.WriteString(last)
-		b.WriteString("\n</last_exception>")
-		text = b.String()
+	return fill(instructorReask, "{exception}", instructorException(attempts, last))
+}
+
+// InstructorNoToolReask is InstructorReask's text for an Anthropic reply
+// that called no tool.
+func InstructorNoToolReask(attempts []FailedAttempt, last string) string {
+	return fill(instructorNoToolReask, "{exception}", instructorException(attempts, last))
+}
+
+func instructorException(attempts []FailedAttempt, last string) string {
+	if len(attempts) == 0 {
+		return last
 	}
-	return fill(instructorReask, "{exception}", text)
+	var b strings.Builder
+	b.WriteString("<failed_attempts>\n")
+	for _, a := range attempts {
+		b.WriteString("\n<generation number=\"" + strconv.Itoa(a.Number) + "\">\n<exception>\n    ")
+		b.WriteString(a.Exception)
+		b.WriteString("\n</exception>\n<completion>\n    ")
+		b.WriteString(a.Completion)
+		b.WriteString("\n</completion>\n</generation>\n")
+	}
+	b.WriteString("\n</failed_attempts>\n\n<last_exception>\n    ")
+	b.WriteString(last)
+	b.WriteString("\n</last_exception>")
+	return b.String()
 }

@@ -42,6 +42,10 @@ const (
 	// raised on every retry.
 	ToolUsageException = "I encountered an error while trying to use the tool. This was the error: {error}.\n Tool {tool} accepts these inputs: {tool_inputs}"
 
+	// ToolUsageError opens the observation after a ReAct action's parsing
+	// attempts are spent (en.json errors.tool_usage_error).
+	ToolUsageError = "I encountered an error: {error}"
+
 	// TaskRepeatedUsage is the repeated-call guard's observation, with the
 	// translation's trailing "\n\n" (en.json errors.task_repeated_usage).
 	// The recorded requests end without it (crewai-fidelity-gaps.md A.9)

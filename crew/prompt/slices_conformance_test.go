@@ -28,6 +28,7 @@ func TestConformanceSlices(t *testing.T) {
 		{"force_final_answer", ForceFinalAnswer, "Now it's time you MUST give your absolute best final answer. You'll ignore all previous instructions, stop using any tools, and just return your absolute BEST Final answer."},
 		{"post_tool_reasoning", PostToolReasoning, "Analyze the tool result. If requirements are met, provide the Final Answer. Otherwise, call the next tool. Deliver only the answer without meta-commentary."},
 		{"tool_usage_exception", ToolUsageException, "I encountered an error while trying to use the tool. This was the error: {error}.\n Tool {tool} accepts these inputs: {tool_inputs}"},
+		{"tool_usage_error", ToolUsageError, "I encountered an error: {error}"},
 		{"task_repeated_usage", TaskRepeatedUsage, "I tried reusing the same input, I must stop using this action input. I'll try something else instead.\n\n"},
 		{"native fallback", NativeFallback, "Native tool calling is unavailable for this model/provider. Continue using CrewAI text tool calling instead.\n"},
 		{"missing Action", MissingActionAfterThought, "I did it wrong. Invalid Format: I missed the 'Action:' after 'Thought:'. I will do right next, and don't use a tool I have already used.\n"},
