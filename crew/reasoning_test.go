@@ -307,6 +307,57 @@ func TestAgentPlanningPromptErrorFailsPlanning(t *testing.T) {
 	}
 }
 
+// A refinement that raises (here its refine_prompt, which str.format
+// cannot fill) ends planning: CrewAI's one agent_reasoning_failed (attempt
+// 1, the KeyError) is paired by its event bus with the innermost started
+// scope, the refinement's, and attempt 1's stays open
+// (reasoning_handler.py:296-318, 226-242; events/event_bus.py:548-560).
+// crewbench closes each with its own failed event, refinement first: no
+// planning node is left running once the task ran.
+func TestAgentPlanningRefineErrorClosesTheRefinement(t *testing.T) {
+	cs, prov := newChatServer(t, "draft", "Berlin is big.")
+	c := guardedCrew(prov, nil, false, 0)
+	c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 2, MaxSteps: 20, RefinePrompt: strPtr("Refine {nothing}")}
+	r := kickoff(t, c, nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if len(cs.bodies) != 2 || r.out.Raw != "Berlin is big." {
+		t.Fatalf("%d requests, raw %q", len(cs.bodies), r.out.Raw)
+	}
+	tree := session.NewTree()
+	for _, ev := range r.events {
+		tree.Add(ev)
+	}
+	var reasoning []string
+	for _, n := range tree.Nodes() {
+		if n.Kind == session.NodeReasoning {
+			reasoning = append(reasoning, n.Status.String())
+		}
+		if n.Status == session.StatusRunning {
+			t.Errorf("%s node %s is still running", n.Kind, n.Span)
+		}
+	}
+	if !slices.Equal(reasoning, []string{"failed", "failed"}) {
+		t.Errorf("reasoning nodes %v, want attempt 1 and its refinement failed", reasoning)
+	}
+	var attempts []int64
+	for _, ev := range r.events {
+		if ev.Kind == session.AgentReasoningFailed {
+			attempts = append(attempts, ev.Int("attempt"))
+			if ev.Str("error") != "'nothing'" {
+				t.Errorf("failed %+v", ev.Data)
+			}
+		}
+	}
+	if !slices.Equal(attempts, []int64{2, 1}) {
+		t.Errorf("failed attempts %v", attempts)
+	}
+	if r.count(session.AgentReasoningCompleted) != 0 {
+		t.Errorf("completed %d", r.count(session.AgentReasoningCompleted))
+	}
+}
+
 // A plan that is not a string passes _call_with_function and fails
 // ReasoningPlan(plan=…) (reasoning_handler.py:386-404, 253): the
 // ValidationError is agent_reasoning_failed's error, and the task runs.
