@@ -1,6 +1,7 @@
 package crew
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -240,6 +241,49 @@ func TestFromProjectReadsPlanningConfig(t *testing.T) {
 }
 
 func strPtr(s string) *string { return &s }
+
+// CrewAI refines while attempt < max_attempts, attempt counting from 1
+// (reasoning_handler.py:293-296): max_attempts 0 (or below, or
+// max_reasoning_attempts 0 under reasoning: true, agent/core.py:385-394)
+// allows no refinement, as 1 does; only None refines until ready.
+func TestFromProjectMaxAttemptsZeroRefinesNever(t *testing.T) {
+	const notReady = "Plan.\nNOT READY: I need to refine my plan."
+	for _, tc := range []struct {
+		name, agent string
+		replies     []string
+		starts      int
+	}{
+		{"planning_config max_attempts 0", `"planning_config": {"max_attempts": 0}`, []string{notReady, "Short."}, 1},
+		{"planning_config max_attempts -1", `"planning_config": {"max_attempts": -1}`, []string{notReady, "Short."}, 1},
+		{"reasoning max_reasoning_attempts 0", `"reasoning": true, "max_reasoning_attempts": 0`, []string{notReady, "Short."}, 1},
+		{"planning_config max_attempts 2", `"planning_config": {"max_attempts": 2}`, []string{notReady, notReady, "Short."}, 2},
+		{"planning_config max_attempts None", `"planning_config": {"max_attempts": null}`, []string{notReady, notReady, "Plan.\nREADY: I am ready to execute the task.", "Short."}, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			fixturetest.WriteFiles(t, dir, map[string]string{
+				"crew.jsonc":          `{"name": "p", "agents": ["writer"], "tasks": [{"name": "write", "description": "Write.", "expected_output": "Text.", "agent": "writer"}]}`,
+				"agents/writer.jsonc": `{"role": "Writer", "goal": "g", "backstory": "b", "llm": "scripted:inline.yaml", ` + tc.agent + `}`,
+			})
+			p, err := project.Open(dir, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			script, _ := json.Marshal(map[string]any{"replies": tc.replies})
+			c, _, err := FromProject(p, ProjectOptions{Script: script})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := kickoff(t, c, nil, Options{})
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			if got := r.count(session.AgentReasoningStarted); got != tc.starts || r.out.Raw != "Short." {
+				t.Errorf("%d planning attempts, want %d; raw %q", got, tc.starts, r.out.Raw)
+			}
+		})
+	}
+}
 
 // planning_config's prompts (reasoning_handler.py:472-580): system_prompt
 // is sent as it is, plan_prompt and refine_prompt are str.format-ed with
