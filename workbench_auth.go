@@ -17,7 +17,8 @@ type serverAuth struct {
 	openBrowser func(string) error
 }
 
-// State implements ui.ServerAuth.
+// State implements ui.ServerAuth: the probe is skipped when a token is
+// stored.
 func (serverAuth) State(ctx context.Context, url string, sse, probe bool) ui.AuthState {
 	var a ui.AuthState
 	path, err := oauth.DefaultStorePath()
@@ -32,7 +33,11 @@ func (serverAuth) State(ctx context.Context, url string, sse, probe bool) ui.Aut
 	case t != nil:
 		a.Token, a.Expiry, a.Refreshable, a.Scope = true, t.Expiry, t.RefreshToken != "", t.Scope
 	}
-	if probe {
+	// Only a server with no stored token is probed: with one, the view
+	// shows the token's state, not the server's answer without it, and
+	// after a login the probe (a request without the token) would race
+	// the reconnect that sends it, reaching the server after it.
+	if probe && !a.Token {
 		p, err := probeAuth(ctx, url, sse)
 		if err != nil {
 			a.Err = err.Error()

@@ -70,10 +70,53 @@ func TestFlow_LogInToAnOAuthServerFromTheServersView(t *testing.T) {
 	if u := fake.AuthQueries[0].Get("redirect_uri"); len(u) < 17 || u[:17] != "http://127.0.0.1:" {
 		t.Errorf("redirect_uri %q is not a loopback callback on 127.0.0.1", u)
 	}
-	// The token exists only from the login on, so a request carrying it is
-	// the reconnect. (Not "the last request": a late request of the refused
-	// first connection, with no token, may still arrive after it.)
-	if !slices.Contains(fake.Bearers(), "Bearer "+tok.AccessToken) {
-		t.Errorf("the reconnect did not send the stored token; the server saw %d requests", len(fake.Bearers()))
+	// The token exists only from the login on, so the first request
+	// carrying it is the reconnect's; every MCP request from then on
+	// carries it (no probe without it reaches the server late).
+	bearers := fake.Bearers()
+	first := slices.Index(bearers, "Bearer "+tok.AccessToken)
+	if first < 0 {
+		t.Fatalf("the reconnect did not send the stored token; the server saw %d requests", len(bearers))
+	}
+	for i, b := range bearers[first:] {
+		if b != "Bearer "+tok.AccessToken {
+			t.Errorf("MCP request %d after the reconnect's first carried %q, not the stored token", i, b)
+		}
+	}
+}
+
+// The servers view reads a server's auth state after a login while the
+// pool reconnects with the new token: with a token stored, State does not
+// probe (a request without the token, which could reach the server after
+// the reconnect's), but still reads the token; without one it probes.
+func TestServerAuthStateProbesOnlyWithoutAStoredToken(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		login      bool
+		wantProbed bool
+	}{
+		{"no token stored: probed", false, true},
+		{"token stored: not probed", true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("XDG_STATE_HOME", t.TempDir())
+			fake := protectedServer(t)
+			if tc.login {
+				if code, out, errs := run(t, "auth", "login", "--headless", fake.MCPURL()); code != 0 {
+					t.Fatalf("login: exit %d\n%s\n%s", code, out, errs)
+				}
+			}
+			before := len(fake.Bearers())
+			a := serverAuth{}.State(context.Background(), fake.MCPURL(), false, true)
+			if a.Err != "" || a.Token != tc.login || a.Probed != tc.wantProbed {
+				t.Fatalf("state %+v", a)
+			}
+			if tc.wantProbed && (a.Status != http.StatusUnauthorized || a.Challenge == "") {
+				t.Errorf("probe answer %+v, want the 401 and its challenge", a)
+			}
+			if got, want := len(fake.Bearers())-before, map[bool]int{true: 1, false: 0}[tc.wantProbed]; got != want {
+				t.Errorf("the MCP endpoint saw %d requests, want %d", got, want)
+			}
+		})
 	}
 }

@@ -64,7 +64,7 @@ func (b *builder) agentPlanning(name string, a *Agent, pa *project.Agent) error 
 			a.Planning.MaxReplans = *pc.MaxReplans
 		}
 		if pc.MaxAttempts != nil {
-			a.Planning.MaxAttempts = *pc.MaxAttempts
+			a.Planning.MaxAttempts = planAttempts(*pc.MaxAttempts)
 		}
 		if pc.MaxStepIterations != nil {
 			a.Planning.MaxStepIterations = *pc.MaxStepIterations
@@ -88,7 +88,7 @@ func (b *builder) agentPlanning(name string, a *Agent, pa *project.Agent) error 
 	case pa.Reasoning:
 		a.Planning = &PlanningConfig{MaxSteps: defaultPlanMaxSteps, Effort: effortMedium, MaxReplans: defaultMaxReplans}
 		if pa.MaxReasoningAttempts != nil {
-			a.Planning.MaxAttempts = *pa.MaxReasoningAttempts
+			a.Planning.MaxAttempts = planAttempts(*pa.MaxReasoningAttempts)
 		}
 	case pa.Planning:
 		a.Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: defaultPlanMaxSteps, Effort: effortLow, MaxReplans: defaultMaxReplans}
@@ -98,6 +98,12 @@ func (b *builder) agentPlanning(name string, a *Agent, pa *project.Agent) error 
 	b.note("agent %s: planning: crewbench sends CrewAI's planning calls and runs a ready plan's steps as CrewAI does: StepExecutor steps with the agent's tools (native or ReAct), PlannerObserver calls, replans of the pending steps, and the final synthesis (with the task's output model when it has one); parallel steps run one after another in plan order", name)
 	return nil
 }
+
+// planAttempts is a configured max_attempts as PlanningConfig.MaxAttempts,
+// whose 0 is None: CrewAI refines while attempt < max_attempts, attempt
+// counting from 1 (reasoning_handler.py:293-296), so 0 and below allow no
+// refinement, as 1 does.
+func planAttempts(n int) int { return max(n, 1) }
 
 // PlanningConfig's defaults (agent/planning_config.py:79-126):
 // max_steps 20, reasoning_effort "medium", max_replans 3.

@@ -140,8 +140,14 @@ func (ar *agentRun) executePlanning(ctx context.Context, span, description strin
 			p, err = ar.planCall(ctx, inner, refine)
 		}
 		if err != nil {
-			// The error ends attempt 1 (handle_agent_reasoning); this
-			// attempt's scope gets no event of its own in CrewAI.
+			// The error ends attempt 1 (handle_agent_reasoning). CrewAI's
+			// one agent_reasoning_failed closes this refinement's scope (its
+			// bus pairs it with the innermost start) and leaves attempt 1's
+			// open; each scope gets its own here, so neither stays running.
+			ev := ar.base
+			ev.Kind, ev.Outcome, ev.Error, ev.Span, ev.Parent, ev.Attempt, ev.Duration = session.AgentReasoningFailed, "failed", err.Error(), inner, span, attempt, ar.rs.em.Now().Sub(start)
+			ev.Data = map[string]any{"agent_role": ar.p.role, "task_id": ar.tr.id, "error": err.Error(), "attempt": attempt}
+			ar.rs.emit(ev)
 			return rawPlan{}, err
 		}
 		if v, verr := p.validated(); verr == nil {

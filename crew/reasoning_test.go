@@ -1,6 +1,7 @@
 package crew
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -241,6 +242,49 @@ func TestFromProjectReadsPlanningConfig(t *testing.T) {
 
 func strPtr(s string) *string { return &s }
 
+// CrewAI refines while attempt < max_attempts, attempt counting from 1
+// (reasoning_handler.py:293-296): max_attempts 0 (or below, or
+// max_reasoning_attempts 0 under reasoning: true, agent/core.py:385-394)
+// allows no refinement, as 1 does; only None refines until ready.
+func TestFromProjectMaxAttemptsZeroRefinesNever(t *testing.T) {
+	const notReady = "Plan.\nNOT READY: I need to refine my plan."
+	for _, tc := range []struct {
+		name, agent string
+		replies     []string
+		starts      int
+	}{
+		{"planning_config max_attempts 0", `"planning_config": {"max_attempts": 0}`, []string{notReady, "Short."}, 1},
+		{"planning_config max_attempts -1", `"planning_config": {"max_attempts": -1}`, []string{notReady, "Short."}, 1},
+		{"reasoning max_reasoning_attempts 0", `"reasoning": true, "max_reasoning_attempts": 0`, []string{notReady, "Short."}, 1},
+		{"planning_config max_attempts 2", `"planning_config": {"max_attempts": 2}`, []string{notReady, notReady, "Short."}, 2},
+		{"planning_config max_attempts None", `"planning_config": {"max_attempts": null}`, []string{notReady, notReady, "Plan.\nREADY: I am ready to execute the task.", "Short."}, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			fixturetest.WriteFiles(t, dir, map[string]string{
+				"crew.jsonc":          `{"name": "p", "agents": ["writer"], "tasks": [{"name": "write", "description": "Write.", "expected_output": "Text.", "agent": "writer"}]}`,
+				"agents/writer.jsonc": `{"role": "Writer", "goal": "g", "backstory": "b", "llm": "scripted:inline.yaml", ` + tc.agent + `}`,
+			})
+			p, err := project.Open(dir, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			script, _ := json.Marshal(map[string]any{"replies": tc.replies})
+			c, _, err := FromProject(p, ProjectOptions{Script: script})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := kickoff(t, c, nil, Options{})
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			if got := r.count(session.AgentReasoningStarted); got != tc.starts || r.out.Raw != "Short." {
+				t.Errorf("%d planning attempts, want %d; raw %q", got, tc.starts, r.out.Raw)
+			}
+		})
+	}
+}
+
 // planning_config's prompts (reasoning_handler.py:472-580): system_prompt
 // is sent as it is, plan_prompt and refine_prompt are str.format-ed with
 // the agent, the task, the tool names, max_steps and the current plan;
@@ -304,6 +348,57 @@ func TestAgentPlanningPromptErrorFailsPlanning(t *testing.T) {
 	}
 	if len(cs.bodies) != 1 || r.out.Raw != "Berlin is big." || r.count(session.AgentReasoningCompleted) != 0 {
 		t.Errorf("%d requests, raw %q", len(cs.bodies), r.out.Raw)
+	}
+}
+
+// A refinement that raises (here its refine_prompt, which str.format
+// cannot fill) ends planning: CrewAI's one agent_reasoning_failed (attempt
+// 1, the KeyError) is paired by its event bus with the innermost started
+// scope, the refinement's, and attempt 1's stays open
+// (reasoning_handler.py:296-318, 226-242; events/event_bus.py:548-560).
+// crewbench closes each with its own failed event, refinement first: no
+// planning node is left running once the task ran.
+func TestAgentPlanningRefineErrorClosesTheRefinement(t *testing.T) {
+	cs, prov := newChatServer(t, "draft", "Berlin is big.")
+	c := guardedCrew(prov, nil, false, 0)
+	c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 2, MaxSteps: 20, RefinePrompt: strPtr("Refine {nothing}")}
+	r := kickoff(t, c, nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if len(cs.bodies) != 2 || r.out.Raw != "Berlin is big." {
+		t.Fatalf("%d requests, raw %q", len(cs.bodies), r.out.Raw)
+	}
+	tree := session.NewTree()
+	for _, ev := range r.events {
+		tree.Add(ev)
+	}
+	var reasoning []string
+	for _, n := range tree.Nodes() {
+		if n.Kind == session.NodeReasoning {
+			reasoning = append(reasoning, n.Status.String())
+		}
+		if n.Status == session.StatusRunning {
+			t.Errorf("%s node %s is still running", n.Kind, n.Span)
+		}
+	}
+	if !slices.Equal(reasoning, []string{"failed", "failed"}) {
+		t.Errorf("reasoning nodes %v, want attempt 1 and its refinement failed", reasoning)
+	}
+	var attempts []int64
+	for _, ev := range r.events {
+		if ev.Kind == session.AgentReasoningFailed {
+			attempts = append(attempts, ev.Int("attempt"))
+			if ev.Str("error") != "'nothing'" {
+				t.Errorf("failed %+v", ev.Data)
+			}
+		}
+	}
+	if !slices.Equal(attempts, []int64{2, 1}) {
+		t.Errorf("failed attempts %v", attempts)
+	}
+	if r.count(session.AgentReasoningCompleted) != 0 {
+		t.Errorf("completed %d", r.count(session.AgentReasoningCompleted))
 	}
 }
 

@@ -3,6 +3,7 @@ package mcpconn
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -60,6 +61,48 @@ func TestPoolSendsStoredTokensToCrewbenchsOwnCallsOnly(t *testing.T) {
 					t.Errorf("%s sent the stored token", tc.policy)
 				}
 			}
+		}
+	}
+}
+
+// A pool connection refused for want of a token is finished when Connect
+// returns: after a login, the reconnect's requests carry the token and no
+// request of the refused connection (a retry, a session DELETE, a GET
+// stream) reaches the server after them, up to the pool's Close.
+func TestPoolRefusedConnectionSendsNothingAfterTheReconnect(t *testing.T) {
+	fake := oauthtest.New(oauthtest.Options{PRMInHeader: true})
+	fake.Protect(oauthtest.EchoMCP())
+	defer fake.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	store := &oauth.Store{Path: filepath.Join(t.TempDir(), "oauth-tokens.json")}
+	p := NewPool(nil)
+	p.SetAuthorizer(oauth.New(oauth.Config{Store: store}))
+	spec := ServerSpec{Name: "protected", Transport: TransportHTTP, URL: fake.MCPURL()}
+	if err := p.Connect(ctx, spec); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := p.ServerStatus(Handle(spec)); st.State != StateFailed || st.Class != session.OutcomeAuth {
+		t.Fatalf("without a token: %+v", st)
+	}
+	tok, err := oauth.New(oauth.Config{Store: store, Headless: true, Interactive: true}).Login(ctx, fake.MCPURL(), oauth.Challenge{}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Reconnect(ctx, Handle(spec)); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	bearers := fake.Bearers()
+	first := slices.Index(bearers, "Bearer "+tok.AccessToken)
+	if first < 1 {
+		t.Fatalf("requests %q: want the refused one(s), then the reconnect's with the token", bearers)
+	}
+	for i, b := range bearers[first:] {
+		if b != "Bearer "+tok.AccessToken {
+			t.Errorf("request %d after the reconnect's first carried %q", first+i, b)
 		}
 	}
 }

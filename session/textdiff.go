@@ -95,20 +95,7 @@ func middleOps(a, b []string, off int) []diffOp {
 		}
 		return ops
 	}
-	// lcs[i][j] is the LCS length of a[i:] and b[j:].
-	lcs := make([][]int32, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int32, m+1)
-	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
+	lcs := LCSTable(a, b)
 	i, j := 0, 0
 	for i < n || j < m {
 		switch {
@@ -124,6 +111,29 @@ func middleOps(a, b []string, off int) []diffOp {
 		}
 	}
 	return ops
+}
+
+// LCSTable is the longest-common-subsequence table of a and b: t[i][j]
+// is the LCS length of a[i:] and b[j:], for i up to len(a) and j up to
+// len(b). Callers walk it from t[0][0], each choosing its own way through
+// ties (a diff drops a's line first, crew/writeback keeps a's entry), and
+// bound their inputs: it holds (len(a)+1)×(len(b)+1) cells.
+func LCSTable(a, b []string) [][]int32 {
+	n, m := len(a), len(b)
+	t := make([][]int32, n+1)
+	for i := range t {
+		t[i] = make([]int32, m+1)
+	}
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				t[i][j] = t[i+1][j+1] + 1
+			} else {
+				t[i][j] = max(t[i+1][j], t[i][j+1])
+			}
+		}
+	}
+	return t
 }
 
 // hunks groups changes with their context into "@@ -a,n +b,m @@" blocks.

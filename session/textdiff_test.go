@@ -157,3 +157,23 @@ func parseRange(r string) (start, n int) {
 	}
 	return start, n
 }
+
+// LCSTable[i][j] is the LCS length of a[i:] and b[j:].
+func TestLCSTable(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		a, b []string
+		want [][]int32
+	}{
+		{"empty", nil, nil, [][]int32{{0}}},
+		{"one side empty", []string{"x"}, nil, [][]int32{{0}, {0}}},
+		{"swapped", []string{"a", "b"}, []string{"b", "a"}, [][]int32{{1, 1, 0}, {1, 0, 0}, {0, 0, 0}}},
+		{"common middle", []string{"a", "m", "b"}, []string{"m"}, [][]int32{{1, 0}, {1, 0}, {0, 0}, {0, 0}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := LCSTable(tc.a, tc.b); fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("LCSTable(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+			}
+		})
+	}
+}

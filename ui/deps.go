@@ -178,8 +178,8 @@ type HealthProber interface {
 // auth login|status` use it). The workbench calls it from commands only.
 type ServerAuth interface {
 	// State reads what the token store holds for the server URL; with
-	// probe it also asks the server once without a token (its 401 and
-	// WWW-Authenticate challenge).
+	// probe, and no token stored, it also asks the server once without a
+	// token (its 401 and WWW-Authenticate challenge).
 	State(ctx context.Context, url string, sse, probe bool) AuthState
 	// Login runs the browser flow of `crewbench auth login URL` (loopback
 	// callback on 127.0.0.1) and stores the token. show receives the

@@ -62,15 +62,17 @@ func (p serversPane) checkAuth() tea.Cmd {
 		st := p.d.status[name]
 		if k := string(st.State) + "/" + st.Class; p.auth.checked[name] != k {
 			p.auth.checked[name] = k
-			cmds = append(cmds, p.readAuth(name))
+			cmds = append(cmds, p.readAuth(name, p.authFailed(name)))
 		}
 	}
 	return tea.Batch(cmds...)
 }
 
-func (p serversPane) readAuth(name string) tea.Cmd {
+// readAuth reads a server's auth state; probe also asks the server
+// without a token.
+func (p serversPane) readAuth(name string, probe bool) tea.Cmd {
 	spec, _ := p.d.spec(name)
-	return authState(p.deps.Ctx, p.deps.Auth, name, spec.URL, spec.Transport == mcpconn.TransportSSE, p.authFailed(name))
+	return authState(p.deps.Ctx, p.deps.Auth, name, spec.URL, spec.Transport == mcpconn.TransportSSE, probe)
 }
 
 // startLogin is L on the selected server.
@@ -113,9 +115,12 @@ func (p serversPane) updateAuth(msg tea.Msg) tea.Cmd {
 			return notice(noticeError, "login to %s: %s", msg.server, lp.err)
 		}
 		lp.err = ""
-		// The new token is in the store: connect again with it.
+		// The new token is in the store: connect again with it. The pool
+		// still says refused, but no probe: a request without the token
+		// would run beside the reconnect and could reach the server after
+		// it.
 		delete(p.auth.checked, msg.server)
-		cmds := []tea.Cmd{notice(noticeInfo, "logged in to %s: connecting again", msg.server), p.readAuth(msg.server)}
+		cmds := []tea.Cmd{notice(noticeInfo, "logged in to %s: connecting again", msg.server), p.readAuth(msg.server, false)}
 		if p.deps.Pool != nil {
 			cmds = append(cmds, reconnect(p.deps.Ctx, p.deps.Pool, msg.server))
 		}

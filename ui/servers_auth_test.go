@@ -143,6 +143,11 @@ func TestServersAuthStateAndLoginFlow(t *testing.T) {
 	if a.logins != 1 || pool.reconnects != 1 {
 		t.Fatalf("logins %d, reconnects %d", a.logins, pool.reconnects)
 	}
+	// The login's end reads the new token without probing: a request
+	// without it would race the reconnect and could reach the server after it.
+	if a.probes != 1 {
+		t.Errorf("the server was probed %d times, want 1 (before the login only)", a.probes)
+	}
 	for _, want := range []string{"token stored · expires in 1h00m · refresh available · scope mcp:tools", "3/4 ready"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("after the login the view lacks %q:\n%s", want, v)

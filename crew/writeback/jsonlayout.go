@@ -5,6 +5,7 @@ import (
 
 	"crewbench/crew/project"
 	"crewbench/mcpconn"
+	"crewbench/session"
 )
 
 // Writing a static filter over an existing JSON tool_filter keeps the
@@ -302,22 +303,11 @@ func skipSpaceOnLine(src []byte, i int) int {
 
 // keptEntries maps each old entry to its index among the new entries when
 // it stays (a longest common subsequence, so kept entries keep their order
-// and their lines), or to -1 when it goes.
+// and their lines), or to -1 when it goes. On a tie the new entry is
+// placed first, so the earlier old entry is the one kept.
 func keptEntries(old, entries []string) []int {
 	n, m := len(old), len(entries)
-	lcs := make([][]int, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int, m+1)
-	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if old[i] == entries[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
+	lcs := session.LCSTable(old, entries)
 	out := make([]int, n)
 	i, j := 0, 0
 	for i < n {

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -447,11 +448,19 @@ func (c *Client) browser(ctx context.Context, ln net.Listener, authURL string) (
 			return
 		}
 		res, _ := parseCallback(r.URL.String())
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		page := "crewbench: authorized; you can close this tab.\n"
 		if res.err != "" {
-			fmt.Fprintln(w, "crewbench: authorization failed; you can close this tab.")
-		} else {
-			fmt.Fprintln(w, "crewbench: authorized; you can close this tab.")
+			page = "crewbench: authorization failed; you can close this tab.\n"
+		}
+		// The whole page goes out before the flow hears of the code: the
+		// flow then closes the server, which would cut a response still
+		// being written (the browser would show a broken connection).
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Content-Length", strconv.Itoa(len(page)))
+		w.Header().Set("Connection", "close")
+		_, _ = io.WriteString(w, page)
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
 		}
 		select {
 		case done <- res:

@@ -350,3 +350,45 @@ func TestCanonicalURL(t *testing.T) {
 		}
 	}
 }
+
+// The loopback callback answers the browser before the flow goes on: the
+// page that says the tab can be closed reaches it whole, never a closed
+// connection (the listener shuts once the code is taken). Several logins,
+// as the race between the answer and the shutdown was lost only now and
+// then.
+func TestBrowserLoginAnswersTheBrowser(t *testing.T) {
+	fake := oauthtest.New(oauthtest.Options{PRMInHeader: true})
+	defer fake.Close()
+	type page struct {
+		body string
+		err  error
+	}
+	pages := make(chan page, 1)
+	c := oauth.New(oauth.Config{Store: &oauth.Store{Path: filepath.Join(t.TempDir(), "oauth-tokens.json")},
+		Interactive: true, HTTPTimeout: 5 * time.Second, OpenBrowser: func(u string) error {
+			go func() {
+				resp, err := http.Get(u)
+				if err != nil {
+					pages <- page{err: err}
+					return
+				}
+				defer resp.Body.Close()
+				b, err := io.ReadAll(resp.Body)
+				pages <- page{body: string(b), err: err}
+			}()
+			return nil
+		}})
+	for i := range 20 {
+		if _, err := c.Login(ctx(t), fake.MCPURL(), oauth.Challenge{}, ""); err != nil {
+			t.Fatalf("login %d: %v", i, err)
+		}
+		select {
+		case p := <-pages:
+			if p.err != nil || !strings.Contains(p.body, "authorized; you can close this tab") {
+				t.Fatalf("login %d: the browser got %q, %v", i, p.body, p.err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("login %d: the browser got no answer", i)
+		}
+	}
+}
