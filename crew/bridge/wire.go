@@ -81,10 +81,13 @@ type lineDecoder struct {
 	// shared with the next one's (nothing changes an event's data after
 	// it is made).
 	histories map[int64][]any
+	// values builds the lines' values, remembering short strings.
+	values jsonValues
 }
 
 func newLineDecoder() *lineDecoder {
-	return &lineDecoder{classes: map[int64]eventClass{}, histories: map[int64][]any{}}
+	return &lineDecoder{classes: map[int64]eventClass{}, histories: map[int64][]any{},
+		values: jsonValues{strs: map[string]any{}}}
 }
 
 func (d *lineDecoder) addClass(m wireMsg) {
@@ -122,7 +125,7 @@ func (d *lineDecoder) decode(b []byte) (m wireMsg, ok bool) {
 }
 
 func (d *lineDecoder) decodeEvent(b []byte) (wireMsg, bool) {
-	arr, ok := decodeArray(b)
+	arr, ok := decodeArray(b, &d.values)
 	if !ok || len(arr) < 4 || len(arr) > 5 {
 		return wireMsg{}, false
 	}
@@ -161,10 +164,10 @@ func (d *lineDecoder) decodeEvent(b []byte) (wireMsg, bool) {
 // and Infinity, which only Python accepts; numbers out of float64's range;
 // nesting near encoding/json's limit) goes to json.Unmarshal itself, so a
 // line is read the same either way (FuzzDecodeArray holds it to that).
-func decodeArray(b []byte) ([]any, bool) {
+func decodeArray(b []byte, jb *jsonValues) ([]any, bool) {
 	if utf8.Valid(b) {
-		var jb jsonValues
-		v, err := pyjson.Decode(b, &jb, maxFastDepth)
+		jb.refused = false
+		v, err := pyjson.Decode(b, jb, maxFastDepth)
 		if err == nil && !jb.refused {
 			arr, ok := v.([]any)
 			return arr, ok
@@ -184,7 +187,35 @@ const maxFastDepth = 9999
 
 // jsonValues is a pyjson.Builder of the values json.Unmarshal gives an
 // `any`. refused is set by a value encoding/json would not decode.
-type jsonValues struct{ refused bool }
+type jsonValues struct {
+	refused bool
+	// strs are short strings seen before, boxed: a line's types, names,
+	// roles and the ids the next events refer to repeat, and a string
+	// and its box were two allocations each.
+	strs map[string]any
+}
+
+// Bounds of jsonValues.strs: longer strings rarely repeat (a UUID is 36
+// bytes), and a stream of ever new ones starts the table over.
+const (
+	maxSharedString  = 48
+	maxSharedStrings = 8192
+)
+
+func (jb *jsonValues) RawString(raw []byte, _ int) any {
+	if len(raw) > maxSharedString {
+		return string(raw)
+	}
+	if v, ok := jb.strs[string(raw)]; ok { // a lookup by string(raw) does not allocate
+		return v
+	}
+	if len(jb.strs) >= maxSharedStrings {
+		clear(jb.strs)
+	}
+	var v any = string(raw)
+	jb.strs[string(raw)] = v
+	return v
+}
 
 func (jb *jsonValues) Scalar(v any, _ int) any {
 	n, isNumber := v.(pyjson.Number)
