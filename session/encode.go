@@ -21,16 +21,19 @@ import (
 // TestEventEncoderMatchesEncodingJSON holds it to encoding/json's output.
 type eventEncoder struct {
 	keys [][]string // scratch for sorting a map's keys, per depth
-	// shapes are the sorted keys of the last event Data of each size: a
-	// run's events come in a few shapes (a watched run's, one per CrewAI
-	// event class), so sorting again is mostly not needed.
-	shapes map[int][]string
+	// shapes are the sorted keys of the last few event Data key sets of
+	// each size: a run's events come in a few shapes (a watched run's, one
+	// per CrewAI event class), so sorting again is mostly not needed. Several
+	// per size, because classes of the same size alternate (a watched run's
+	// LLM call starts and tool call finishes), and one per size missed 9 in
+	// 10 events.
+	shapes map[int][][]string
 	val    bytes.Buffer // scratch for a value encoding/json encodes
 	enc    *json.Encoder
 }
 
 func newEventEncoder() *eventEncoder {
-	e := &eventEncoder{shapes: map[int][]string{}}
+	e := &eventEncoder{shapes: map[int][][]string{}}
 	e.enc = json.NewEncoder(&e.val)
 	e.enc.SetEscapeHTML(false)
 	return e
@@ -213,18 +216,12 @@ func (e *eventEncoder) appendMap(dst []byte, m map[string]any, depth int) ([]byt
 	return append(dst, '}'), true
 }
 
-// dataKeys returns an event Data's keys sorted: those of the last Data of
+// dataKeys returns an event Data's keys sorted: those of a recent Data of
 // its size when they are the same set.
 func (e *eventEncoder) dataKeys(m map[string]any) []string {
-	if keys, ok := e.shapes[len(m)]; ok {
-		same := true
-		for _, k := range keys {
-			if _, ok := m[k]; !ok {
-				same = false
-				break
-			}
-		}
-		if same {
+	seen := e.shapes[len(m)]
+	for _, keys := range seen {
+		if sameKeys(keys, m) {
 			return keys
 		}
 	}
@@ -232,8 +229,24 @@ func (e *eventEncoder) dataKeys(m map[string]any) []string {
 	if len(e.shapes) >= 256 {
 		clear(e.shapes) // a stream of ever new shapes: start over
 	}
-	e.shapes[len(m)] = keys
+	if len(seen) >= shapesPerSize {
+		seen = seen[1:] // forget the oldest
+	}
+	e.shapes[len(m)] = append(seen, keys)
 	return keys
+}
+
+// shapesPerSize is how many key sets of one size dataKeys remembers.
+const shapesPerSize = 8
+
+// sameKeys reports whether m (of len(keys) entries) has exactly keys.
+func sameKeys(keys []string, m map[string]any) bool {
+	for _, k := range keys {
+		if _, ok := m[k]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // sortedKeys returns m's keys sorted, in the scratch slice of depth (a

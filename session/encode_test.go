@@ -114,9 +114,13 @@ func TestEventEncoderMatchesEncodingJSON(t *testing.T) {
 		checkSameAsEncodingJSON(t, e, "string "+string(rune('a'+i)), ev)
 	}
 
-	// Data of one size with other keys (the encoder remembers the last
-	// sorted keys per size).
-	for i, data := range []map[string]any{{"a": 1, "b": 2}, {"a": 1, "c": 2}, {"b": 1, "c": 2}, {"c": 3, "b": 4}} {
+	// Data of one size with other keys (the encoder remembers the last few
+	// sorted key sets per size), alternating, and more sets than it keeps.
+	sameSize := []map[string]any{{"a": 1, "b": 2}, {"a": 1, "c": 2}, {"b": 1, "c": 2}, {"c": 3, "b": 4}, {"a": 1, "b": 2}}
+	for i := range 2*shapesPerSize + 1 {
+		sameSize = append(sameSize, map[string]any{"k" + strconv.Itoa(i): 1, "a": 2}, map[string]any{"b": 1, "a": 2})
+	}
+	for i, data := range sameSize {
 		checkSameAsEncodingJSON(t, e, "same size, other keys "+strconv.Itoa(i), Event{Data: data})
 	}
 

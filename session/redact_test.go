@@ -427,3 +427,19 @@ func TestRedactMemoForgetsWhenValuesAreMarked(t *testing.T) {
 		})
 	}
 }
+
+// hasTokenPrefix is exactly "some token prefix occurs in s".
+func TestHasTokenPrefix(t *testing.T) {
+	cases := []string{"", "s", "sk", "sk-", "a sk-x", "xo", "xox", "AKIA", "AKI", "eyJ", "ey", "github_pat", "github_pat_",
+		"glpat-", "glpat", "ghp_", "gh", "ghr", "ghr_", "no prefix at all, only text", "ends in AIz", "ends in AIza"}
+	cases = append(cases, tokenPrefixes...)
+	for _, s := range cases {
+		want := false
+		for _, p := range tokenPrefixes {
+			want = want || strings.Contains(s, p)
+		}
+		if got := hasTokenPrefix(s); got != want {
+			t.Errorf("hasTokenPrefix(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

@@ -2,9 +2,13 @@ package bridge
 
 import (
 	"encoding/json"
+	"math"
+	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"crewbench/crew"
+	"crewbench/crew/pyjson"
 	"crewbench/session"
 )
 
@@ -77,10 +81,13 @@ type lineDecoder struct {
 	// shared with the next one's (nothing changes an event's data after
 	// it is made).
 	histories map[int64][]any
+	// values builds the lines' values, remembering short strings.
+	values jsonValues
 }
 
 func newLineDecoder() *lineDecoder {
-	return &lineDecoder{classes: map[int64]eventClass{}, histories: map[int64][]any{}}
+	return &lineDecoder{classes: map[int64]eventClass{}, histories: map[int64][]any{},
+		values: jsonValues{strs: map[string]any{}}}
 }
 
 func (d *lineDecoder) addClass(m wireMsg) {
@@ -118,8 +125,8 @@ func (d *lineDecoder) decode(b []byte) (m wireMsg, ok bool) {
 }
 
 func (d *lineDecoder) decodeEvent(b []byte) (wireMsg, bool) {
-	var arr []any
-	if json.Unmarshal(b, &arr) != nil || len(arr) < 4 || len(arr) > 5 {
+	arr, ok := decodeArray(b, &d.values)
+	if !ok || len(arr) < 4 || len(arr) > 5 {
 		return wireMsg{}, false
 	}
 	seq, _ := arr[0].(float64)
@@ -143,6 +150,96 @@ func (d *lineDecoder) decodeEvent(b []byte) (wireMsg, bool) {
 		ev[c.fields[i]] = v
 	}
 	return wireMsg{Op: "event", Seq: int64(seq), Class: c.name, Source: source, Event: ev}, true
+}
+
+// decodeArray decodes an event line's JSON array to exactly what
+// json.Unmarshal into []any gives (float64 numbers, map[string]any objects
+// whose repeated key keeps its last value, empty containers non-nil), at a
+// fraction of its cost: encoding/json validates the line in a first pass
+// and boxes through reflection, and decoding was most of crewbench's CPU
+// per event, which competes with the crew's own on a 2-core machine. The
+// fast path is the project's one JSON reader (pyjson.Decode) with a
+// builder of encoding/json's values; whatever it does not take as
+// encoding/json would (invalid UTF-8, which encoding/json replaces; NaN
+// and Infinity, which only Python accepts; numbers out of float64's range;
+// nesting near encoding/json's limit) goes to json.Unmarshal itself, so a
+// line is read the same either way (FuzzDecodeArray holds it to that).
+func decodeArray(b []byte, jb *jsonValues) ([]any, bool) {
+	if utf8.Valid(b) {
+		jb.refused = false
+		v, err := pyjson.Decode(b, jb, maxFastDepth)
+		if err == nil && !jb.refused {
+			arr, ok := v.([]any)
+			return arr, ok
+		}
+	}
+	var arr []any
+	if json.Unmarshal(b, &arr) != nil {
+		return nil, false
+	}
+	return arr, true
+}
+
+// maxFastDepth keeps the fast path below encoding/json's nesting limit
+// (10000 open arrays or objects): pyjson.Decode refuses a value nested
+// deeper than this, so a line encoding/json refuses is never taken.
+const maxFastDepth = 9999
+
+// jsonValues is a pyjson.Builder of the values json.Unmarshal gives an
+// `any`. refused is set by a value encoding/json would not decode.
+type jsonValues struct {
+	refused bool
+	// strs are short strings seen before, boxed: a line's types, names,
+	// roles and the ids the next events refer to repeat, and a string
+	// and its box were two allocations each.
+	strs map[string]any
+}
+
+// Bounds of jsonValues.strs: longer strings rarely repeat (a UUID is 36
+// bytes), and a stream of ever new ones starts the table over.
+const (
+	maxSharedString  = 48
+	maxSharedStrings = 8192
+)
+
+func (jb *jsonValues) RawString(raw []byte, _ int) any {
+	if len(raw) > maxSharedString {
+		return string(raw)
+	}
+	if v, ok := jb.strs[string(raw)]; ok { // a lookup by string(raw) does not allocate
+		return v
+	}
+	if len(jb.strs) >= maxSharedStrings {
+		clear(jb.strs)
+	}
+	var v any = string(raw)
+	jb.strs[string(raw)] = v
+	return v
+}
+
+func (jb *jsonValues) Scalar(v any, _ int) any {
+	n, isNumber := v.(pyjson.Number)
+	if !isNumber {
+		return v // a string, bool or nil, as encoding/json gives them
+	}
+	f, err := strconv.ParseFloat(string(n), 64) // what encoding/json does with a number literal
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		jb.refused = true // NaN, Infinity, or out of range: encoding/json fails the line
+		return nil
+	}
+	return f
+}
+
+func (jb *jsonValues) Object(members []pyjson.Member[any], _ int) any {
+	m := make(map[string]any, len(members))
+	for _, mb := range members {
+		m[mb.Key] = mb.Value // in order: a repeated key keeps its last value
+	}
+	return m
+}
+
+func (jb *jsonValues) Array(items []any, _ int) any {
+	return append(make([]any, 0, len(items)), items...) // items is Decode's scratch; [] stays non-nil
 }
 
 // history puts the whole messages back into values[at]: the first kept

@@ -132,3 +132,71 @@ func TestDecodeLineReadsClassesAndCompactEvents(t *testing.T) {
 		})
 	}
 }
+
+// unmarshalArray is what event lines were decoded with before
+// decodeArray: the reference it must agree with on every input.
+func unmarshalArray(b []byte) ([]any, bool) {
+	var arr []any
+	if json.Unmarshal(b, &arr) != nil || arr == nil { // null is not an array
+		return nil, false
+	}
+	return arr, true
+}
+
+// decodeArrayCases are lines at the edges where Python's JSON grammar, the
+// fast path's, and encoding/json's differ, or where values could come out
+// differently typed.
+var decodeArrayCases = []string{
+	`[1,2,"Task",["task_started",null,{"name":"t","id":"1"}]]` + "\n",
+	`[1,-0,0.5,1e3,1E-2,-12.5e+2,123456789012345678901234567890,5e-324,1.7976931348623157e308]`,
+	`[1e400]`, `[-1e400]`, `[NaN]`, `[Infinity]`, `[-Infinity]`, `[01]`, `[1.]`, `[.5]`, `[1e]`, `[+1]`, `[-]`,
+	`[[],{},[{}],{"a":[]}]`, `[{"a":1,"a":2,"b":{"a":3}}]`, ` [ 1 , "x" ] ` + "\r\n\t",
+	`["a\"b\\c\/d\b\f\n\r\t","\u00e9\u20ac\ud83d\ude00","\ud800","\udc00x","\ud800\u0041","\ud800\ud800"]`,
+	`["é€😀"]`, "[\"\xff\"]", "[\"a\xc3\"]", "[\"\x01\"]", `["\x"]`, `["\u12"]`, `["\u12g4"]`, `["abc`, `[1,]`, `[,1]`,
+	`[1 2]`, `[1]x`, `[1][2]`, `{"a":1}`, `"s"`, `null`, `[]`, `[true,false,null]`, `[tru]`, `[nul]`,
+	"\uFEFF[1]", `[{"a" 1}]`, `[{1:2}]`, `[{"a":1,}]`,
+	strings.Repeat("[", 9999) + strings.Repeat("]", 9999),
+	strings.Repeat("[", 10000) + "1" + strings.Repeat("]", 10000),
+	strings.Repeat("[", 10000) + strings.Repeat("]", 10000),
+	strings.Repeat("[", 10001) + strings.Repeat("]", 10001),
+	strings.Repeat("[{\"a\":", 5001) + "1" + strings.Repeat("}]", 5001),
+}
+
+// The fast decoder of event lines gives exactly what json.Unmarshal gives,
+// and refuses exactly what it refuses: a line comes from another process.
+func TestDecodeArrayAgreesWithEncodingJSON(t *testing.T) {
+	jb := &jsonValues{strs: map[string]any{}} // shared, as a connection's lines share it
+	for _, line := range append(decodeArrayCases, decodeArrayCases...) {
+		name := line
+		if len(name) > 60 {
+			name = name[:60]
+		}
+		t.Run(name, func(t *testing.T) {
+			checkDecodeArray(t, jb, []byte(line))
+		})
+	}
+}
+
+func checkDecodeArray(t *testing.T, jb *jsonValues, b []byte) {
+	t.Helper()
+	want, wantOK := unmarshalArray(b)
+	got, ok := decodeArray(b, jb)
+	if ok != wantOK {
+		t.Fatalf("decodeArray(%q) ok = %v, encoding/json's %v", b, ok, wantOK)
+	}
+	if ok && !reflect.DeepEqual(got, want) {
+		t.Fatalf("decodeArray(%q)\n got  %#v\n want %#v", b, got, want)
+	}
+}
+
+func FuzzDecodeArray(f *testing.F) {
+	for _, line := range decodeArrayCases {
+		if len(line) < 1000 {
+			f.Add([]byte(line))
+		}
+	}
+	jb := &jsonValues{strs: map[string]any{}}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		checkDecodeArray(t, jb, b)
+	})
+}

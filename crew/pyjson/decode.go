@@ -130,6 +130,15 @@ type Builder[V any] interface {
 	Array(items []V, at int) V
 }
 
+// RawStrings is what a Builder may also have: a string value without
+// escapes (its contents are then text as it is) is handed over as those
+// bytes instead of to Scalar, so a builder can hand out a value it made
+// for the same text before instead of allocating a new one. raw is part of
+// Decode's text: copy what you keep.
+type RawStrings[V any] interface {
+	RawString(raw []byte, at int) V
+}
+
 // Member is one "key": value of an object.
 type Member[V any] struct {
 	Key   string
@@ -152,6 +161,7 @@ func Decode[V any](text []byte, b Builder[V], maxDepth int) (V, *SyntaxError) {
 // characters allowed inside strings).
 func decode[V any](text []byte, b Builder[V], maxDepth int, controlOK bool) (V, *SyntaxError) {
 	d := &decoder[V]{s: text, b: b, maxDepth: maxDepth, controlOK: controlOK}
+	d.raw, _ = any(b).(RawStrings[V])
 	var zero V
 	if bytes.HasPrefix(d.s, []byte("\uFEFF")) {
 		return zero, &SyntaxError{"Unexpected UTF-8 BOM (decode using utf-8-sig)", 0}
@@ -194,6 +204,8 @@ type decoder[V any] struct {
 	// parent's until it is built.
 	members []Member[V]
 	items   []V
+	// raw is b's RawStrings, when it has them.
+	raw RawStrings[V]
 }
 
 // ws skips JSON whitespace (Python's WHITESPACE: space, tab, LF, CR).
@@ -225,6 +237,11 @@ func (d *decoder[V]) value(idx, depth int) (V, int, *SyntaxError) {
 	}
 	switch c := d.s[idx]; {
 	case c == '"':
+		if d.raw != nil {
+			if end, ok := d.plainStr(idx + 1); ok {
+				return d.raw.RawString(d.s[idx+1:end], idx), end + 1, nil
+			}
+		}
 		s, end, err := d.str(idx + 1)
 		if err != nil {
 			return zero, idx, err
@@ -358,6 +375,21 @@ func (d *decoder[V]) array(idx, depth int) (V, int, *SyntaxError) {
 		}
 		idx = d.ws(idx + 1)
 	}
+}
+
+// plainStr finds the closing quote of a string whose contents start at i
+// and need no decoding (no escape; no control character, unless allowed).
+// ok false leaves the string to str, errors included.
+func (d *decoder[V]) plainStr(i int) (end int, ok bool) {
+	for ; i < len(d.s); i++ {
+		switch c := d.s[i]; {
+		case c == '"':
+			return i, true
+		case c == '\\', c <= 0x1f && !d.controlOK:
+			return 0, false
+		}
+	}
+	return 0, false
 }
 
 // str is CPython's C scanstring (strict); end is just after the opening

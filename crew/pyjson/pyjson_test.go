@@ -1,6 +1,7 @@
 package pyjson
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -177,4 +178,45 @@ func FuzzLenient(f *testing.F) {
 			}
 		}
 	})
+}
+
+// rawBuilder is Loads's builder with RawStrings: it marks the strings it
+// was handed raw, to see which went which way.
+type rawBuilder struct {
+	valueBuilder
+	raw []string
+}
+
+func (b *rawBuilder) RawString(raw []byte, at int) any {
+	b.raw = append(b.raw, string(raw))
+	return string(raw)
+}
+
+// A builder with RawStrings gets the strings that need no decoding as
+// their bytes, and the same values and errors as without it otherwise.
+func TestDecodeRawStrings(t *testing.T) {
+	for _, tc := range []struct {
+		in, raw string // raw: the strings handed over raw, joined by |
+	}{
+		{`["a","",{"k":"v"}]`, "a||v"},
+		{`["a\nb","\u00e9","c"]`, "c"},
+		{`"plain"`, "plain"},
+		{"[\"tab\there\"]", ""},
+		{`["unterminated`, ""},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			b := &rawBuilder{}
+			got, gotErr := Decode([]byte(tc.in), b, 0)
+			want, wantErr := Decode[any]([]byte(tc.in), valueBuilder{}, 0)
+			if (gotErr == nil) != (wantErr == nil) || (gotErr != nil && *gotErr != *wantErr) {
+				t.Fatalf("error %v, without RawStrings %v", gotErr, wantErr)
+			}
+			if Dumps(got) != Dumps(want) {
+				t.Fatalf("got %s, without RawStrings %s", Dumps(got), Dumps(want))
+			}
+			if raw := strings.Join(b.raw, "|"); gotErr == nil && raw != tc.raw {
+				t.Fatalf("handed raw %q, want %q", raw, tc.raw)
+			}
+		})
+	}
 }
