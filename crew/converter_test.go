@@ -9,7 +9,6 @@ package crew
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -545,14 +544,7 @@ func anthropicServer(t *testing.T, replies ...string) (*chatServer, llm.Provider
 	t.Helper()
 	cs := &chatServer{replies: replies}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		cs.mu.Lock()
-		cs.bodies = append(cs.bodies, string(body))
-		reply := "no reply left"
-		if len(cs.replies) > 0 {
-			reply, cs.replies = cs.replies[0], cs.replies[1:]
-		}
-		cs.mu.Unlock()
+		reply := cs.take(r)
 		content := []any{map[string]any{"type": "text", "text": reply}}
 		if reply == nullReply {
 			content = []any{}

@@ -39,18 +39,25 @@ type chatServer struct {
 // calls.
 const nullReply = "<null>"
 
+// take keeps a request's body and returns the next reply.
+func (cs *chatServer) take(r *http.Request) string {
+	body, _ := io.ReadAll(r.Body)
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	cs.bodies = append(cs.bodies, string(body))
+	if len(cs.replies) == 0 {
+		return "no reply left"
+	}
+	reply := cs.replies[0]
+	cs.replies = cs.replies[1:]
+	return reply
+}
+
 func newChatServer(t *testing.T, replies ...string) (*chatServer, llm.Provider) {
 	t.Helper()
 	cs := &chatServer{replies: replies}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		cs.mu.Lock()
-		cs.bodies = append(cs.bodies, string(body))
-		reply := "no reply left"
-		if len(cs.replies) > 0 {
-			reply, cs.replies = cs.replies[0], cs.replies[1:]
-		}
-		cs.mu.Unlock()
+		reply := cs.take(r)
 		w.Header().Set("Content-Type", "application/json")
 		msg, finish := map[string]any{"role": "assistant", "content": reply}, "stop"
 		if reply == nullReply {
