@@ -31,6 +31,11 @@ type callScope struct {
 	// loop): its tool events carry plan_step_number and
 	// plan_step_description.
 	plan *todo
+	// action is the ReAct action the call came from (nil for native
+	// calls): ToolUsage's started event names the tool and its input as
+	// the model wrote them (action.tool, action.tool_input,
+	// tool_usage.py:274-280), not the parsed call.
+	action *react.Action
 }
 
 func (ar *agentRun) newCall(parent string, t Tool, name, requested string, args *pyjson.Object, attempt int) *callScope {
@@ -68,6 +73,9 @@ func (ar *agentRun) toolEvent(kind session.Kind, cs *callScope, data map[string]
 	}
 	if cs.requested != "" && cs.requested != cs.name {
 		d["requested_name"] = cs.requested
+	}
+	if kind == session.ToolUsageStarted && cs.action != nil {
+		d["tool_name"], d["tool_args"], d["tool_class"] = cs.action.Tool, cs.action.Input, cs.action.Tool
 	}
 	if cs.plan != nil {
 		d["plan_step_number"], d["plan_step_description"] = cs.plan.number, cs.plan.description
@@ -138,6 +146,11 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 	tool, args := call.tool, call.args
 	spec := tool.Spec()
 	name := spec.llmName()
+	scope := func(args *pyjson.Object, attempt int) *callScope {
+		cs := ar.newCall(step, tool, name, act.Tool, args, attempt)
+		cs.action = act
+		return cs
+	}
 
 	// Repeated-call guard: the last successful call had the same name and
 	// equal arguments (Python dict ==: key order does not matter and
@@ -146,7 +159,7 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 	last := ar.agent.lastUsedTool
 	repeated := last != nil && last.name == name && pyjson.Equal(last.args, args)
 	ar.mu.Unlock()
-	probe := ar.newCall(step, tool, name, act.Tool, args, 0)
+	probe := scope(args, 0)
 	if repeated {
 		ar.point(session.GuardTripped, probe, map[string]any{"message": prompt.TaskRepeatedUsage})
 		return ar.formatResult(prompt.TaskRepeatedUsage), false, nil
@@ -160,14 +173,14 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 		// counts toward used_tools and can get the tools reminder
 		// (tool_usage.py:581-595).
 		msg := prompt.Fill(prompt.ToolUsageLimit, "{tool}", name, "{max}", strconv.Itoa(spec.MaxUsageCount))
-		cs := ar.newCall(step, tool, name, act.Tool, args, call.runAttempts)
+		cs := scope(args, call.runAttempts)
 		ar.started(cs)
 		ar.point(session.UsageLimitReached, cs, map[string]any{"message": msg, "max_usage_count": spec.MaxUsageCount})
 		ar.finished(cs, msg, false, nil, nil)
 		return ar.formatResult(msg), false, ar.recordFailure(cs.span, name, spec, &ToolFailure{Message: msg, Reason: ReasonUsageLimit}, args)
 	}
 	if hit {
-		cs := ar.newCall(step, tool, name, act.Tool, args, call.runAttempts)
+		cs := scope(args, call.runAttempts)
 		ar.started(cs)
 		ar.point(session.CacheHit, cs, map[string]any{"cache_key": key})
 		ar.finished(cs, cached, true, nil, nil)
@@ -176,7 +189,7 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 		return ar.reactAnswer(ar.formatResult(cached), name)
 	}
 
-	cs := ar.newCall(step, tool, name, act.Tool, args, call.runAttempts)
+	cs := scope(args, call.runAttempts)
 	d, err := ar.pauseTool(ctx, cs)
 	if err != nil {
 		return "", false, err
@@ -192,7 +205,7 @@ func (ar *agentRun) reactTool(ctx context.Context, step string, act *react.Actio
 	// left it (tool_usage.py:725-747).
 	for run := call.runAttempts; run <= ar.parsingAttempts(); run++ {
 		if run > call.runAttempts {
-			cs = ar.newCall(step, tool, name, act.Tool, cs.args, run)
+			cs = scope(cs.args, run)
 		}
 		ar.started(cs)
 		res = ar.invokeFilteredThenRaw(ctx, cs)

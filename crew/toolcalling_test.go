@@ -13,7 +13,10 @@ import (
 
 	"crewbench/crew/llm"
 	"crewbench/crew/prompt"
+	"crewbench/crew/pyjson"
 	"crewbench/session"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // toolCallingWire is InstructorToolCalling through the OpenAI SDK's
@@ -271,5 +274,40 @@ func TestReActParseFailureRecord(t *testing.T) {
 				t.Errorf("the observation is not the failure's message:\n%s", obs)
 			}
 		})
+	}
+}
+
+// ToolUsage's tool_usage_started names the tool and its input as the
+// model wrote them (action.tool, the repaired action.tool_input string:
+// tool_usage.py:274-280); tool_usage_finished names the tool's sanitized
+// name and the parsed arguments (calling.arguments, _prepare_event_data).
+func TestReActToolStartedCarriesTheActionAsWritten(t *testing.T) {
+	main, _ := newChatServer(t, "Thought: x\nAction: Get Forecast\nAction Input: {\"city\": \"Oslo\"}", "Thought: done\nFinal Answer: Sunny")
+	a := NewAgent("a", "Forecaster", "g", "b", textModeProvider(t, main))
+	a.Model = "gpt-4o-mini"
+	var calls atomic.Int64
+	a.Tools = []Tool{weatherTool(&calls)}
+	c := &Crew{Agents: []*Agent{a}, Tasks: []*Task{{Name: "f", Description: "d", ExpectedOutput: "e", Agent: a}}}
+	r := kickoff(t, c, nil, Options{})
+	if r.err != nil || calls.Load() != 1 {
+		t.Fatalf("err %v, %d calls", r.err, calls.Load())
+	}
+	got := map[session.Kind][3]string{}
+	for _, ev := range r.events {
+		if ev.Kind == session.ToolUsageStarted || ev.Kind == session.ToolUsageFinished {
+			args := ev.Data["tool_args"]
+			s, isStr := args.(string)
+			if !isStr {
+				s = "dict " + pyjson.Dumps(pyjson.FromGo(args))
+			}
+			got[ev.Kind] = [3]string{ev.Str("tool_name"), s, ev.Str("tool_class")}
+		}
+	}
+	want := map[session.Kind][3]string{
+		session.ToolUsageStarted:  {"Get Forecast", `{"city": "Oslo"}`, "Get Forecast"},
+		session.ToolUsageFinished: {"get_forecast", `dict {"city": "Oslo"}`, got[session.ToolUsageFinished][2]},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("tool events (-want +got):\n%s", d)
 	}
 }
