@@ -80,7 +80,10 @@ fi
 regressed=0
 while IFS= read -r s; do
   case "$s" in ''|'#'*) continue ;; esac
-  if ! printf '%s\n' "${passed[@]}" | grep -qxF "$s"; then
+  # A here-string, not a pipe: under pipefail, grep -q exiting at its first
+  # match can kill printf with SIGPIPE and fail the pipeline, which
+  # reported a passing scenario as a regression.
+  if ! grep -qxF "$s" <<<"$(printf '%s\n' "${passed[@]}")"; then
     echo "REGRESSION: $s passed in $BASELINE and fails now"; regressed=1
   fi
 done <"$BASELINE"
