@@ -573,6 +573,7 @@ func (l *loader) decodeTaskFields(t *Task, d *decoder, base, label string) {
 	if n := d.node("condition"); !n.IsNull() {
 		if ref, isRef, _ := pythonRef(n); isRef {
 			t.Condition = ref
+			t.ConditionDecl = l.conditionModule(ref, n.Pos)
 		}
 	}
 	if n := d.node("callback"); !n.IsNull() {
