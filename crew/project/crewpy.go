@@ -199,8 +199,8 @@ type pyBlock struct {
 
 func (m *pyModule) statement(line []pyread.Token, indent int, stack *[]pyBlock, pendingp *[]string, current func() (*pyClass, *pyFunc, *pyScope)) {
 	cls, fn, scope := current()
-	if fn != nil {
-		fn.body = append(fn.body, line)
+	if fn != nil { // the lexer reuses line's array for the next line
+		fn.body = append(fn.body, append([]pyread.Token(nil), line...))
 	}
 	p := &pyread.Parser{Src: m.src, Toks: line, DepthLeft: 200}
 	first := line[0]
@@ -224,7 +224,7 @@ func (m *pyModule) statement(line []pyread.Token, indent int, stack *[]pyBlock, 
 		k = 1
 	}
 	if isName(k, "def") && k+1 < len(line) && line[k+1].Kind == pyread.TokName {
-		f := &pyFunc{name: line[k+1].Text, decorators: *pendingp, pos: line[k+1].Pos, indent: indent, class: cls, header: line}
+		f := &pyFunc{name: line[k+1].Text, decorators: *pendingp, pos: line[k+1].Pos, indent: indent, class: cls, header: append([]pyread.Token(nil), line...)}
 		*pendingp = nil
 		f.scope = newScope(scope, cls)
 		if cls != nil && fn == nil {
@@ -235,7 +235,7 @@ func (m *pyModule) statement(line []pyread.Token, indent int, stack *[]pyBlock, 
 		*stack = append(*stack, pyBlock{indent: indent, class: cls, fn: f, scope: f.scope})
 		// a body on the same line: "def f(self): return X"
 		if body := afterHeaderColon(line, k+2); body > 0 && body < len(line) && line[body].Kind != pyread.TokNewline && line[body].Kind != pyread.TokEOF {
-			f.body = append(f.body, line[body:])
+			f.body = append(f.body, append([]pyread.Token(nil), line[body:]...))
 			m.simpleStatement(line[body:], f.scope, cls, f)
 		}
 		return

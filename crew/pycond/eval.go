@@ -312,7 +312,7 @@ func index(i any, n int, what string, notInt func() error) (int, error) {
 		return 0, notInt()
 	}
 	if !k.IsInt64() {
-		return 0, &PyError{Type: "IndexError", Msg: fmt.Sprintf("cannot fit 'int' into an index-sized integer")}
+		return 0, &PyError{Type: "IndexError", Msg: "cannot fit 'int' into an index-sized integer"}
 	}
 	j := k.Int64()
 	if j < 0 {
