@@ -4,8 +4,10 @@ import (
 	"strings"
 	"testing"
 
+	"crewbench/crew/project"
 	"crewbench/crew/pycond"
 	"crewbench/crew/pyread"
+	"crewbench/fixtures/fixturetest"
 	"crewbench/session"
 )
 
@@ -109,5 +111,55 @@ conversations:
 	}
 	if last := r.events[len(r.events)-1]; last.Kind != session.CrewKickoffFailed {
 		t.Errorf("last event %s", last.Kind)
+	}
+}
+
+// FromProject compiles the conditions crewbench can evaluate, and keeps a
+// note naming the part of any other that needs Python (the task runs).
+func TestFromProjectConditions(t *testing.T) {
+	dir := t.TempDir()
+	fixturetest.WriteFiles(t, dir, map[string]string{
+		"crew.jsonc": `{"agents": ["a"], "tasks": [
+			{"name": "draft", "description": "d", "expected_output": "e", "agent": "a"},
+			{"name": "gate", "type": "ConditionalTask", "condition": {"python": "conds.approved"}, "description": "d", "expected_output": "e", "agent": "a"},
+			{"name": "split", "type": "ConditionalTask", "condition": {"python": "conds.many_words"}, "description": "d", "expected_output": "e", "agent": "a"},
+			{"name": "bare", "type": "ConditionalTask", "description": "d", "expected_output": "e", "agent": "a"},
+			{"name": "declared", "type": "ConditionalTask", "condition": {"python": "conds.many_words"}, "description": "d", "expected_output": "e", "agent": "a"}]}`,
+		"agents/a.jsonc": `{"role": "R", "goal": "G", "backstory": "B"}`,
+		"conds.py":       "def approved(output):\n    return output.raw == 'yes'\n\ndef many_words(output):\n    return len(output.raw.split()) > 3\n",
+		"crewbench.yaml": "tasks:\n  declared:\n    condition: false\n",
+	})
+	p, err := project.Open(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, notes, err := FromProject(p, ProjectOptions{LLM: "scripted:inline.yaml", Script: []byte("replies: [yes, ok, ok]\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"", "output.raw == 'yes'", "", "None", "False"} {
+		got := ""
+		if cond := c.Tasks[i].Condition; cond != nil {
+			got = cond.Source
+		}
+		if got != want {
+			t.Errorf("task %s condition %q, want %q", c.Tasks[i].Name, got, want)
+		}
+	}
+	var noted []string
+	for _, n := range notes {
+		if strings.Contains(string(n), "ConditionalTask") {
+			noted = append(noted, string(n))
+		}
+	}
+	if len(noted) != 1 || !strings.Contains(noted[0], "task split: ConditionalTask: its condition conds.many_words cannot be evaluated without Python (`output.raw.split` at conds.py:5:16: calling output.raw.split is outside the subset") {
+		t.Errorf("notes = %q", noted)
+	}
+	r := kickoff(t, c, nil, Options{})
+	if r.err == nil || r.err.Error() != "No condition function set for conditional task" {
+		t.Fatalf("kickoff err = %v (bare's missing condition raises ValueError as CrewAI's should_execute does)", r.err)
+	}
+	if n := len(r.requests()); n != 3 {
+		t.Errorf("%d LLM calls: draft, gate (true) and split (not evaluable) run", n)
 	}
 }

@@ -386,6 +386,8 @@ func taskCondition(d *project.TaskCondition) (*pycond.Condition, error) {
 		return nil, errors.New("crewbench did not read it")
 	case d.Const != nil:
 		return pycond.Constant(*d.Const, d.Pos), nil
+	case d.Missing:
+		return pycond.Missing(d.Pos), nil
 	case d.Text != "":
 		return pycond.Parse(d.Text, d.Pos)
 	case d.Lambda != nil:

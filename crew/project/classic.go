@@ -948,7 +948,7 @@ func (cx *classicCtx) buildTask(name string, yamlNode *Node, call *pyread.Expr, 
 	}
 	if cx.ev.m.calledAs(call, "ConditionalTask") {
 		t.Type = "conditional"
-		t.ConditionDecl = cx.condition(call.Kwarg("condition"), scope, name)
+		t.ConditionDecl = cx.condition(call.Kwarg("condition"), scope)
 		t.Condition = exprText(call.Kwarg("condition"))
 	}
 	// output models
@@ -970,9 +970,9 @@ func (cx *classicCtx) buildTask(name string, yamlNode *Node, call *pyread.Expr, 
 
 // condition reads ConditionalTask(condition=…): a lambda, or the name of
 // a function of crew.py or of a project module it imports.
-func (cx *classicCtx) condition(kw *pyread.Expr, scope *pyScope, task string) *TaskCondition {
+func (cx *classicCtx) condition(kw *pyread.Expr, scope *pyScope) *TaskCondition {
 	if kw == nil {
-		return &TaskCondition{Why: "ConditionalTask " + task + " has no condition"}
+		return &TaskCondition{Missing: true}
 	}
 	if r := cx.ev.resolve(kw, scope); r != nil && r.Kind == pyread.Lambda {
 		return &TaskCondition{Lambda: r, Pos: r.Pos}

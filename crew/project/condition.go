@@ -24,8 +24,11 @@ type TaskCondition struct {
 	// a lambda; Const its condition: true / false.
 	Text  string
 	Const *bool
-	Pos   Pos
-	Why   string
+	// Missing: the ConditionalTask has no condition, so CrewAI's
+	// should_execute raises ValueError when it is reached.
+	Missing bool
+	Pos     Pos
+	Why     string
 }
 
 // conditionFunc reads a module-level function of m as a condition: one

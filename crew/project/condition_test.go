@@ -1,12 +1,11 @@
 package project
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"crewbench/crew/pycond"
+	"crewbench/fixtures/fixturetest"
 )
 
 // A classic project's ConditionalTask conditions: a lambda, a crew.py
@@ -16,9 +15,8 @@ func TestClassicConditionalTaskConditions(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
 		"config/agents.yaml": "writer:\n  role: Writer\n  goal: Write\n  backstory: Writes.\n",
-		"config/tasks.yaml": "draft:\n  description: Draft.\n  expected_output: A draft.\n  agent: writer\n" +
-			strings.Repeat("", 0),
-		"conditions.py": "def is_long(output) -> bool:\n    \"\"\"Long drafts only.\"\"\"\n    return len(output.raw) > 100\n",
+		"config/tasks.yaml":  "draft:\n  description: Draft.\n  expected_output: A draft.\n  agent: writer\n",
+		"conditions.py":      "def is_long(output) -> bool:\n    \"\"\"Long drafts only.\"\"\"\n    return len(output.raw) > 100\n",
 		"crew.py": `from crewai import Agent, Crew, Task
 from crewai.tasks.conditional_task import ConditionalTask
 from crewai.project import CrewBase, agent, crew, task
@@ -71,15 +69,7 @@ class Desk():
 `,
 		"crewbench.yaml": "tasks:\n  by_yaml:\n    condition: \"'ok' in output.raw\"\n",
 	}
-	for name, body := range files {
-		path := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	fixturetest.WriteFiles(t, dir, files)
 	p := open(t, dir)
 	cases := []struct {
 		task, raw, why string
@@ -118,6 +108,30 @@ class Desk():
 		}
 		if got, err := c.Eval(pycond.Output{Raw: tc.raw}); err != nil || got != tc.want {
 			t.Errorf("%s on %q = %v, %v; want %v", tc.task, tc.raw, got, err, tc.want)
+		}
+	}
+}
+
+// crewbench.yaml's tasks: names a ConditionalTask of the project; anything
+// else is an error at the key.
+func TestOverlayConditionErrors(t *testing.T) {
+	for _, tc := range []struct{ overlay, want string }{
+		{"tasks:\n  gaet:\n    condition: 'True'\n", `crewbench.yaml:3:16: tasks.gaet: the project has no task "gaet"`},
+		{"tasks:\n  draft:\n    condition: 'True'\n", "crewbench.yaml:3:16: tasks.draft.condition: task draft is not a ConditionalTask"},
+		{"tasks:\n  gate:\n    condition: [1]\n", "crewbench.yaml:3:16: condition is a Python expression over output"},
+		{"tasks:\n  gate:\n    condtion: x\n", `crewbench.yaml:3:5: unknown key "condtion" in tasks.gate`},
+	} {
+		dir := t.TempDir()
+		fixturetest.WriteFiles(t, dir, map[string]string{
+			"crew.jsonc": `{"agents": ["a"], "tasks": [
+				{"name": "draft", "description": "d", "expected_output": "e", "agent": "a"},
+				{"name": "gate", "type": "conditional", "description": "d", "expected_output": "e", "agent": "a"}]}`,
+			"agents/a.jsonc": `{"role": "R", "goal": "G", "backstory": "B"}`,
+			"crewbench.yaml": tc.overlay,
+		})
+		_, err := OpenWith(dir, Options{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("overlay %q: err = %v, want %q", tc.overlay, err, tc.want)
 		}
 	}
 }

@@ -48,6 +48,7 @@ type Condition struct {
 	body   *pyread.Expr
 	// constant is crewbench.yaml's condition: true / false.
 	constant *bool
+	missing  bool
 }
 
 // Refusal says which part of a condition is outside the subset.
@@ -84,6 +85,12 @@ func Constant(v bool, pos pyread.Pos) *Condition {
 		src = "True"
 	}
 	return &Condition{Source: src, Pos: pos, constant: &v}
+}
+
+// Missing is a ConditionalTask without a condition: should_execute raises
+// ValueError (tasks/conditional_task.py).
+func Missing(pos pyread.Pos) *Condition {
+	return &Condition{Source: "None", Pos: pos, missing: true}
 }
 
 // Lambda compiles a parsed "lambda output: EXPR".
@@ -150,6 +157,9 @@ func shift(e *pyread.Expr, base pyread.Pos, depth int) {
 func (c *Condition) Eval(o Output) (bool, error) {
 	if c.constant != nil {
 		return *c.constant, nil
+	}
+	if c.missing {
+		return false, &PyError{Type: "ValueError", Msg: "No condition function set for conditional task"}
 	}
 	ev := &evaluator{param: c.param, out: &o}
 	v, err := ev.eval(c.body, 0)
