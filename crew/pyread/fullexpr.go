@@ -232,8 +232,8 @@ func (p *Parser) power() *Expr {
 }
 
 // ParseFull reads src as one Python expression with the whole grammar.
-// ok is false when something follows the expression or a bracket is left
-// open: Python would not read it as one expression.
+// ok is false when something follows the expression, a bracket is left
+// open, or the whole is Opaque: not one expression this reader knows.
 func ParseFull(src, file string) (e *Expr, ok bool) {
 	toks := Tokenize(src, file)
 	p := &Parser{Src: src, Toks: toks, DepthLeft: maxLiteralDepth, Full: true}
@@ -243,5 +243,5 @@ func ParseFull(src, file string) (e *Expr, ok bool) {
 			return e, false
 		}
 	}
-	return e, !p.Malformed
+	return e, !p.Malformed && e.Kind != Opaque
 }
