@@ -16,7 +16,7 @@ import (
 // debug log line only), so crewbench says it in a crewbench_warning. A
 // Python exception in the condition fails the kickoff with its text, as
 // it fails CrewAI's. Without an earlier output the task runs.
-func (rs *runState) conditionalSkip(t *Task, all []*TaskOutput) (*TaskOutput, error) {
+func (rs *runState) conditionalSkip(t *Task, all []*TaskOutput, outputs map[*Task]*TaskOutput) (*TaskOutput, error) {
 	if t.Condition == nil || len(all) == 0 {
 		return nil, nil
 	}
@@ -35,7 +35,17 @@ func (rs *runState) conditionalSkip(t *Task, all []*TaskOutput) (*TaskOutput, er
 	if prevName == "" {
 		prevName = prev.Description
 	}
-	run, err := t.Condition.Eval(conditionInput(prev))
+	in := conditionInput(prev)
+	// TaskOutput.name is the task's name, None when it has none (the
+	// engine's TaskOutput.Name falls back to the description for display);
+	// a skipped output has none.
+	in.Name = ""
+	for task, o := range outputs {
+		if o == prev {
+			in.Name = task.Name
+		}
+	}
+	run, err := t.Condition.Eval(in)
 	var refusal *pycond.Refusal
 	var pyErr *pycond.PyError
 	switch {
@@ -54,9 +64,9 @@ func (rs *runState) conditionalSkip(t *Task, all []*TaskOutput) (*TaskOutput, er
 	return &TaskOutput{Description: tt.description, Summary: summary(tt.description), Agent: role, OutputFormat: FormatRaw}, nil
 }
 
-// conditionInput is what a condition sees of a TaskOutput.
+// conditionInput is what a condition sees of a TaskOutput (but its name).
 func conditionInput(o *TaskOutput) pycond.Output {
-	in := pycond.Output{Description: o.Description, Name: o.Name, ExpectedOutput: o.ExpectedOutput, Summary: o.Summary,
+	in := pycond.Output{Description: o.Description, ExpectedOutput: o.ExpectedOutput, Summary: o.Summary,
 		Raw: o.Raw, Agent: o.Agent, JSONDict: o.JSONDict}
 	if o.model != nil {
 		in.Pydantic, in.PydanticStr, in.PydanticClass = o.model, o.Pydantic, o.modelClass

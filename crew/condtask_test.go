@@ -126,7 +126,7 @@ func TestFromProjectConditions(t *testing.T) {
 			{"name": "bare", "type": "ConditionalTask", "description": "d", "expected_output": "e", "agent": "a"},
 			{"name": "declared", "type": "ConditionalTask", "condition": {"python": "conds.many_words"}, "description": "d", "expected_output": "e", "agent": "a"}]}`,
 		"agents/a.jsonc": `{"role": "R", "goal": "G", "backstory": "B"}`,
-		"conds.py":       "def approved(output):\n    return output.raw == 'yes'\n\ndef many_words(output):\n    return len(output.raw.split()) > 3\n",
+		"conds.py":       "def approved(output):\n    return output.raw == 'yes'\n\ndef many_words(output):\n    return len(re.findall('x', output.raw)) > 3\n",
 		"crewbench.yaml": "tasks:\n  declared:\n    condition: false\n",
 	})
 	p, err := project.Open(dir, "")
@@ -152,7 +152,7 @@ func TestFromProjectConditions(t *testing.T) {
 			noted = append(noted, string(n))
 		}
 	}
-	if len(noted) != 1 || !strings.Contains(noted[0], "task split: ConditionalTask: its condition conds.many_words cannot be evaluated without Python (`output.raw.split` at conds.py:5:16: calling output.raw.split is outside the subset") {
+	if len(noted) != 1 || !strings.Contains(noted[0], "task split: ConditionalTask: its condition conds.many_words cannot be evaluated without Python (`re.findall` at conds.py:5:16: calling re.findall is outside the subset") {
 		t.Errorf("notes = %q", noted)
 	}
 	r := kickoff(t, c, nil, Options{})

@@ -213,7 +213,7 @@ func (rs *runState) kickoff(ctx context.Context, inputs map[string]any) (*CrewOu
 	outputs := map[*Task]*TaskOutput{}
 	var all, lastSync []*TaskOutput
 	for _, t := range c.Tasks {
-		skipped, err := rs.conditionalSkip(t, all)
+		skipped, err := rs.conditionalSkip(t, all, outputs)
 		if err != nil {
 			out.TokenUsage = rs.usageSnapshot()
 			return out, err

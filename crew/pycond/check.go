@@ -10,11 +10,14 @@ import (
 var outputAttrs = map[string]bool{"raw": true, "summary": true, "agent": true, "description": true,
 	"name": true, "expected_output": true, "json_dict": true, "pydantic": true}
 
-// strMethods are the methods a condition may call, with the most
-// arguments each takes here (count and startswith take start/end in
-// Python; this subset does not).
-var strMethods = map[string]int{"lower": 0, "upper": 0, "strip": 1, "lstrip": 1, "rstrip": 1,
-	"startswith": 1, "endswith": 1, "count": 1}
+// methods are the methods a condition may call (str's, and dict.get),
+// with the most arguments each takes here (count and startswith take
+// start/end in Python; this subset does not).
+var methods = map[string]int{"lower": 0, "upper": 0, "strip": 1, "lstrip": 1, "rstrip": 1,
+	"startswith": 1, "endswith": 1, "count": 1, "split": 1, "get": 2}
+
+// optionalArgs are the methods that may be called without arguments.
+var optionalArgs = map[string]bool{"lower": true, "upper": true, "strip": true, "lstrip": true, "rstrip": true, "split": true}
 
 // builtins are the functions a condition may call, with the most
 // arguments each takes here.
@@ -80,7 +83,7 @@ func check(e *pyread.Expr, param string, depth int) error {
 			return nil
 		case e.X.Kind == pyread.Attr && e.X.Str == "pydantic" && e.X.X.Kind == pyread.Name && e.X.X.Str == param:
 			return nil // a field of the output_pydantic model
-		case hasKey(strMethods, e.Str):
+		case hasKey(methods, e.Str):
 			return refuse(e, "the method "+e.Str+" must be called")
 		}
 		return refuse(e, "the attribute "+e.Str+" is outside the subset")
@@ -106,15 +109,15 @@ func check(e *pyread.Expr, param string, depth int) error {
 			if len(e.Items) > builtins[e.X.Str] || (e.X.Str == "len" && len(e.Items) != 1) {
 				return refuse(e, fmt.Sprintf("%s() with %d arguments is outside the subset", e.X.Str, len(e.Items)))
 			}
-		case e.X.Kind == pyread.Attr && hasKey(strMethods, e.X.Str):
-			if len(e.Items) > strMethods[e.X.Str] || (e.X.Str != "lower" && e.X.Str != "upper" && !isStrip(e.X.Str) && len(e.Items) == 0) {
+		case e.X.Kind == pyread.Attr && hasKey(methods, e.X.Str):
+			if len(e.Items) > methods[e.X.Str] || (!optionalArgs[e.X.Str] && len(e.Items) == 0) {
 				return refuse(e, fmt.Sprintf("%s() with %d arguments is outside the subset", e.X.Str, len(e.Items)))
 			}
 			if err := check(e.X.X, param, depth+1); err != nil {
 				return err
 			}
 		default:
-			return refuse(e.X, "calling "+textOf(e.X)+" is outside the subset (len, bool, str, int and the str methods lower, upper, strip, lstrip, rstrip, startswith, endswith, count)")
+			return refuse(e.X, "calling "+textOf(e.X)+" is outside the subset (len, bool, str, int, dict.get and the str methods lower, upper, strip, lstrip, rstrip, startswith, endswith, count, split)")
 		}
 		return all(e.Items)
 	case pyread.Compare:
@@ -143,7 +146,5 @@ func check(e *pyread.Expr, param string, depth int) error {
 }
 
 func hasKey(m map[string]int, k string) bool { _, ok := m[k]; return ok }
-
-func isStrip(m string) bool { return m == "strip" || m == "lstrip" || m == "rstrip" }
 
 func singleton(e *pyread.Expr) bool { return e.Kind == pyread.None || e.Kind == pyread.Bool }

@@ -392,8 +392,22 @@ var (
 )
 
 func method(e *pyread.Expr, recv any, name string, args []any) (any, error) {
+	if d, isDict := recv.(*pyjson.Object); isDict && name == "get" {
+		if err := hashable(args[0]); err != nil {
+			return nil, err
+		}
+		if k, ok := args[0].(string); ok {
+			if v, ok := d.Get(k); ok {
+				return norm(v), nil
+			}
+		}
+		if len(args) == 2 {
+			return args[1], nil
+		}
+		return nil, nil
+	}
 	s, ok := recv.(string)
-	if !ok {
+	if !ok || name == "get" {
 		if seq, isSeq := recv.([]any); isSeq && name == "count" {
 			return countEqual(seq, args[0]), nil
 		}
@@ -451,6 +465,18 @@ func method(e *pyread.Expr, recv any, name string, args []any) (any, error) {
 			}
 		}
 		return false, nil
+	case "split":
+		if len(args) == 0 || args[0] == nil {
+			return toList(strings.FieldsFunc(s, pyjson.IsSpace)), nil
+		}
+		sep, ok := args[0].(string)
+		switch {
+		case !ok:
+			return nil, typeErr("must be str or None, not %s", typeName(args[0]))
+		case sep == "":
+			return nil, &PyError{Type: "ValueError", Msg: "empty separator"}
+		}
+		return toList(strings.Split(s, sep)), nil
 	case "count":
 		sub, ok := args[0].(string)
 		if !ok {
@@ -459,6 +485,14 @@ func method(e *pyread.Expr, recv any, name string, args []any) (any, error) {
 		return big.NewInt(int64(strings.Count(s, sub))), nil
 	}
 	return nil, runtimeRefusal(e, "outside the subset")
+}
+
+func toList(parts []string) []any {
+	out := make([]any, len(parts))
+	for i, p := range parts {
+		out[i] = p
+	}
+	return out
 }
 
 func isASCII(s string) bool {

@@ -7,7 +7,8 @@
 // The subset: the argument's raw, summary, agent, description, name,
 // expected_output, json_dict and pydantic (a model's fields by attribute);
 // subscripts; the str methods lower, upper, strip, lstrip, rstrip,
-// startswith, endswith and count; len, bool, str and int; comparisons
+// startswith, endswith, count and split, and dict.get; len, bool, str
+// and int; comparisons
 // (chained), in / not in, is / is not against None, True or False; and, or,
 // not; a conditional expression; str, int, float, bool and None literals
 // and lists, tuples and dicts of them. Python's semantics hold exactly:
