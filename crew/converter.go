@@ -115,7 +115,7 @@ func (rs *runState) exportOutput(ctx context.Context, tr *taskRun, agent *Agent,
 // model instance: json_dict for output_json, the model for output_pydantic.
 func setModelOutput(to *TaskOutput, t *Task, m *toolschema.Model, v *pyjson.Object) {
 	if t.OutputPydantic || t.builtin != nil {
-		to.Pydantic, to.model = m.Str(v), v
+		to.Pydantic, to.model, to.modelClass = m.Str(v), v, m.Name
 		return
 	}
 	to.JSONDict = v

@@ -2,6 +2,7 @@ package crew
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"crewbench/crew/llm"
 	"crewbench/crew/project"
 	"crewbench/crew/prompt"
+	"crewbench/crew/pycond"
 	"crewbench/crew/pyjson"
 	"crewbench/mcpconn"
 )
@@ -365,13 +367,37 @@ func (b *builder) task(pt *project.Task, done map[*project.Task]*Task) (*Task, e
 	}
 	switch {
 	case pt.Type == "conditional":
-		// A ConditionalTask's condition is a Python callable; there is no
-		// declarative form to evaluate.
-		b.note("task %s: ConditionalTask: its condition %s is Python, so crewbench always runs the task (CrewAI skips it with raw \"\" when the condition is false)", pt.Name, pt.Condition)
+		cond, err := taskCondition(pt.ConditionDecl)
+		if err != nil {
+			b.note("task %s: ConditionalTask: its condition %s cannot be evaluated without Python (%v), so crewbench always runs the task (CrewAI skips it with raw \"\" when the condition is false)", pt.Name, pt.Condition, err)
+		}
+		t.Condition = cond
 	case pt.Type != "" && pt.Type != "Task" && pt.Type != "task":
 		b.note("task %s: %s tasks run as plain tasks", pt.Name, pt.Type)
 	}
 	return t, nil
+}
+
+// taskCondition compiles what the project read of a ConditionalTask's
+// condition; the error says which part only Python can evaluate.
+func taskCondition(d *project.TaskCondition) (*pycond.Condition, error) {
+	switch {
+	case d == nil:
+		return nil, errors.New("crewbench did not read it")
+	case d.Const != nil:
+		return pycond.Constant(*d.Const, d.Pos), nil
+	case d.Missing:
+		return pycond.Missing(d.Pos), nil
+	case d.Text != "":
+		return pycond.Parse(d.Text, d.Pos)
+	case d.Lambda != nil:
+		return pycond.Lambda(d.Lambda)
+	case d.Return != nil:
+		return pycond.Body(d.Return, d.Param, d.Return.Text, d.Pos)
+	case d.Why != "":
+		return nil, errors.New(d.Why)
+	}
+	return nil, errors.New("crewbench did not read it")
 }
 
 // ProjectLLM builds the provider crewbench's own MCP calls answer a

@@ -16,6 +16,7 @@ import (
 
 	"crewbench/crew/llm"
 	"crewbench/crew/prompt"
+	"crewbench/crew/pycond"
 	"crewbench/crew/pyjson"
 	"crewbench/crew/toolschema"
 	"crewbench/mcpconn"
@@ -207,6 +208,11 @@ type Task struct {
 	// asked for feedback, and the agent re-runs with it until the answer is
 	// accepted (an empty reply).
 	HumanInput bool
+	// Condition makes the task a ConditionalTask whose condition crewbench
+	// evaluates (crew/pycond) on the previous task's output; false skips
+	// the task as CrewAI does (condtask.go). nil: an ordinary task, or a
+	// ConditionalTask whose condition only Python can evaluate (it runs).
+	Condition *pycond.Condition
 
 	// Guardrails are string guardrails (CrewAI's LLMGuardrail), checked in
 	// order once the task has an answer (guardrail.go). GuardrailsListed

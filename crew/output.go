@@ -62,7 +62,10 @@ type TaskOutput struct {
 	Pydantic string `json:"-"`
 	// model is the output_pydantic model's fields (model_dump()), nil
 	// without one: output_file writes its model_dump_json().
-	model        *pyjson.Object
+	model *pyjson.Object
+	// modelClass is that model's class name (what a condition's
+	// AttributeError names).
+	modelClass   string
 	Agent        string              `json:"agent"`
 	OutputFormat string              `json:"output_format"`
 	Messages     []llm.Message       `json:"messages,omitempty"`

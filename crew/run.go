@@ -213,6 +213,20 @@ func (rs *runState) kickoff(ctx context.Context, inputs map[string]any) (*CrewOu
 	outputs := map[*Task]*TaskOutput{}
 	var all, lastSync []*TaskOutput
 	for _, t := range c.Tasks {
+		skipped, err := rs.conditionalSkip(t, all, outputs)
+		if err != nil {
+			out.TokenUsage = rs.usageSnapshot()
+			return out, err
+		}
+		if skipped != nil {
+			// The skipped output is one of the outputs (the next task's
+			// default context, the crew's tasks_output), but not the
+			// task's own output: an explicit context naming it finds none
+			// (Crew._execute_tasks, formatter.py).
+			all = append(all, skipped)
+			out.TasksOutput = append(out.TasksOutput, skipped)
+			continue
+		}
 		prior := all
 		if t.AsyncExecution {
 			// An async task's default context is the last synchronous

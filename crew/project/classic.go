@@ -803,6 +803,9 @@ func (cx *classicCtx) literalStrings(items []*pyread.Expr, scope *pyScope) []str
 
 func (cx *classicCtx) taskFromMethod(f *pyFunc) {
 	call, scope := cx.findCall(f, "Task")
+	if call == nil {
+		call, scope = cx.findCall(f, "ConditionalTask")
+	}
 	var yamlNode *Node
 	if call != nil {
 		key, cfg := cx.configKey(call, "tasks_config", f.name)
@@ -943,6 +946,11 @@ func (cx *classicCtx) buildTask(name string, yamlNode *Node, call *pyread.Expr, 
 			}
 		}
 	}
+	if cx.ev.m.calledAs(call, "ConditionalTask") {
+		t.Type = "conditional"
+		t.ConditionDecl = cx.condition(call.Kwarg("condition"), scope)
+		t.Condition = exprText(call.Kwarg("condition"))
+	}
 	// output models
 	for _, k := range []string{"output_json", "output_pydantic"} {
 		var s *Schema
@@ -958,6 +966,34 @@ func (cx *classicCtx) buildTask(name string, yamlNode *Node, call *pyread.Expr, 
 		}
 	}
 	c.Tasks = append(c.Tasks, t)
+}
+
+// condition reads ConditionalTask(condition=…): a lambda, or the name of
+// a function of crew.py or of a project module it imports.
+func (cx *classicCtx) condition(kw *pyread.Expr, scope *pyScope) *TaskCondition {
+	if kw == nil {
+		return &TaskCondition{Missing: true}
+	}
+	if r := cx.ev.resolve(kw, scope); r != nil && r.Kind == pyread.Lambda {
+		return &TaskCondition{Lambda: r, Pos: r.Pos}
+	}
+	if kw.Kind == pyread.Name && scope.lookup(kw.Str) == nil {
+		m := cx.ev.m
+		name := kw.Str
+		if q := m.imports[name]; q != "" && strings.Contains(q, ".") {
+			dot := strings.LastIndexByte(q, '.')
+			if m = cx.toolModule(q[:dot]); m == nil {
+				return &TaskCondition{Pos: kw.Pos, Why: "its module " + q[:dot] + " could not be read"}
+			}
+			name = q[dot+1:]
+		}
+		tc := conditionFunc(m, name)
+		if !tc.Pos.IsValid() {
+			tc.Pos = kw.Pos
+		}
+		return tc
+	}
+	return &TaskCondition{Pos: kw.Pos, Why: "`" + exprText(kw) + "` at " + kw.Pos.String() + " is neither a lambda nor a function's name"}
 }
 
 func (cx *classicCtx) crewSettings(call *pyread.Expr, scope *pyScope) {

@@ -243,6 +243,12 @@ func (l *loader) crewValidators(c *Crew, src string, pos Pos, futureContext bool
 	if allCond {
 		fail(pos, "tasks", "Crew must include at least one non-conditional task")
 	}
+	for _, t := range c.Tasks {
+		if t.AsyncExecution && t.Type == "conditional" {
+			fail(t.Positions.At("async_execution"), t.fieldPath("async_execution"), "Conditional Task: "+t.Description+", cannot be executed asynchronously.")
+			break
+		}
+	}
 	if !futureContext {
 		return
 	}
@@ -573,7 +579,10 @@ func (l *loader) decodeTaskFields(t *Task, d *decoder, base, label string) {
 	if n := d.node("condition"); !n.IsNull() {
 		if ref, isRef, _ := pythonRef(n); isRef {
 			t.Condition = ref
+			t.ConditionDecl = l.conditionModule(ref, n.Pos)
 		}
+	} else if t.Type == "conditional" {
+		t.ConditionDecl = &TaskCondition{Missing: true, Pos: t.Pos}
 	}
 	if n := d.node("callback"); !n.IsNull() {
 		if ref, isRef, _ := pythonRef(n); isRef {

@@ -111,6 +111,11 @@ type pyFunc struct {
 	scope      *pyScope
 	returns    []*pyread.Expr
 	calls      []*pyread.Expr
+	// header is the def line's tokens; body the tokens of each statement
+	// in the function's body, nested blocks included (a ConditionalTask's
+	// condition is read from a function whose body is one return).
+	header []pyread.Token
+	body   [][]pyread.Token
 }
 
 func (f *pyFunc) hasDecorator(d string) bool {
@@ -194,6 +199,9 @@ type pyBlock struct {
 
 func (m *pyModule) statement(line []pyread.Token, indent int, stack *[]pyBlock, pendingp *[]string, current func() (*pyClass, *pyFunc, *pyScope)) {
 	cls, fn, scope := current()
+	if fn != nil { // the lexer reuses line's array for the next line
+		fn.body = append(fn.body, append([]pyread.Token(nil), line...))
+	}
 	p := &pyread.Parser{Src: m.src, Toks: line, DepthLeft: 200}
 	first := line[0]
 	isName := func(i int, s string) bool {
@@ -216,7 +224,7 @@ func (m *pyModule) statement(line []pyread.Token, indent int, stack *[]pyBlock, 
 		k = 1
 	}
 	if isName(k, "def") && k+1 < len(line) && line[k+1].Kind == pyread.TokName {
-		f := &pyFunc{name: line[k+1].Text, decorators: *pendingp, pos: line[k+1].Pos, indent: indent, class: cls}
+		f := &pyFunc{name: line[k+1].Text, decorators: *pendingp, pos: line[k+1].Pos, indent: indent, class: cls, header: append([]pyread.Token(nil), line...)}
 		*pendingp = nil
 		f.scope = newScope(scope, cls)
 		if cls != nil && fn == nil {
@@ -227,6 +235,7 @@ func (m *pyModule) statement(line []pyread.Token, indent int, stack *[]pyBlock, 
 		*stack = append(*stack, pyBlock{indent: indent, class: cls, fn: f, scope: f.scope})
 		// a body on the same line: "def f(self): return X"
 		if body := afterHeaderColon(line, k+2); body > 0 && body < len(line) && line[body].Kind != pyread.TokNewline && line[body].Kind != pyread.TokEOF {
+			f.body = append(f.body, append([]pyread.Token(nil), line[body:]...))
 			m.simpleStatement(line[body:], f.scope, cls, f)
 		}
 		return

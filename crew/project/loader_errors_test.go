@@ -79,6 +79,9 @@ var loaderErrorCases = []struct {
 	{"async_tail", []string{
 		"crew.jsonc:5:5: validation failed: The crew must end with at most one asynchronous task.",
 	}},
+	{"conditional_async", []string{
+		"crew.jsonc:5:107: validation failed: Conditional Task: D2, cannot be executed asynchronously.",
+	}},
 	{"conditional_first", []string{
 		"crew.jsonc:4:5: validation failed: The first task cannot be a ConditionalTask.",
 	}},

@@ -208,7 +208,10 @@ type Task struct {
 	// Type is "" / "Task", "conditional", or "python:<ref>".
 	Type      string
 	Condition string // python ref of a ConditionalTask's condition
-	Callback  string // python ref
+	// ConditionDecl is the condition as crewbench can read it without
+	// Python (nil when the task is not conditional).
+	ConditionDecl *TaskCondition
+	Callback      string // python ref
 	// ConverterCls is converter_cls, a python ref.
 	ConverterCls string
 	InputFiles   map[string]any

@@ -53,6 +53,11 @@ type Overlay struct {
 	Inputs   map[string]map[string]any
 	inputPos map[string]Pos
 
+	// Conditions are tasks: {NAME: {condition: …}}: a ConditionalTask's
+	// condition declared for crewbench (an expression over `output`, a
+	// lambda, or true / false), which replaces what crew.py says.
+	Conditions map[string]*TaskCondition
+
 	// Crew is a whole crew in crew.jsonc's schema with agents inline.
 	Crew *Node
 
@@ -92,7 +97,7 @@ type ServerOverlay struct {
 	positions Positions
 }
 
-var overlayTopKeys = []string{"version", "project", "llm", "agents", "tools", "amp", "servers", "env", "values", "inputs", "crew"}
+var overlayTopKeys = []string{"version", "project", "llm", "agents", "tasks", "tools", "amp", "servers", "env", "values", "inputs", "crew"}
 
 // ovParser validates crewbench.yaml; unknown keys are errors with a
 // "did you mean" hint.
@@ -153,6 +158,9 @@ func (l *loader) parseOverlay(src []byte, shown, dir string) *Overlay {
 	}
 	if v := root.Get("agents"); !v.IsNull() {
 		op.agents(v)
+	}
+	if v := root.Get("tasks"); !v.IsNull() {
+		op.tasks(v)
 	}
 	if v := root.Get("tools"); !v.IsNull() {
 		op.tools(v)
@@ -300,6 +308,39 @@ func (op *ovParser) agents(v *Node) {
 			op.ov.agentPos[f.Key] = f.KeyPos
 		}
 	}
+}
+
+// tasks reads tasks: {NAME: {condition: EXPR | true | false}}.
+func (op *ovParser) tasks(v *Node) {
+	if !op.object(v, "tasks") {
+		return
+	}
+	for _, f := range v.Fields {
+		where := "tasks." + f.Key
+		if !op.object(f.Value, where) {
+			continue
+		}
+		op.keys(f.Value, where, []string{"condition"})
+		c := f.Value.Get("condition")
+		switch {
+		case c.IsNull():
+			continue
+		case c.Kind == KindBool:
+			b := c.Bool
+			op.setCondition(f.Key, &TaskCondition{Const: &b, Pos: c.Pos})
+		case c.Kind == KindString:
+			op.setCondition(f.Key, &TaskCondition{Text: c.Str, Pos: c.Pos})
+		default:
+			op.fail(c, where+".condition", "condition is a Python expression over output (a string, e.g. \"'approved' in output.raw.lower()\"), or true / false")
+		}
+	}
+}
+
+func (op *ovParser) setCondition(task string, c *TaskCondition) {
+	if op.ov.Conditions == nil {
+		op.ov.Conditions = map[string]*TaskCondition{}
+	}
+	op.ov.Conditions[task] = c
 }
 
 func (op *ovParser) tools(v *Node) {
@@ -783,6 +824,25 @@ func (l *loader) applyOverlay() {
 			}
 		}
 	}
+	// ConditionalTask conditions
+	condPos := map[string]Pos{}
+	for name, c := range ov.Conditions {
+		condPos[name] = c.Pos
+	}
+	for _, name := range byPos(condPos) {
+		t := p.Task(name)
+		switch {
+		case t == nil:
+			e := l.err(condPos[name], "tasks."+name, "", fmt.Sprintf("tasks.%s: the project has no task %q", name, name))
+			if sg := suggest.DidYouMean(name, p.taskNames()); sg != "" {
+				e.Hint = fmt.Sprintf("did you mean %q?", sg)
+			}
+		case t.Type != "conditional":
+			l.err(condPos[name], "tasks."+name+".condition", "", fmt.Sprintf("tasks.%s.condition: task %s is not a ConditionalTask, so CrewAI has no condition to evaluate", name, name))
+		default:
+			t.ConditionDecl = ov.Conditions[name]
+		}
+	}
 	// per-agent LLMs
 	for _, name := range byPos(ov.agentPos) {
 		if p.Agent(name) == nil {
@@ -936,4 +996,12 @@ func (p *Project) Task(name string) *Task {
 		}
 	}
 	return nil
+}
+
+func (p *Project) taskNames() []string {
+	out := make([]string, 0, len(p.Tasks))
+	for _, t := range p.Tasks {
+		out = append(out, t.Name)
+	}
+	return out
 }

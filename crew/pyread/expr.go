@@ -21,6 +21,16 @@ const (
 	Concat  // a + b + …; items are the operands
 	Starred // *x or **x inside a call or list
 	Opaque  // anything else
+
+	// The kinds below come only from Python's whole expression grammar
+	// (Parser.Full, and a lambda's body).
+	BoolOp  // a and b and …, a or b or …: Str is the operator, Items the operands
+	Not     // not X
+	Compare // Items[0] Ops[0] Items[1] Ops[1] …: a chained comparison
+	BinOp   // Items[0] Str Items[1]: an arithmetic operator
+	Unary   // Str X, for a sign or ~ on anything but a number literal
+	IfExp   // Items[0] if Items[1] else Items[2]
+	Lambda  // lambda Params: X
 )
 
 // Expr is a parsed expression. Literals keep their value; anything else
@@ -38,6 +48,8 @@ type Expr struct {
 	Index  *Expr
 	Kwargs []Kwarg
 	Parts  []StrPart // FString
+	Ops    []string  // Compare: "<", "==", "in", "not in", "is", "is not", …
+	Params []string  // Lambda: the parameter names
 }
 
 // StrPart is one literal of an implicitly concatenated string: plain text,
@@ -98,6 +110,12 @@ type Parser struct {
 	// or a bracket was never closed: what it returned is a best guess, not
 	// what Python would read.
 	Malformed bool
+	// Full parses Python's whole expression grammar (boolean operators,
+	// comparisons, arithmetic, conditional expressions, lambda) instead of
+	// reading what follows a primary as Opaque: what evaluates a
+	// ConditionalTask's condition needs the operators, while reading
+	// values out of crew.py only needs to see that they are not literals.
+	Full bool
 }
 
 // Peek returns the current token; past the end of the slice it is EOF, so
@@ -146,6 +164,14 @@ func (p *Parser) Expr() *Expr {
 	}
 	p.DepthLeft--
 	defer func() { p.DepthLeft++ }()
+	if p.Full {
+		e := p.test()
+		if !p.atTerminator() {
+			return p.opaqueFrom(start, startIdx)
+		}
+		e.Text = p.textFrom(start)
+		return e
+	}
 	e := p.unary()
 	// a + b + …: kept as operands, evaluated when they resolve to strings
 	if p.IsOp("+") {
@@ -257,7 +283,10 @@ func (p *Parser) unary() *Expr {
 		inner := p.unary()
 		return &Expr{Kind: Starred, Pos: t.Pos, X: inner, Str: t.Text}
 	}
-	if t.Kind == TokName && (t.Text == "not" || t.Text == "lambda" || t.Text == "await") {
+	if t.Kind == TokName && t.Text == "lambda" {
+		return p.lambda()
+	}
+	if t.Kind == TokName && (t.Text == "not" || t.Text == "await") {
 		return p.opaqueFrom(t, p.At)
 	}
 	return p.Postfix(p.Primary())
