@@ -308,7 +308,8 @@ func (ar *agentRun) prepareTools() {
 // strict schema with titles kept, named after the model.
 func responseFormat(m *toolschema.Model) *llm.ResponseFormat {
 	schema := toolschema.StrictSchema(m.Schema(), false)
-	return &llm.ResponseFormat{Name: m.Name, Schema: json.RawMessage(pyjson.DumpsStyle(schema, pyjson.Wire)), Strict: true}
+	return &llm.ResponseFormat{Name: m.Name, Schema: json.RawMessage(pyjson.DumpsStyle(schema, pyjson.Wire)), Strict: true,
+		ModelSchema: json.RawMessage(pyjson.DumpsStyle(m.Schema(), pyjson.Wire))}
 }
 
 // toolsData describes the offered tools for agent_execution_started, with

@@ -52,8 +52,9 @@ func newBuiltinModel(name, schema string) *builtinModel {
 	m.ExtraIgnored = true // a Pydantic class with the default config
 	return &builtinModel{
 		promptSchema: toolschema.StrictSchema(o, true),
-		format:       &llm.ResponseFormat{Name: name, Schema: json.RawMessage(pyjson.DumpsStyle(toolschema.SDKStrictSchema(o), pyjson.Wire)), Strict: true},
-		model:        m,
+		format: &llm.ResponseFormat{Name: name, Schema: json.RawMessage(pyjson.DumpsStyle(toolschema.SDKStrictSchema(o), pyjson.Wire)), Strict: true,
+			ModelSchema: json.RawMessage(pyjson.DumpsStyle(o, pyjson.Wire))},
+		model: m,
 	}
 }
 

@@ -1,9 +1,7 @@
 package llm
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -11,7 +9,6 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
-	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
 
 	"crewbench/session"
 )
@@ -23,11 +20,9 @@ const AnthropicDefaultMaxTokens = 4096
 
 const anthropicDefaultBase = "https://api.anthropic.com"
 
-// anthropicProvider speaks the Messages API through anthropic-sdk-go.
-//
-// Temperature is not sent: the API version this SDK speaks (2026-10-21) has
-// no temperature parameter, and sending one as an extra field would turn
-// every CrewAI config that sets it into a 400.
+// anthropicProvider speaks the Messages API through anthropic-sdk-go, with
+// the body rendered by anthropicBody (CrewAI's bytes) and the Python SDK's
+// anthropic-version (2023-06-01), under which temperature is a parameter.
 type anthropicProvider struct {
 	model string
 	cfg   Config
@@ -61,8 +56,12 @@ func newAnthropic(cfg Config, model string) (*anthropicProvider, error) {
 		option.WithMaxRetries(0), // the engine owns retries
 		option.WithHTTPClient(cfg.httpClient()),
 	}
+	// The anthropic Python SDK's headers: the API version it speaks and the
+	// key as X-Api-Key (anthropic-sdk-go would send its own version and a
+	// bearer token).
+	opts = append(opts, option.WithHeader("anthropic-version", anthropicAPIVersion))
 	if key != "" {
-		opts = append(opts, option.WithAPIKey(key))
+		opts = append(opts, option.WithHeader("X-Api-Key", key))
 	}
 	return &anthropicProvider{
 		model: model,
@@ -82,7 +81,7 @@ func (p *anthropicProvider) ServerURL() string             { return p.endpoint }
 
 // Call implements Provider.
 func (p *anthropicProvider) Call(ctx context.Context, req Request, onChunk func(Chunk)) (Response, error) {
-	params, err := p.params(req)
+	wire, err := p.anthropicBody(req)
 	if err != nil {
 		return Response{}, err
 	}
@@ -90,16 +89,23 @@ func (p *anthropicProvider) Call(ctx context.Context, req Request, onChunk func(
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var seen responseCapture
-	mw := option.WithMiddleware(seen.middleware)
+	// The SDK's serialization of params is replaced by the rendered body;
+	// params carries only what the SDK itself looks at.
+	params := anthropic.MessageNewParams{Model: p.model, MaxTokens: AnthropicDefaultMaxTokens}
+	opts := []option.RequestOption{option.WithMiddleware(seen.middleware), option.WithRequestBody("application/json", wire.body)}
+	if wire.beta {
+		// client.beta.messages: ?beta=true and the beta named.
+		opts = append(opts, option.WithQuery("beta", "true"), option.WithHeader("anthropic-beta", anthropicStructuredBeta))
+	}
 	var r Response
 	if req.Stream {
-		r, err = p.stream(ctx, params, mw, &seen, onChunk)
+		r, err = p.stream(ctx, params, opts, &seen, onChunk)
 	} else {
 		// WithRequestTimeout also skips the SDK's "streaming is required"
 		// check for large max_tokens; the context deadline is what bounds
 		// the call.
 		var msg *anthropic.Message
-		if msg, err = p.svc.New(ctx, params, mw, option.WithRequestTimeout(timeout)); err != nil {
+		if msg, err = p.svc.New(ctx, params, append(opts, option.WithRequestTimeout(timeout))...); err != nil {
 			return Response{}, p.classify(ctx, err, &seen)
 		}
 		r, err = p.fromMessage(msg)
@@ -107,198 +113,17 @@ func (p *anthropicProvider) Call(ctx context.Context, req Request, onChunk func(
 	if err != nil {
 		return r, err
 	}
+	if wire.structuredTool {
+		r = anthropicStructuredReply(r)
+	}
+	if req.ResponseFormat != nil {
+		// The structured reply is returned as it is, uncut
+		// (completion.py returns before _apply_stop_words).
+		return r, nil
+	}
 	// CrewAI's Anthropic provider sends the stop sequences and cuts at them
 	// client-side too (llms/providers/anthropic/completion.py:517, 1090).
 	return applyStopWordsTo(req, r), nil
-}
-
-func (p *anthropicProvider) params(req Request) (anthropic.MessageNewParams, error) {
-	model := req.Model
-	if model == "" {
-		model = p.model
-	}
-	params := anthropic.MessageNewParams{Model: model, MaxTokens: AnthropicDefaultMaxTokens}
-	if req.MaxTokens > 0 {
-		params.MaxTokens = int64(req.MaxTokens)
-	} else if p.cfg.MaxTokens > 0 && !req.Bare {
-		params.MaxTokens = int64(p.cfg.MaxTokens)
-	}
-	sys, msgs, err := anthropicMessages(req.Messages)
-	if err != nil {
-		return params, &Error{Kind: KindBadRequest, Provider: ProviderAnthropic, Model: p.model, Message: err.Error()}
-	}
-	params.System, params.Messages = sys, msgs
-	for _, t := range req.Tools {
-		tp, err := anthropicTool(t)
-		if err != nil {
-			return params, &Error{Kind: KindBadRequest, Provider: ProviderAnthropic, Model: p.model, Message: err.Error()}
-		}
-		params.Tools = append(params.Tools, tp)
-	}
-	if len(req.Stop) > 0 {
-		params.StopSequences = req.Stop
-	}
-	if req.ToolChoice != "" {
-		params.ToolChoice = anthropic.ToolChoiceParamOfTool(req.ToolChoice)
-	}
-	return params, nil
-}
-
-// anthropicMessages maps the neutral messages to the Messages API: system
-// messages become the system parameter, assistant tool calls tool_use
-// blocks, and each run of tool messages one user message of tool_result
-// blocks (a user message right after the results joins it, so turns keep
-// alternating).
-func anthropicMessages(msgs []Message) ([]anthropic.TextBlockParam, []anthropic.MessageParam, error) {
-	var (
-		sys []anthropic.TextBlockParam
-		out []anthropic.MessageParam
-		// results is the open user message collecting tool results.
-		results *anthropic.UserMessageParam
-	)
-	for i, m := range msgs {
-		switch m.Role {
-		case RoleSystem:
-			sys = append(sys, anthropic.TextBlockParam{Text: m.Content})
-		case RoleUser:
-			if results != nil {
-				results.Content = append(results.Content, anthropic.NewTextBlock(m.Content))
-				results = nil
-				continue
-			}
-			out = append(out, anthropic.NewUserMessage(anthropic.NewTextBlock(m.Content)))
-		case RoleAssistant:
-			results = nil
-			// An SDK dump of a reply with no content blocks stays an empty
-			// list (instructor's reask_anthropic_tools re-sends
-			// response.content as it came).
-			blocks := []anthropic.ContentBlockParamUnion{}
-			if m.Content != "" || len(m.ToolCalls) == 0 && !m.SDKDump {
-				blocks = append(blocks, anthropic.NewTextBlock(m.Content))
-			}
-			for _, tc := range m.ToolCalls {
-				blocks = append(blocks, anthropic.NewToolUseBlock(tc.ID, toolUseInput(tc.Arguments), tc.Name))
-			}
-			out = append(out, anthropic.NewAssistantMessage(blocks...))
-		case RoleTool:
-			block := anthropic.ContentBlockParamUnion{OfToolResult: &anthropic.ToolResultBlockParam{
-				ToolUseID: m.ToolCallID,
-				Content:   []anthropic.ToolResultBlockParamContentUnion{{OfText: &anthropic.TextBlockParam{Text: m.Content}}},
-			}}
-			if results == nil {
-				out = append(out, anthropic.NewUserMessage(block))
-				results = out[len(out)-1].OfUser
-				continue
-			}
-			results.Content = append(results.Content, block)
-		default:
-			return nil, nil, fmt.Errorf("message %d: unknown role %q", i, m.Role)
-		}
-	}
-	return sys, out, nil
-}
-
-// toolUseInput is a tool call's arguments as a tool_use input. The Messages
-// API only accepts an object; arguments that are not a JSON object (a
-// recorded OpenAI reply with broken JSON, say) are sent as {} — the tool
-// message that follows already tells the model what went wrong.
-func toolUseInput(args string) json.RawMessage {
-	trimmed := strings.TrimSpace(args)
-	if strings.HasPrefix(trimmed, "{") && json.Valid([]byte(trimmed)) {
-		return json.RawMessage(trimmed)
-	}
-	return json.RawMessage(`{}`)
-}
-
-// anthropicTool maps CrewAI's function schema to input_schema as the SDK
-// writes one: properties, required, type, then every other top-level key
-// (additionalProperties, $defs, …) in the schema's own order. The SDK's
-// ExtraFields is a map, which it writes in random order, so the object is
-// built here and given to the SDK whole.
-func anthropicTool(t Tool) (anthropic.ToolUnionParam, error) {
-	var in anthropic.ToolInputSchemaParam
-	if len(t.Parameters) > 0 {
-		raw, err := inputSchemaJSON(t.Parameters)
-		if err != nil {
-			return anthropic.ToolUnionParam{}, fmt.Errorf("tool %q: %v", t.Name, err)
-		}
-		in = param.Override[anthropic.ToolInputSchemaParam](raw)
-	}
-	tp := &anthropic.ToolParam{Name: t.Name, InputSchema: in}
-	if t.Strict {
-		// CrewAI's Anthropic provider sends its tools strict
-		// (anthropic/completion.py:577-594).
-		tp.Strict = anthropic.Bool(true)
-	}
-	if t.Description != "" {
-		tp.Description = anthropic.String(t.Description)
-	}
-	return anthropic.ToolUnionParam{OfTool: tp}, nil
-}
-
-// inputSchemaJSON is a tool's parameters in input_schema's key order.
-func inputSchemaJSON(params json.RawMessage) (json.RawMessage, error) {
-	dec := json.NewDecoder(bytes.NewReader(params))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, errors.New("parameters are not a JSON object")
-	}
-	fields := map[string]json.RawMessage{}
-	var extras []string
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, fmt.Errorf("parameters are not a JSON object: %v", err)
-		}
-		key, _ := tok.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, fmt.Errorf("parameters are not a JSON object: %v", err)
-		}
-		if _, seen := fields[key]; !seen && key != "properties" && key != "required" && key != "type" {
-			extras = append(extras, key)
-		}
-		fields[key] = v
-	}
-	if r, ok := fields["required"]; ok {
-		var names []string
-		if err := json.Unmarshal(r, &names); err != nil {
-			return nil, fmt.Errorf("required is not a list of names: %v", err)
-		}
-	}
-	var b bytes.Buffer
-	b.WriteByte('{')
-	write := func(key string, v json.RawMessage) error {
-		if b.Len() > 1 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(key)
-		val, err := json.Marshal(v) // compacted and escaped as the SDK writes values
-		if err != nil {
-			return err
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(val)
-		return nil
-	}
-	for _, key := range []string{"properties", "required"} {
-		if v, ok := fields[key]; ok {
-			if err := write(key, v); err != nil {
-				return nil, err
-			}
-		}
-	}
-	// Always "object"; the SDK writes it whatever the schema says.
-	if err := write("type", json.RawMessage(`"object"`)); err != nil {
-		return nil, err
-	}
-	for _, key := range extras {
-		if err := write(key, fields[key]); err != nil {
-			return nil, err
-		}
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
 }
 
 func (p *anthropicProvider) fromMessage(m *anthropic.Message) (Response, error) {
@@ -330,8 +155,8 @@ func anthropicUsage(in, out int64) Usage {
 	return Usage{PromptTokens: int(in), CompletionTokens: int(out), TotalTokens: int(in + out)}
 }
 
-func (p *anthropicProvider) stream(ctx context.Context, params anthropic.MessageNewParams, mw option.RequestOption, seen *responseCapture, onChunk func(Chunk)) (Response, error) {
-	s := p.svc.NewStreaming(ctx, params, mw)
+func (p *anthropicProvider) stream(ctx context.Context, params anthropic.MessageNewParams, opts []option.RequestOption, seen *responseCapture, onChunk func(Chunk)) (Response, error) {
+	s := p.svc.NewStreaming(ctx, params, opts...)
 	defer s.Close()
 	var (
 		r         Response

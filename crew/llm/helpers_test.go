@@ -24,6 +24,7 @@ type wire struct {
 	bodies   [][]byte
 	headers  []http.Header
 	paths    []string
+	queries  []string
 	released chan struct{}
 }
 
@@ -38,6 +39,7 @@ func newWire(t *testing.T, handle func(w http.ResponseWriter, r *http.Request, b
 		s.bodies = append(s.bodies, body)
 		s.headers = append(s.headers, r.Header.Clone())
 		s.paths = append(s.paths, r.URL.Path)
+		s.queries = append(s.queries, r.URL.RawQuery)
 		s.mu.Unlock()
 		handle(w, r, body)
 	}))
@@ -81,6 +83,12 @@ func (s *wire) lastPath() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.paths[len(s.paths)-1]
+}
+
+func (s *wire) lastRawQuery() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.queries[len(s.queries)-1]
 }
 
 func (s *wire) requests() int {

@@ -20,6 +20,10 @@ type ResponseFormat struct {
 	Name   string
 	Schema json.RawMessage
 	Strict bool
+	// ModelSchema is the response model's own model_json_schema(), for
+	// providers that derive their wire schema from it themselves
+	// (Anthropic's transform_schema); empty means Schema is used.
+	ModelSchema json.RawMessage
 }
 
 // openAIBody renders the chat-completions body byte for byte as CrewAI's
