@@ -609,32 +609,45 @@ func TestConverterEmptyAnthropicAnswer(t *testing.T) {
 			}
 			return "Validation Error due to no tool invocation:\n<failed_attempts>\n" + gens + "\n</failed_attempts>\n\n<last_exception>\n    " + verr + "\n</last_exception>\nRecall the function correctly, fix the errors"
 		}
-		// The messages of each instructor request (crewbench's Anthropic
-		// wire writes its own key order): role, then the content blocks'
-		// texts, an assistant reply without blocks as none.
+		// The messages of each instructor request: role, then the texts of
+		// the content (a string, or text blocks), an assistant reply
+		// without blocks as none.
 		type message struct {
-			Role    string `json:"role"`
-			Content []struct {
-				Text string `json:"text"`
-			} `json:"content"`
+			Role    string
+			Content []string
 		}
 		messages := func(i int) []message {
-			var req struct{ Messages []message }
+			var req struct {
+				Messages []struct {
+					Role    string          `json:"role"`
+					Content json.RawMessage `json:"content"`
+				}
+			}
 			if err := json.Unmarshal([]byte(cs.body(t, i)), &req); err != nil {
 				t.Fatal(err)
 			}
-			return req.Messages
+			var out []message
+			for _, m := range req.Messages {
+				got := message{Role: m.Role, Content: []string{}}
+				var text string
+				var blocks []struct {
+					Text string `json:"text"`
+				}
+				if err := json.Unmarshal(m.Content, &text); err == nil {
+					got.Content = append(got.Content, text)
+				} else if err := json.Unmarshal(m.Content, &blocks); err == nil {
+					for _, b := range blocks {
+						got.Content = append(got.Content, b.Text)
+					}
+				} else {
+					t.Fatalf("request %d: content %s", i, m.Content)
+				}
+				out = append(out, got)
+			}
+			return out
 		}
-		user := func(text string) message {
-			m := message{Role: "user"}
-			m.Content = append(m.Content, struct {
-				Text string `json:"text"`
-			}{text})
-			return m
-		}
-		empty := message{Role: "assistant", Content: []struct {
-			Text string `json:"text"`
-		}{}}
+		user := func(text string) message { return message{Role: "user", Content: []string{text}} }
+		empty := message{Role: "assistant", Content: []string{}}
 		first := []message{user(converterAnswer)}
 		for i, want := range [][]message{first, append(slices.Clone(first), empty, user(reask(1))), append(slices.Clone(first), empty, user(reask(1)), empty, user(reask(2)))} {
 			if got := messages(1 + i); !reflect.DeepEqual(got, want) {
