@@ -41,7 +41,10 @@ func TestWatchCost(t *testing.T) {
 		t.Skip("set CREWBENCH_BENCH=1 to measure the bridge's cost")
 	}
 	py := python3(t)
-	const events = 10000
+	events := 10000
+	if n, err := strconv.Atoi(os.Getenv("CREWBENCH_BENCH_EVENTS")); err == nil && n > 0 {
+		events = n
+	}
 	latencies := []string{"0", "5"}
 	if l := os.Getenv("CREWBENCH_BENCH_LATENCY_MS"); l != "" {
 		latencies = strings.Split(l, ",")
