@@ -355,7 +355,7 @@ func (b *builder) task(pt *project.Task, done map[*project.Task]*Task) (*Task, e
 	}
 	if pt.AsyncExecution {
 		t.AsyncExecution = true
-		b.note("task %s: async_execution: crewbench runs the task in list order with CrewAI's context (the last synchronous output); CrewAI runs it concurrently with the async tasks next to it", pt.Name)
+		b.note("task %s: async_execution: crewbench runs the task in list order with CrewAI's context (none unless the task names one: CrewAI 1.15.17 never sets the last synchronous output it means to pass); CrewAI runs it concurrently with the async tasks next to it", pt.Name)
 	}
 	t.HumanInput = pt.HumanInput
 	if pt.ConverterCls != "" {

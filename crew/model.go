@@ -183,8 +183,8 @@ type Task struct {
 	Context     []*Task
 	// OutputFile is written after the task (relative to Options.OutputDir).
 	OutputFile string
-	// AsyncExecution is async_execution: the task's default context is the
-	// last synchronous output, not every earlier one.
+	// AsyncExecution is async_execution: without an explicit Context the
+	// task gets no context at all (CrewAI 1.15.17, see runState.kickoff).
 	AsyncExecution bool
 	// NoCreateDirectory is create_directory: false (CrewAI's default, true,
 	// creates output_file's parent directories).

@@ -211,7 +211,7 @@ func (rs *runState) kickoff(ctx context.Context, inputs map[string]any) (*CrewOu
 	}
 	out := &CrewOutput{}
 	outputs := map[*Task]*TaskOutput{}
-	var all, lastSync []*TaskOutput
+	var all []*TaskOutput
 	for _, t := range c.Tasks {
 		skipped, err := rs.conditionalSkip(t, all, outputs)
 		if err != nil {
@@ -229,20 +229,22 @@ func (rs *runState) kickoff(ctx context.Context, inputs map[string]any) (*CrewOu
 		}
 		prior := all
 		if t.AsyncExecution {
-			// An async task's default context is the last synchronous
-			// output only (Crew._execute_tasks). crewbench runs async tasks
-			// in list order; CrewAI joins them before the next sync task,
-			// so each one sees what it would see in CrewAI.
-			prior = lastSync
+			// An async task's default context is built from
+			// [last_sync_output], and Crew._execute_tasks never sets
+			// last_sync_output after a task runs: prepare_task_execution
+			// (crews/utils.py:144-148) sets it only for tasks a replay
+			// skips. So in CrewAI 1.15.17 an async task without an explicit
+			// context gets none ("" from _get_context), whatever ran
+			// before it. crewbench runs async tasks in list order; CrewAI
+			// joins them before the next sync task, so the next sync task
+			// sees the same outputs in the same order.
+			prior = nil
 		}
 		to, err := rs.runTask(ctx, t, manager, prior, outputs)
 		if to != nil {
 			all = append(all, to)
 			outputs[t] = to
 			out.TasksOutput = append(out.TasksOutput, to)
-			if !t.AsyncExecution {
-				lastSync = []*TaskOutput{to}
-			}
 		}
 		if err != nil {
 			out.TokenUsage = rs.usageSnapshot()
