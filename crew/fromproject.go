@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -136,7 +137,7 @@ func (b *builder) provider(l project.LLM, manager bool) (llm.Provider, string, e
 	}
 	cfg := llm.Config{
 		Model: l.Model, Provider: l.Provider, BaseURL: l.BaseURL, APIKey: l.APIKey,
-		Temperature: l.Temperature, Env: b.env, Dir: b.p.Dir,
+		Temperature: l.Temperature, TopP: l.TopP, Env: b.env, Dir: b.p.Dir,
 	}
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = l.APIBase
@@ -153,7 +154,7 @@ func (b *builder) provider(l project.LLM, manager bool) (llm.Provider, string, e
 	if strings.HasPrefix(l.Model, "scripted:") && b.opts.Script != nil {
 		cfg.Script = b.opts.Script
 	}
-	key := fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%v\x00%d", cfg.Model, cfg.Provider, cfg.BaseURL, cfg.APIKey, cfg.Temperature, cfg.MaxTokens)
+	key := fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%d", cfg.Model, cfg.Provider, cfg.BaseURL, cfg.APIKey, floatKey(cfg.Temperature), floatKey(cfg.TopP), cfg.MaxTokens)
 	if p, ok := b.providers[key]; ok {
 		return p, l.Model, nil
 	}
@@ -163,6 +164,14 @@ func (b *builder) provider(l project.LLM, manager bool) (llm.Provider, string, e
 	}
 	b.providers[key] = p
 	return p, l.Model, nil
+}
+
+// floatKey is an optional float in a provider cache key ("" when unset).
+func floatKey(f *float64) string {
+	if f == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*f, 'g', -1, 64)
 }
 
 // llmFromEnvDefault is create_llm(None): MODEL, MODEL_NAME,

@@ -10,6 +10,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
+	"crewbench/crew/pyjson"
 	"crewbench/session"
 )
 
@@ -97,6 +98,15 @@ func (p *anthropicProvider) Call(ctx context.Context, req Request, onChunk func(
 		// client.beta.messages: ?beta=true and the beta named.
 		opts = append(opts, option.WithQuery("beta", "true"), option.WithHeader("anthropic-beta", anthropicStructuredBeta))
 	}
+	if req.Stream {
+		// messages.stream() names its helper in a header (anthropic 0.73
+		// resources/messages/messages.py, beta/messages/messages.py).
+		helper := "messages"
+		if wire.beta {
+			helper = "beta.messages"
+		}
+		opts = append(opts, option.WithHeader("X-Stainless-Stream-Helper", helper))
+	}
 	var r Response
 	if req.Stream {
 		r, err = p.stream(ctx, params, opts, &seen, onChunk)
@@ -144,11 +154,36 @@ func (p *anthropicProvider) fromMessage(m *anthropic.Message) (Response, error) 
 		case "text":
 			text.WriteString(b.Text)
 		case "tool_use":
-			r.ToolCalls = append(r.ToolCalls, ToolCall{ID: b.ID, Name: b.Name, Arguments: string(b.Input)})
+			if isToolUseBlock(b.RawJSON()) {
+				r.ToolCalls = append(r.ToolCalls, ToolCall{ID: b.ID, Name: b.Name, Arguments: string(b.Input)})
+			}
 		}
 	}
 	r.Content = text.String()
 	return r, nil
+}
+
+// isToolUseBlock is CrewAI's _is_tool_use_block (completion.py:140-165):
+// a tool_use block counts only with a string id and name and a dict input.
+// Any other block is dropped from the reply's tool calls (and, having no
+// text, adds nothing to its text either), so a reply whose only tool_use
+// has, say, an array as input is an empty text reply to the executor.
+func isToolUseBlock(raw string) bool {
+	v, err := pyjson.Loads(raw)
+	if err != nil {
+		return false
+	}
+	o, ok := v.(*pyjson.Object)
+	if !ok {
+		return false
+	}
+	id, _ := o.Get("id")
+	name, _ := o.Get("name")
+	input, _ := o.Get("input")
+	_, idOK := id.(string)
+	_, nameOK := name.(string)
+	_, inputOK := input.(*pyjson.Object)
+	return idOK && nameOK && inputOK
 }
 
 func anthropicUsage(in, out int64) Usage {
@@ -232,6 +267,13 @@ func (p *anthropicProvider) stream(ctx context.Context, params anthropic.Message
 		args := b.args.String()
 		if args == "" {
 			args = "{}" // a tool with no input streams no input_json_delta
+		}
+		if v, err := pyjson.Loads(args); err == nil {
+			if _, ok := v.(*pyjson.Object); !ok {
+				// The final message's input is not a dict: not a tool use
+				// for CrewAI (_is_tool_use_block).
+				continue
+			}
 		}
 		r.ToolCalls = append(r.ToolCalls, ToolCall{ID: b.id, Name: b.name, Arguments: args})
 	}

@@ -67,6 +67,13 @@ type Message struct {
 	// function{arguments, name}, type); the OpenAI wire honours it, and the
 	// Anthropic wire sends a dump without content or calls as no blocks.
 	SDKDump bool `json:"-"`
+	// CacheBreakpoint is CrewAI's mark_cache_breakpoint (llms/cache.py):
+	// the agent executor marks its system and first user message, where the
+	// stable prefix of the conversation ends (_setup_messages,
+	// experimental/agent_executor.py:310-335). The Anthropic wire turns a
+	// mark into cache_control {"type":"ephemeral"}; the other providers
+	// drop it, as CrewAI's BaseLLM._format_messages does.
+	CacheBreakpoint bool `json:"-"`
 }
 
 // ToolCall is one function call the model asked for.
@@ -126,6 +133,11 @@ type Request struct {
 	// (tool_choice {"type":"function","function":{"name":…}}), as
 	// instructor's TOOLS mode asks for its response model.
 	ToolChoice string
+	// AvailableFunctions names the functions the caller runs itself from
+	// the reply (CrewAI's available_functions: the planning call's
+	// create_reasoning_plan). The Anthropic provider forces the only tool
+	// offered when it is one of them (completion.py:542-545).
+	AvailableFunctions []string
 	// Bare sends only what the request itself holds: no configured
 	// temperature or token limits. A call CrewAI makes through a fresh SDK
 	// client rather than its LLM class (instructor's) carries none.
@@ -237,6 +249,9 @@ type Config struct {
 	// Temperature and MaxTokens are defaults for every request.
 	Temperature *float64
 	MaxTokens   int
+	// TopP is the LLM's top_p. The Anthropic wire sends it (completion.py
+	// _prepare_completion_params); the OpenAI-compatible wire does not yet.
+	TopP *float64
 	// MaxCompletionTokens is sent as max_completion_tokens (OpenAI reasoning
 	// models reject max_tokens). Ignored by Anthropic.
 	MaxCompletionTokens int
