@@ -1,0 +1,86 @@
+package crew
+
+import (
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// A crew on an Anthropic model, against a loopback Messages API: the
+// bodies CrewAI 1.15.17 sends through AnthropicCompletion for a native
+// tool loop with a call under an unsanitized name and a call of an unknown
+// tool.
+//
+//   - The executor marks its system and task prompts as cache breakpoints
+//     (experimental/agent_executor.py:310-335): every request carries the
+//     system prompt as one text block with cache_control, and the task
+//     prompt as one such block (completion.py:906-942, 944-960); the tool
+//     results and later user messages are not marked.
+//   - A tool_use's name is sanitized into the assistant echo and the tool
+//     message (extract_tool_call_info, agent_utils.py:1395-1398), so
+//     "Get-Forecast" runs get_forecast; its input goes back as json.loads
+//     of json.dumps(input), dumped compact by the SDK.
+//   - An unknown tool is answered "Tool not found" (agent_executor.py:
+//     1986, 2096-2115) as a plain tool_result: CrewAI never sets is_error.
+//   - Consecutive tool messages become one user message of tool_result
+//     blocks (completion.py:811-829).
+func TestAnthropicEngineToolLoop(t *testing.T) {
+	var calls atomic.Int64
+	cs, prov := anthropicServer(t, `call Get-Forecast {"city": "Zürich", "days": 2}`, `call no_such_tool {"x": [1, 2.50]}`, "It is sunny.")
+	a := NewAgent("a", "Forecaster", "Forecast well", "You forecast.", prov)
+	a.Model = "anthropic/claude-haiku-4-5"
+	a.Tools = []Tool{weatherTool(&calls)}
+	r := kickoff(t, oneTaskCrew(a), nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if calls.Load() != 1 {
+		t.Errorf("tool ran %d times, want once", calls.Load())
+	}
+	const system = `"system":[{"type":"text","text":"You are Forecaster. You forecast.\nYour personal goal is: Forecast well","cache_control":{"type":"ephemeral"}}]`
+	const task = `{"role":"user","content":[{"type":"text","text":"\nCurrent Task: d\n\nThis is the expected criteria for your final answer: e\nyou MUST return the actual complete content as the final answer, not a summary.","cache_control":{"type":"ephemeral"}}]}`
+	// The tool as the engine's Anthropic schema rendering gives it
+	// (crew/toolschema, tested there).
+	const tools = `"tools":[{"name":"get_forecast","description":"Forecast for a city.","input_schema":{"type":"object","properties":{"city":{"type":"string","description":"City name"},"days":{"type":"integer","description":"Days ahead"}},"required":["city","days"],"additionalProperties":false},"strict":true}]`
+	want := `{"max_tokens":4096,"messages":[` + task + `,` +
+		`{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"get_forecast","input":{"city":"Zürich","days":2}}]},` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"Sunny in Zürich"}]},` +
+		`{"role":"assistant","content":[{"type":"tool_use","id":"toolu_2","name":"no_such_tool","input":{"x":[1,2.5]}}]},` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_2","content":"Tool not found"}]}],` +
+		`"model":"claude-haiku-4-5","stop_sequences":["\nObservation:"],"stream":false,` + system + `,` + tools + `}`
+	if got := cs.body(t, 2); got != want {
+		t.Errorf("third request\n got %s\nwant %s", got, want)
+	}
+	if got := r.out.Raw; got != "It is sunny." {
+		t.Errorf("output %q", got)
+	}
+}
+
+// The planning call hands the provider available_functions with its one
+// tool (reasoning_handler.py:376-385), so AnthropicCompletion forces it
+// (completion.py:542-545); the planning messages are built outside the
+// executor and carry no cache breakpoint, while the task's execution that
+// follows does.
+func TestAnthropicEnginePlanningForcesItsTool(t *testing.T) {
+	cs, prov := anthropicServer(t, `call create_reasoning_plan {"plan": "Say it.", "steps": [], "ready": true}`, "Berlin is big.")
+	c := guardedCrew(prov, nil, false, 0)
+	c.Agents[0].Model = "anthropic/claude-haiku-4-5"
+	c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 20}
+	r := kickoff(t, c, nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	plan := cs.body(t, 0)
+	if !strings.Contains(plan, `,"tool_choice":{"type":"tool","name":"create_reasoning_plan"},"tools":[{"name":"create_reasoning_plan",`) {
+		t.Errorf("planning request does not force its tool:\n%s", plan)
+	}
+	if strings.Contains(plan, "cache_control") || !strings.Contains(plan, `"system":"`) {
+		t.Errorf("planning request carries cache breakpoints:\n%s", plan)
+	}
+	if task := cs.body(t, 1); strings.Count(task, `"cache_control":{"type":"ephemeral"}`) != 2 || strings.Contains(task, "tool_choice") {
+		t.Errorf("task request: want the system and task prompts marked, no tool_choice:\n%s", task)
+	}
+	if r.out.Raw != "Berlin is big." {
+		t.Errorf("output %q", r.out.Raw)
+	}
+}
