@@ -146,7 +146,7 @@ func (p *anthropicProvider) fromMessage(m *anthropic.Message) (Response, error) 
 		ResponseID:   m.ID,
 		Raw:          m.RawJSON(),
 		Model:        m.Model,
-		Usage:        anthropicUsage(m.Usage.InputTokens, m.Usage.OutputTokens),
+		Usage:        anthropicUsage(m.Usage.InputTokens+m.Usage.CacheReadInputTokens+m.Usage.CacheCreationInputTokens, m.Usage.OutputTokens),
 	}
 	var text strings.Builder
 	for _, b := range m.Content {
@@ -186,6 +186,10 @@ func isToolUseBlock(raw string) bool {
 	return idOK && nameOK && inputOK
 }
 
+// anthropicUsage is _extract_anthropic_token_usage (completion.py:
+// 1963-1986): the prompt tokens are the input tokens plus the tokens read
+// from and written to the prompt cache, which the cache_control breakpoints
+// make the API report.
 func anthropicUsage(in, out int64) Usage {
 	return Usage{PromptTokens: int(in), CompletionTokens: int(out), TotalTokens: int(in + out)}
 }
@@ -199,6 +203,9 @@ func (p *anthropicProvider) stream(ctx context.Context, params anthropic.Message
 		calls     []*toolCallBuilder
 		slotOf    = map[int64]int{} // content block index → position in calls
 		in, out   int64
+		// cacheRead and cacheWrite are the usage's cache_read_input_tokens
+		// and cache_creation_input_tokens.
+		cacheRead, cacheWrite int64
 		started   bool
 		completed bool
 	)
@@ -215,6 +222,7 @@ func (p *anthropicProvider) stream(ctx context.Context, params anthropic.Message
 			r.ResponseID = ev.Message.ID
 			r.Model = ev.Message.Model
 			in, out = ev.Message.Usage.InputTokens, ev.Message.Usage.OutputTokens
+			cacheRead, cacheWrite = ev.Message.Usage.CacheReadInputTokens, ev.Message.Usage.CacheCreationInputTokens
 		case "content_block_start":
 			switch ev.ContentBlock.Type {
 			case "text":
@@ -249,6 +257,14 @@ func (p *anthropicProvider) stream(ctx context.Context, params anthropic.Message
 			if ev.Usage.InputTokens != 0 {
 				in = ev.Usage.InputTokens
 			}
+			// The SDK's accumulator takes the cache counts of a
+			// message_delta that has them (lib/streaming/_messages.py).
+			if ev.Usage.CacheReadInputTokens != 0 {
+				cacheRead = ev.Usage.CacheReadInputTokens
+			}
+			if ev.Usage.CacheCreationInputTokens != 0 {
+				cacheWrite = ev.Usage.CacheCreationInputTokens
+			}
 		case "message_stop":
 			completed = true
 		}
@@ -277,7 +293,7 @@ func (p *anthropicProvider) stream(ctx context.Context, params anthropic.Message
 		}
 		r.ToolCalls = append(r.ToolCalls, ToolCall{ID: b.id, Name: b.name, Arguments: args})
 	}
-	r.Usage = anthropicUsage(in, out)
+	r.Usage = anthropicUsage(in+cacheRead+cacheWrite, out)
 	return r, nil
 }
 

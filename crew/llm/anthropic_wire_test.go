@@ -316,3 +316,37 @@ func TestAnthropicToolUseShape(t *testing.T) {
 		}
 	}
 }
+
+// TestAnthropicCacheUsage: with prompt caching the API reports the cached
+// prompt tokens apart; CrewAI counts them as prompt tokens
+// (_extract_anthropic_token_usage, completion.py:1963-1986), streamed from
+// the SDK's accumulated message (message_start, then a message_delta's
+// counts when it has them).
+func TestAnthropicCacheUsage(t *testing.T) {
+	const plain = `{"id":"msg_6","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","stop_sequence":null,` +
+		`"usage":{"input_tokens":12,"cache_creation_input_tokens":300,"cache_read_input_tokens":2000,"output_tokens":5}}`
+	streamed := []string{
+		"event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_7\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\",\"stop_sequence\":null,\"usage\":{\"input_tokens\":12,\"cache_creation_input_tokens\":300,\"cache_read_input_tokens\":1000,\"output_tokens\":1},\"content\":[],\"stop_reason\":null}}",
+		"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"ok\"}}",
+		"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}",
+		"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":5,\"cache_read_input_tokens\":2000}}",
+		"event: message_stop\ndata: {\"type\":\"message_stop\"}",
+	}
+	s := newWire(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
+		if strings.Contains(string(body), `"stream":true`) {
+			sse(w, streamed...)
+			return
+		}
+		jsonReply(w, 200, plain)
+	})
+	want := Usage{PromptTokens: 2312, CompletionTokens: 5, TotalTokens: 2317}
+	for _, stream := range []bool{false, true} {
+		resp, err := newAnthropicForTest(t, s).Call(ctxTimeout(t, 10*time.Second), Request{Messages: []Message{{Role: RoleUser, Content: "hi"}}, Stream: stream}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Usage != want {
+			t.Errorf("stream %v: usage %+v, want %+v", stream, resp.Usage, want)
+		}
+	}
+}
