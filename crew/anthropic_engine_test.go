@@ -1,9 +1,13 @@
 package crew
 
 import (
+	"context"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"crewbench/crew/llm"
+	"crewbench/crew/project"
 )
 
 // A crew on an Anthropic model, against a loopback Messages API: the
@@ -82,5 +86,27 @@ func TestAnthropicEnginePlanningForcesItsTool(t *testing.T) {
 	}
 	if r.out.Raw != "Berlin is big." {
 		t.Errorf("output %q", r.out.Raw)
+	}
+}
+
+// An agent's llm settings top_p and stop (crew.jsonc, agents jsonc,
+// crewbench.yaml, crew.py LLM(...) kwargs) reach the Anthropic body as
+// CrewAI's provider sends them (completion.py _prepare_completion_params).
+func TestAnthropicProjectLLMSettings(t *testing.T) {
+	cs, _ := anthropicServer(t, "ok")
+	topP := 0.25
+	agents := []*project.Agent{{Name: "a", ResolvedLLM: project.LLM{
+		Model: "anthropic/claude-haiku-4-5", BaseURL: cs.url, APIKey: "sk-ant-test", TopP: &topP, Stop: []string{"END"},
+	}}}
+	prov, _, err := ProjectLLM(&project.Project{Agents: agents, Overlay: &project.Overlay{}}, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := prov.Call(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"max_tokens":4096,"messages":[{"role":"user","content":"hi"}],"model":"claude-haiku-4-5","stop_sequences":["END"],"stream":false,"top_p":0.25}`
+	if got := cs.body(t, 0); got != want {
+		t.Errorf("body\n got %s\nwant %s", got, want)
 	}
 }

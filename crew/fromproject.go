@@ -137,7 +137,7 @@ func (b *builder) provider(l project.LLM, manager bool) (llm.Provider, string, e
 	}
 	cfg := llm.Config{
 		Model: l.Model, Provider: l.Provider, BaseURL: l.BaseURL, APIKey: l.APIKey,
-		Temperature: l.Temperature, TopP: l.TopP, Env: b.env, Dir: b.p.Dir,
+		Temperature: l.Temperature, TopP: l.TopP, Stop: l.Stop, Env: b.env, Dir: b.p.Dir,
 	}
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = l.APIBase
@@ -154,7 +154,7 @@ func (b *builder) provider(l project.LLM, manager bool) (llm.Provider, string, e
 	if strings.HasPrefix(l.Model, "scripted:") && b.opts.Script != nil {
 		cfg.Script = b.opts.Script
 	}
-	key := fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%d", cfg.Model, cfg.Provider, cfg.BaseURL, cfg.APIKey, floatKey(cfg.Temperature), floatKey(cfg.TopP), cfg.MaxTokens)
+	key := fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%d", cfg.Model, cfg.Provider, cfg.BaseURL, cfg.APIKey, floatKey(cfg.Temperature), floatKey(cfg.TopP), cfg.MaxTokens) + "\x00" + strings.Join(cfg.Stop, "\x01")
 	if p, ok := b.providers[key]; ok {
 		return p, l.Model, nil
 	}

@@ -82,6 +82,7 @@ func (p *anthropicProvider) ServerURL() string             { return p.endpoint }
 
 // Call implements Provider.
 func (p *anthropicProvider) Call(ctx context.Context, req Request, onChunk func(Chunk)) (Response, error) {
+	req = withConfigStops(p.cfg, req)
 	wire, err := p.anthropicBody(req)
 	if err != nil {
 		return Response{}, err
@@ -198,16 +199,16 @@ func (p *anthropicProvider) stream(ctx context.Context, params anthropic.Message
 	s := p.svc.NewStreaming(ctx, params, opts...)
 	defer s.Close()
 	var (
-		r         Response
-		text      strings.Builder
-		calls     []*toolCallBuilder
-		slotOf    = map[int64]int{} // content block index → position in calls
-		in, out   int64
+		r       Response
+		text    strings.Builder
+		calls   []*toolCallBuilder
+		slotOf  = map[int64]int{} // content block index → position in calls
+		in, out int64
 		// cacheRead and cacheWrite are the usage's cache_read_input_tokens
 		// and cache_creation_input_tokens.
 		cacheRead, cacheWrite int64
-		started   bool
-		completed bool
+		started               bool
+		completed             bool
 	)
 	emit := func(c Chunk) {
 		if onChunk != nil {

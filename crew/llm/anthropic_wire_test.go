@@ -350,3 +350,44 @@ func TestAnthropicCacheUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestAnthropicConfigStops: the LLM's own stop words are sent alone on a
+// call without the executor's, kept as they are when the executor's are
+// among them, and extended by the executor's otherwise
+// (_llm_stop_words_applied, agent_utils.py:344-360); the reply is cut at
+// them (completion.py:1090) and a bare request has none.
+func TestAnthropicConfigStops(t *testing.T) {
+	s := newWire(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
+		jsonReply(w, 200, `{"id":"msg_8","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"Thought: a\nEND b"}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}`)
+	})
+	p, err := New(Config{Model: "anthropic/claude-haiku-4-5", BaseURL: s.URL, APIKey: "k", Env: envMap(), Stop: []string{"END", "\nObservation:"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name      string
+		req       Request
+		stops     string
+		wantReply string
+	}{
+		{"the LLM's alone", Request{}, `"stop_sequences":["END","\nObservation:"],`, "Thought: a"},
+		{"the executor's among them", Request{Stop: []string{"\nObservation:"}}, `"stop_sequences":["END","\nObservation:"],`, "Thought: a"},
+		{"the executor's added", Request{Stop: []string{"\nObservation:", "b"}}, `"stop_sequences":["END","\nObservation:","b"],`, "Thought: a"},
+		{"bare", Request{Bare: true}, "", "Thought: a\nEND b"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.req.Messages = []Message{{Role: RoleUser, Content: "hi"}}
+			resp, err := p.Call(ctxTimeout(t, 10*time.Second), tc.req, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := `{"max_tokens":4096,"messages":[{"role":"user","content":"hi"}],"model":"claude-haiku-4-5",` + tc.stops + `"stream":false}`
+			if got := s.lastRaw(); got != want {
+				t.Errorf("body:\n got %s\nwant %s", got, want)
+			}
+			if resp.Content != tc.wantReply {
+				t.Errorf("reply %q, want %q", resp.Content, tc.wantReply)
+			}
+		})
+	}
+}

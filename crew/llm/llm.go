@@ -249,6 +249,14 @@ type Config struct {
 	// Temperature and MaxTokens are defaults for every request.
 	Temperature *float64
 	MaxTokens   int
+	// Stop are the LLM's own stop words (LLM(stop=…)). A call that brings
+	// the executor's stop words gets both: CrewAI overrides the LLM's stop
+	// with list(set(llm.stop + executor's)) unless the executor's are
+	// already among them (_llm_stop_words_applied, agent_utils.py:344-360).
+	// A Python set's order varies from one process to the next; crewbench
+	// keeps the LLM's first, then the executor's new ones. Every provider
+	// cuts replies at the result; those that send stop words send it.
+	Stop []string
 	// TopP is the LLM's top_p. The Anthropic wire sends it (completion.py
 	// _prepare_completion_params); the OpenAI-compatible wire does not yet.
 	TopP *float64
