@@ -2,12 +2,14 @@ package crew
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"crewbench/crew/llm"
 	"crewbench/crew/project"
+	"crewbench/session"
 )
 
 // A crew on an Anthropic model, against a loopback Messages API: the
@@ -57,6 +59,21 @@ func TestAnthropicEngineToolLoop(t *testing.T) {
 	}
 	if got := r.out.Raw; got != "It is sunny." {
 		t.Errorf("output %q", got)
+	}
+	// The events carry the executor's dicts, marks included, as CrewAI's
+	// llm_call_started does (the messages before _format_messages).
+	for _, ev := range r.events {
+		if ev.Kind != session.LLMCallStarted {
+			continue
+		}
+		msgs, _ := ev.Data["messages"].([]map[string]any)
+		var marked []bool
+		for _, m := range msgs {
+			marked = append(marked, m["cache_breakpoint"] == true)
+		}
+		if len(marked) < 2 || !marked[0] || !marked[1] || slices.Contains(marked[2:], true) {
+			t.Errorf("llm_call_started marks %v, want the system and task prompts only", marked)
+		}
 	}
 }
 
