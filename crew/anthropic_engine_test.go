@@ -2,6 +2,7 @@ package crew
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -125,5 +126,34 @@ func TestAnthropicProjectLLMSettings(t *testing.T) {
 	const want = `{"max_tokens":4096,"messages":[{"role":"user","content":"hi"}],"model":"claude-haiku-4-5","stop_sequences":["END"],"stream":false,"top_p":0.25}`
 	if got := cs.body(t, 0); got != want {
 		t.Errorf("body\n got %s\nwant %s", got, want)
+	}
+}
+
+// Anthropic llm settings crewbench does not send are noted: thinking and
+// tool_search change CrewAI's bodies (completion.py:531-560), and a
+// per-LLM stream=True its method (messages.stream()).
+func TestFromProjectNotesAnthropicSettings(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"crew.jsonc": `{"name": "p", "agents": ["writer"], "tasks": [{"name": "write", "description": "Write.", "expected_output": "A line.", "agent": "writer"}]}`,
+		"agents/writer.jsonc": `{"role": "Writer", "goal": "g", "backstory": "b", "llm": {"model": "anthropic/claude-sonnet-4-5", "api_key": "sk-ant-x",
+  "thinking": {"type": "enabled", "budget_tokens": 1024}, "tool_search": true, "stream": true, "top_p": 0.5}}`,
+	})
+	p, err := project.Open(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, notes, err := FromProject(p, ProjectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := fmt.Sprint(notes)
+	for _, want := range []string{"agent writer: llm thinking is not reproduced", "agent writer: llm tool_search is not reproduced", "agent writer: llm stream=True"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("notes %q lack %q", all, want)
+		}
+	}
+	if strings.Contains(all, "top_p") {
+		t.Errorf("top_p noted, but it is sent: %q", all)
 	}
 }

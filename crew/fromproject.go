@@ -166,6 +166,24 @@ func (b *builder) provider(l project.LLM, manager bool) (llm.Provider, string, e
 	return p, l.Model, nil
 }
 
+// noteLLMSettings notes the llm settings of an agent that change CrewAI's
+// requests but that crewbench does not send: Anthropic's thinking and
+// tool_search (completion.py _prepare_completion_params), and a per-LLM
+// stream (crewbench streams every call under --stream, or none).
+func (b *builder) noteLLMSettings(agent string, l project.LLM) {
+	if b.opts.LLM != "" {
+		return
+	}
+	for _, k := range []string{"thinking", "tool_search"} {
+		if v, ok := l.Params[k]; ok && v != nil && v != false {
+			b.note("agent %s: llm %s is not reproduced: crewbench sends no %s to the provider", agent, k, k)
+		}
+	}
+	if l.Stream != nil && *l.Stream {
+		b.note("agent %s: llm stream=True: CrewAI streams this LLM's calls; crewbench streams all calls with --stream, none without", agent)
+	}
+}
+
 // floatKey is an optional float in a provider cache key ("" when unset).
 func floatKey(f *float64) string {
 	if f == nil {
@@ -196,6 +214,7 @@ func (b *builder) agent(name string) (*Agent, error) {
 		return nil, fmt.Errorf("agent %s: %w", name, err) // llm errors start with their provider, or "llm"
 	}
 	a.LLM, a.Model = prov, model
+	b.noteLLMSettings(name, l)
 	fc := pa.FunctionCallingLLM
 	if fc == nil && b.p.Crew != nil {
 		fc = b.p.Crew.FunctionCallingLLM

@@ -57,6 +57,14 @@ func TestAnthropicBodyBytes(t *testing.T) {
 			r.Stop = []string{"\nObservation:"}
 		}, `{"max_tokens":4096,"messages":[{"role":"user","content":"\nCurrent Task: find MCP servers"}],"model":"claude-haiku-4-5","stop_sequences":["\nObservation:"],` + sys +
 			`,` + tools + `,"tool_choice":{"type":"tool","name":"search_web"},"stream":true}`},
+		{"streamed, output_format last", func(r *Request) {
+			// beta.messages.stream(**stream_params, extra_body=…)
+			// (completion.py _handle_streaming_completion): output_format
+			// is merged after the SDK's body, "stream": true included.
+			plain(r)
+			r.ResponseFormat, r.Stream = &outputModel, true
+		}, `{"max_tokens":4096,"messages":[{"role":"user","content":"\nCurrent Task: find MCP servers"}],"model":"claude-haiku-4-5",` + sys +
+			`,"stream":true,"output_format":{"type":"json_schema","schema":` + transformedOutputModel + `}}`},
 		{"the one tool of available_functions forced", func(r *Request) {
 			// completion.py:542-545: available_functions and exactly one
 			// regular tool whose name is among them.
@@ -123,8 +131,16 @@ func TestAnthropicBodyBytes(t *testing.T) {
 			if got := s.lastRaw(); got != tc.want {
 				t.Errorf("body:\n got %s\nwant %s", got, tc.want)
 			}
-			if q := s.lastRawQuery(); q != "" {
-				t.Errorf("query %q, want none", q)
+			// Only output_format goes through client.beta.messages.
+			wantQuery := ""
+			if req.ResponseFormat != nil {
+				wantQuery = "beta=true"
+			}
+			if q := s.lastRawQuery(); q != wantQuery {
+				t.Errorf("query %q, want %q", q, wantQuery)
+			}
+			if h := s.lastHeader().Get("X-Stainless-Stream-Helper"); req.Stream && h != "messages" && h != "beta.messages" {
+				t.Errorf("X-Stainless-Stream-Helper %q on a streamed request", h)
 			}
 		})
 	}
