@@ -3,6 +3,9 @@ package crew
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -10,6 +13,7 @@ import (
 
 	"crewbench/crew/llm"
 	"crewbench/crew/project"
+	"crewbench/crew/prompt"
 	"crewbench/session"
 )
 
@@ -155,5 +159,41 @@ func TestFromProjectNotesAnthropicSettings(t *testing.T) {
 	}
 	if strings.Contains(all, "top_p") {
 		t.Errorf("top_p noted, but it is sent: %q", all)
+	}
+}
+
+// Anthropic's "prompt is too long" is none of CrewAI's context-limit
+// phrases (is_context_length_exceeded, agent_utils.py:781-792), so CrewAI
+// does not summarise for Claude even with respect_context_window: the
+// error ends the agent's execution like any other.
+func TestAnthropicPromptTooLongIsNotSummarized(t *testing.T) {
+	var bodies atomic.Int64
+	var summarized atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		bodies.Add(1)
+		if strings.Contains(string(body), "summarizes text") {
+			summarized.Store(true)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = io.WriteString(w, `{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 215012 tokens > 200000 maximum"}}`)
+	}))
+	t.Cleanup(srv.Close)
+	prov, err := llm.New(llm.Config{Model: "anthropic/claude-haiku-4-5", BaseURL: srv.URL, APIKey: "sk-ant-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := NewAgent("a", "A", "g", "b", prov)
+	a.Model = "anthropic/claude-haiku-4-5"
+	r := kickoff(t, oneTaskCrew(a), nil, Options{})
+	if r.err == nil || !strings.Contains(r.err.Error(), "prompt is too long") {
+		t.Fatalf("err %v, want the provider's error", r.err)
+	}
+	if summarized.Load() || containsString(warnings(r), prompt.ContextSummarizing) {
+		t.Errorf("the history was summarized")
+	}
+	if bodies.Load() == 0 {
+		t.Errorf("no request reached the server")
 	}
 }
