@@ -25,7 +25,7 @@ import (
 //   - The executor marks its system and task prompts as cache breakpoints
 //     (experimental/agent_executor.py:310-335): every request carries the
 //     system prompt as one text block with cache_control, and the task
-//     prompt as one such block (completion.py:906-942, 944-960); the tool
+//     prompt as one such block (completion.py:905-935, 937-953); the tool
 //     results and later user messages are not marked.
 //   - A tool_use's name is sanitized into the assistant echo and the tool
 //     message (extract_tool_call_info, agent_utils.py:1395-1398), so
@@ -34,7 +34,7 @@ import (
 //   - An unknown tool is answered "Tool not found" (agent_executor.py:
 //     1986, 2096-2115) as a plain tool_result: CrewAI never sets is_error.
 //   - Consecutive tool messages become one user message of tool_result
-//     blocks (completion.py:811-829).
+//     blocks (completion.py:813-836).
 func TestAnthropicEngineToolLoop(t *testing.T) {
 	var calls atomic.Int64
 	cs, prov := anthropicServer(t, `call Get-Forecast {"city": "Zürich", "days": 2}`, `call no_such_tool {"x": [1, 2.50]}`, "It is sunny.")
@@ -84,7 +84,7 @@ func TestAnthropicEngineToolLoop(t *testing.T) {
 
 // The planning call hands the provider available_functions with its one
 // tool (reasoning_handler.py:376-385), so AnthropicCompletion forces it
-// (completion.py:542-545); the planning messages are built outside the
+// (completion.py:537-540); the planning messages are built outside the
 // executor and carry no cache breakpoint, while the task's execution that
 // follows does.
 func TestAnthropicEnginePlanningForcesItsTool(t *testing.T) {
@@ -134,7 +134,7 @@ func TestAnthropicProjectLLMSettings(t *testing.T) {
 }
 
 // Anthropic llm settings crewbench does not send are noted: thinking and
-// tool_search change CrewAI's bodies (completion.py:531-560), and a
+// tool_search change CrewAI's bodies (completion.py:526-548), and a
 // per-LLM stream=True its method (messages.stream()).
 func TestFromProjectNotesAnthropicSettings(t *testing.T) {
 	dir := t.TempDir()

@@ -164,7 +164,7 @@ func (p *anthropicProvider) fromMessage(m *anthropic.Message) (Response, error) 
 	return r, nil
 }
 
-// isToolUseBlock is CrewAI's _is_tool_use_block (completion.py:140-165):
+// isToolUseBlock is CrewAI's _is_tool_use_block (completion.py:147-166):
 // a tool_use block counts only with a string id and name and a dict input.
 // Any other block is dropped from the reply's tool calls (and, having no
 // text, adds nothing to its text either), so a reply whose only tool_use

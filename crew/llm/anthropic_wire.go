@@ -189,7 +189,7 @@ func (p *anthropicProvider) anthropicBody(req Request) (anthropicRequest, error)
 
 // anthropicToolChoice is the tool a request forces: the caller's
 // ToolChoice, else the one tool offered when the caller runs it itself
-// (completion.py:542-545: available_functions and exactly one regular tool
+// (completion.py:537-540: available_functions and exactly one regular tool
 // whose name is among them).
 func anthropicToolChoice(req Request) string {
 	if req.ToolChoice != "" {
@@ -243,7 +243,7 @@ func textBlock(text string) anthropicBlock {
 }
 
 // stampCacheControl is _stamp_cache_control_on_message
-// (completion.py:944-960): string content becomes one text block with
+// (completion.py:937-953): string content becomes one text block with
 // cache_control; list content gets it on its last block.
 func (it *anthropicItem) stampCacheControl() {
 	if !it.list {
@@ -254,7 +254,7 @@ func (it *anthropicItem) stampCacheControl() {
 	}
 }
 
-// matchesCacheNeedle is the stamping loop's test (completion.py:908-925):
+// matchesCacheNeedle is the stamping loop's test (completion.py:905-924):
 // string content equal to the marked text, or list content whose only
 // text block is.
 func (it anthropicItem) matchesCacheNeedle(needle string) bool {
@@ -281,7 +281,7 @@ func (it anthropicItem) matchesCacheNeedle(needle string) bool {
 // and a conversation that does not start with a user message gets a
 // "Hello" user message first.
 //
-// Cache breakpoints (completion.py:760-798, 906-942): a marked system
+// Cache breakpoints (completion.py:758-798, 905-935): a marked system
 // message turns the whole joined system prompt into one text block with
 // cache_control; a marked user message's text is looked up among the
 // formatted user messages and the first one with that content is stamped

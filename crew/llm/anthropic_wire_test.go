@@ -66,7 +66,7 @@ func TestAnthropicBodyBytes(t *testing.T) {
 		}, `{"max_tokens":4096,"messages":[{"role":"user","content":"\nCurrent Task: find MCP servers"}],"model":"claude-haiku-4-5",` + sys +
 			`,"stream":true,"output_format":{"type":"json_schema","schema":` + transformedOutputModel + `}}`},
 		{"the one tool of available_functions forced", func(r *Request) {
-			// completion.py:542-545: available_functions and exactly one
+			// completion.py:537-540: available_functions and exactly one
 			// regular tool whose name is among them.
 			plain(r)
 			r.Tools, r.AvailableFunctions = conversation().Tools, []string{"search_web"}
@@ -78,7 +78,7 @@ func TestAnthropicBodyBytes(t *testing.T) {
 		}, `{"max_tokens":4096,"messages":[{"role":"user","content":"\nCurrent Task: find MCP servers"}],"model":"claude-haiku-4-5","stream":false,` + sys + `,` + tools + `}`},
 		{"cache breakpoints on the system prompt and the task prompt", func(r *Request) {
 			// The executor's marks (agent_executor.py:310-335) as
-			// completion.py:760-942 stamps them: the joined system prompt
+			// completion.py:758-935 stamps them: the joined system prompt
 			// as one text block, the first user message with the marked
 			// content as one text block, both with cache_control last; the
 			// later user message is not marked.
@@ -92,7 +92,7 @@ func TestAnthropicBodyBytes(t *testing.T) {
 			`{"role":"user","content":"Analyze the tool result."}],"model":"claude-haiku-4-5","stop_sequences":["\nObservation:"],"stream":false,` +
 			`"system":[{"type":"text","text":"You are Researcher. You dig.\nYour personal goal is: find facts\n\nMore.","cache_control":{"type":"ephemeral"}}]}`},
 		{"marks matched by content, first match only; assistant and tool marks ignored", func(r *Request) {
-			// completion.py:770-798: only system and user marks count, a
+			// completion.py:767-796: only system and user marks count, a
 			// user mark by its text; 908-925: the first user message with
 			// that text is stamped, "Hello" included.
 			plain(r)
@@ -299,7 +299,7 @@ func TestAnthropicTopPAndTemperature(t *testing.T) {
 
 // TestAnthropicToolUseShape: a tool_use block whose input is not an
 // object (or without a string id or name) is no tool call for CrewAI
-// (_is_tool_use_block, completion.py:140-165), streamed or not; its text
+// (_is_tool_use_block, completion.py:147-166), streamed or not; its text
 // blocks still make the reply.
 func TestAnthropicToolUseShape(t *testing.T) {
 	const plain = `{"id":"msg_5","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"Let me see."},` +

@@ -136,7 +136,7 @@ type Request struct {
 	// AvailableFunctions names the functions the caller runs itself from
 	// the reply (CrewAI's available_functions: the planning call's
 	// create_reasoning_plan). The Anthropic provider forces the only tool
-	// offered when it is one of them (completion.py:542-545).
+	// offered when it is one of them (completion.py:537-540).
 	AvailableFunctions []string
 	// Bare sends only what the request itself holds: no configured
 	// temperature or token limits. A call CrewAI makes through a fresh SDK
