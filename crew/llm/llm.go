@@ -257,8 +257,8 @@ type Config struct {
 	// keeps the LLM's first, then the executor's new ones. Every provider
 	// cuts replies at the result; those that send stop words send it.
 	Stop []string
-	// TopP is the LLM's top_p. The Anthropic wire sends it (completion.py
-	// _prepare_completion_params); the OpenAI-compatible wire does not yet.
+	// TopP is the LLM's top_p, sent when set (the native providers'
+	// _prepare_completion_params).
 	TopP *float64
 	// MaxCompletionTokens is sent as max_completion_tokens (OpenAI reasoning
 	// models reject max_tokens). Ignored by Anthropic.
