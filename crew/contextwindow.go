@@ -69,7 +69,7 @@ func summarizeCutSize(model string) int {
 // a context-length error it dealt with (the loop then goes on with the
 // summary), or returns the error that ends the run.
 func (ar *agentRun) handleContextLength(ctx context.Context, err error) (bool, error) {
-	if llm.KindOf(err) != llm.KindContextLength {
+	if !llm.IsContextLengthExceeded(err) {
 		return false, err
 	}
 	if !ar.agent.RespectContextWindow {
@@ -110,7 +110,7 @@ func (ar *agentRun) summarizeMessages(ctx context.Context, step string) error {
 			{Role: llm.RoleUser, Content: prompt.Fill(prompt.SummarizeInstruction, "{group}", group)},
 		}, nil, false)
 		if err != nil {
-			if llm.KindOf(err) == llm.KindContextLength {
+			if llm.IsContextLengthExceeded(err) {
 				return errors.New("summarizing " + strconv.Itoa(len(text)) + " characters in pieces of " + strconv.Itoa(cut) +
 					": a piece does not fit the model's context window either: " + err.Error())
 			}

@@ -539,20 +539,31 @@ func TestConverterEmptyAnswer(t *testing.T) {
 }
 
 // anthropicServer is a loopback Messages API: each reply is a text
-// message, or "content": [] for nullReply; it keeps the request bodies.
+// message, "content": [] for nullReply, or for "call NAME INPUT" one
+// tool_use block (id toolu_N, N the request's number) with INPUT as its
+// raw input; it keeps the request bodies.
 func anthropicServer(t *testing.T, replies ...string) (*chatServer, llm.Provider) {
 	t.Helper()
 	cs := &chatServer{replies: replies}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		reply := cs.take(r)
 		content := []any{map[string]any{"type": "text", "text": reply}}
+		stop := "end_turn"
 		if reply == nullReply {
 			content = []any{}
+		}
+		if call, ok := strings.CutPrefix(reply, "call "); ok {
+			name, input, _ := strings.Cut(call, " ")
+			cs.mu.Lock()
+			id := "toolu_" + strconv.Itoa(len(cs.bodies))
+			cs.mu.Unlock()
+			content = []any{map[string]any{"type": "tool_use", "id": id, "name": name, "input": json.RawMessage(input)}}
+			stop = "tool_use"
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]any{
 			"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-haiku-4-5", "content": content,
-			"stop_reason": "end_turn", "stop_sequence": nil, "usage": map[string]any{"input_tokens": 10, "output_tokens": 5},
+			"stop_reason": stop, "stop_sequence": nil, "usage": map[string]any{"input_tokens": 10, "output_tokens": 5},
 		})
 	}))
 	t.Cleanup(srv.Close)

@@ -104,10 +104,7 @@ func (rs *runState) runAgent(ctx context.Context, a *Agent, tr *taskRun, context
 	taskPrompt := prompt.TaskPrompt(spec, contextText)
 	ar.stops = stopWords(a)
 	msgs := prompt.Build(ar.mode, rs.promptPersona(a, p, ar.base, parent), taskPrompt, ar.toolText)
-	if msgs.System != "" {
-		ar.appendMsg(llm.Message{Role: llm.RoleSystem, Content: msgs.System})
-	}
-	ar.appendMsg(llm.Message{Role: llm.RoleUser, Content: msgs.User})
+	ar.appendPrompt(msgs)
 
 	ev := ar.base
 	ev.Kind, ev.Span, ev.Parent = session.AgentExecutionStarted, ar.span, parent
@@ -224,6 +221,18 @@ func modelName(a *Agent) string {
 		return a.LLM.Model()
 	}
 	return ""
+}
+
+// appendPrompt starts the history as the executor's _setup_messages does
+// (experimental/agent_executor.py:310-335): the system prompt, when the
+// prompt has one, and the user prompt, each marked as a cache breakpoint
+// (mark_cache_breakpoint), which the Anthropic provider turns into
+// cache_control.
+func (ar *agentRun) appendPrompt(msgs prompt.Messages) {
+	if msgs.System != "" {
+		ar.appendMsg(llm.Message{Role: llm.RoleSystem, Content: msgs.System, CacheBreakpoint: true})
+	}
+	ar.appendMsg(llm.Message{Role: llm.RoleUser, Content: msgs.User, CacheBreakpoint: true})
 }
 
 // appendMsg adds messages to the history and to its event form.
@@ -543,6 +552,9 @@ type llmTarget struct {
 	// functions runs a tool call of the reply the way a provider runs
 	// available_functions (nil: the reply's tool calls are returned).
 	functions func(call llm.ToolCall) (result string, err error, ok bool)
+	// functionNames are the names functions answers to (the keys of
+	// available_functions).
+	functionNames []string
 	// structured is the call's response_model (nil: none, or the task's
 	// for the agent's own calls).
 	structured *builtinModel
@@ -566,6 +578,11 @@ func (ar *agentRun) callLLMOn(ctx context.Context, step string, target llmTarget
 	// agent_executor.py:2862); the providers apply them.
 	if !target.separate {
 		req.Stop = ar.stops[:len(ar.stops):len(ar.stops)]
+	}
+	if target.functions != nil {
+		// The provider is handed available_functions: the planning
+		// function (reasoning_handler.py:382).
+		req.AvailableFunctions = target.functionNames
 	}
 	if ar.mode == prompt.ModeNoTools && history {
 		// An agent without tools asks for the output model directly

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -136,7 +137,7 @@ func (b *builder) provider(l project.LLM, manager bool) (llm.Provider, string, e
 	}
 	cfg := llm.Config{
 		Model: l.Model, Provider: l.Provider, BaseURL: l.BaseURL, APIKey: l.APIKey,
-		Temperature: l.Temperature, Env: b.env, Dir: b.p.Dir,
+		Temperature: l.Temperature, TopP: l.TopP, Stop: l.Stop, Env: b.env, Dir: b.p.Dir,
 	}
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = l.APIBase
@@ -153,7 +154,7 @@ func (b *builder) provider(l project.LLM, manager bool) (llm.Provider, string, e
 	if strings.HasPrefix(l.Model, "scripted:") && b.opts.Script != nil {
 		cfg.Script = b.opts.Script
 	}
-	key := fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%v\x00%d", cfg.Model, cfg.Provider, cfg.BaseURL, cfg.APIKey, cfg.Temperature, cfg.MaxTokens)
+	key := fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%d", cfg.Model, cfg.Provider, cfg.BaseURL, cfg.APIKey, floatKey(cfg.Temperature), floatKey(cfg.TopP), cfg.MaxTokens) + "\x00" + strings.Join(cfg.Stop, "\x01")
 	if p, ok := b.providers[key]; ok {
 		return p, l.Model, nil
 	}
@@ -163,6 +164,32 @@ func (b *builder) provider(l project.LLM, manager bool) (llm.Provider, string, e
 	}
 	b.providers[key] = p
 	return p, l.Model, nil
+}
+
+// noteLLMSettings notes the llm settings of an agent that change CrewAI's
+// requests but that crewbench does not send: Anthropic's thinking and
+// tool_search (completion.py _prepare_completion_params), and a per-LLM
+// stream (crewbench streams every call under --stream, or none).
+func (b *builder) noteLLMSettings(agent string, l project.LLM) {
+	if b.opts.LLM != "" {
+		return
+	}
+	for _, k := range []string{"thinking", "tool_search"} {
+		if v, ok := l.Params[k]; ok && v != nil && v != false {
+			b.note("agent %s: llm %s is not reproduced: crewbench sends no %s to the provider", agent, k, k)
+		}
+	}
+	if l.Stream != nil && *l.Stream {
+		b.note("agent %s: llm stream=True: CrewAI streams this LLM's calls; crewbench streams all calls with --stream, none without", agent)
+	}
+}
+
+// floatKey is an optional float in a provider cache key ("" when unset).
+func floatKey(f *float64) string {
+	if f == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*f, 'g', -1, 64)
 }
 
 // llmFromEnvDefault is create_llm(None): MODEL, MODEL_NAME,
@@ -187,6 +214,7 @@ func (b *builder) agent(name string) (*Agent, error) {
 		return nil, fmt.Errorf("agent %s: %w", name, err) // llm errors start with their provider, or "llm"
 	}
 	a.LLM, a.Model = prov, model
+	b.noteLLMSettings(name, l)
 	fc := pa.FunctionCallingLLM
 	if fc == nil && b.p.Crew != nil {
 		fc = b.p.Crew.FunctionCallingLLM

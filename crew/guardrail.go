@@ -202,10 +202,7 @@ func (rs *runState) kickoffAgent(ctx context.Context, a *Agent, query string, rf
 	ar.responseFormat, ar.responseModel = rf.format, rf.model
 	ar.stops = stopWords(a)
 	msgs := prompt.Build(ar.mode, prompt.Persona{Role: p.role, Goal: p.goal, Backstory: p.backstory, UseSystemPrompt: a.UseSystemPrompt}, query, ar.toolText)
-	if msgs.System != "" {
-		ar.appendMsg(llm.Message{Role: llm.RoleSystem, Content: msgs.System})
-	}
-	ar.appendMsg(llm.Message{Role: llm.RoleUser, Content: msgs.User})
+	ar.appendPrompt(msgs)
 	info := map[string]any{"id": agentID(a), "role": p.role, "goal": p.goal, "backstory": p.backstory, "tools": []any{}, "verbose": false}
 
 	ev := ar.base

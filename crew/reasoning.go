@@ -232,7 +232,7 @@ func (ar *agentRun) planCall(ctx context.Context, span, user string) (rawPlan, e
 	}
 	p, _ := validatingProvider(target.model)
 	withFn := target
-	withFn.functions = runPlanningFunction
+	withFn.functions, withFn.functionNames = runPlanningFunction, []string{prompt.PlanningFunctionName}
 	resp, err := ar.callLLMOn(ctx, span, withFn, msgs, []llm.Tool{planningTool(p == names.Anthropic)}, false)
 	if err == nil {
 		if plan, ok := functionPlan(resp.Content); ok {

@@ -10,6 +10,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
+	"crewbench/crew/pyjson"
 	"crewbench/session"
 )
 
@@ -81,6 +82,7 @@ func (p *anthropicProvider) ServerURL() string             { return p.endpoint }
 
 // Call implements Provider.
 func (p *anthropicProvider) Call(ctx context.Context, req Request, onChunk func(Chunk)) (Response, error) {
+	req = withConfigStops(p.cfg, req)
 	wire, err := p.anthropicBody(req)
 	if err != nil {
 		return Response{}, err
@@ -96,6 +98,15 @@ func (p *anthropicProvider) Call(ctx context.Context, req Request, onChunk func(
 	if wire.beta {
 		// client.beta.messages: ?beta=true and the beta named.
 		opts = append(opts, option.WithQuery("beta", "true"), option.WithHeader("anthropic-beta", anthropicStructuredBeta))
+	}
+	if req.Stream {
+		// messages.stream() names its helper in a header (anthropic 0.73
+		// resources/messages/messages.py, beta/messages/messages.py).
+		helper := "messages"
+		if wire.beta {
+			helper = "beta.messages"
+		}
+		opts = append(opts, option.WithHeader("X-Stainless-Stream-Helper", helper))
 	}
 	var r Response
 	if req.Stream {
@@ -136,7 +147,7 @@ func (p *anthropicProvider) fromMessage(m *anthropic.Message) (Response, error) 
 		ResponseID:   m.ID,
 		Raw:          m.RawJSON(),
 		Model:        m.Model,
-		Usage:        anthropicUsage(m.Usage.InputTokens, m.Usage.OutputTokens),
+		Usage:        anthropicUsage(m.Usage.InputTokens+m.Usage.CacheReadInputTokens+m.Usage.CacheCreationInputTokens, m.Usage.OutputTokens),
 	}
 	var text strings.Builder
 	for _, b := range m.Content {
@@ -144,13 +155,42 @@ func (p *anthropicProvider) fromMessage(m *anthropic.Message) (Response, error) 
 		case "text":
 			text.WriteString(b.Text)
 		case "tool_use":
-			r.ToolCalls = append(r.ToolCalls, ToolCall{ID: b.ID, Name: b.Name, Arguments: string(b.Input)})
+			if isToolUseBlock(b.RawJSON()) {
+				r.ToolCalls = append(r.ToolCalls, ToolCall{ID: b.ID, Name: b.Name, Arguments: string(b.Input)})
+			}
 		}
 	}
 	r.Content = text.String()
 	return r, nil
 }
 
+// isToolUseBlock is CrewAI's _is_tool_use_block (completion.py:147-166):
+// a tool_use block counts only with a string id and name and a dict input.
+// Any other block is dropped from the reply's tool calls (and, having no
+// text, adds nothing to its text either), so a reply whose only tool_use
+// has, say, an array as input is an empty text reply to the executor.
+func isToolUseBlock(raw string) bool {
+	v, err := pyjson.Loads(raw)
+	if err != nil {
+		return false
+	}
+	o, ok := v.(*pyjson.Object)
+	if !ok {
+		return false
+	}
+	id, _ := o.Get("id")
+	name, _ := o.Get("name")
+	input, _ := o.Get("input")
+	_, idOK := id.(string)
+	_, nameOK := name.(string)
+	_, inputOK := input.(*pyjson.Object)
+	return idOK && nameOK && inputOK
+}
+
+// anthropicUsage is _extract_anthropic_token_usage (completion.py:
+// 1963-1986): the prompt tokens are the input tokens plus the tokens read
+// from and written to the prompt cache, which the cache_control breakpoints
+// make the API report.
 func anthropicUsage(in, out int64) Usage {
 	return Usage{PromptTokens: int(in), CompletionTokens: int(out), TotalTokens: int(in + out)}
 }
@@ -159,13 +199,16 @@ func (p *anthropicProvider) stream(ctx context.Context, params anthropic.Message
 	s := p.svc.NewStreaming(ctx, params, opts...)
 	defer s.Close()
 	var (
-		r         Response
-		text      strings.Builder
-		calls     []*toolCallBuilder
-		slotOf    = map[int64]int{} // content block index → position in calls
-		in, out   int64
-		started   bool
-		completed bool
+		r       Response
+		text    strings.Builder
+		calls   []*toolCallBuilder
+		slotOf  = map[int64]int{} // content block index → position in calls
+		in, out int64
+		// cacheRead and cacheWrite are the usage's cache_read_input_tokens
+		// and cache_creation_input_tokens.
+		cacheRead, cacheWrite int64
+		started               bool
+		completed             bool
 	)
 	emit := func(c Chunk) {
 		if onChunk != nil {
@@ -180,6 +223,7 @@ func (p *anthropicProvider) stream(ctx context.Context, params anthropic.Message
 			r.ResponseID = ev.Message.ID
 			r.Model = ev.Message.Model
 			in, out = ev.Message.Usage.InputTokens, ev.Message.Usage.OutputTokens
+			cacheRead, cacheWrite = ev.Message.Usage.CacheReadInputTokens, ev.Message.Usage.CacheCreationInputTokens
 		case "content_block_start":
 			switch ev.ContentBlock.Type {
 			case "text":
@@ -214,6 +258,14 @@ func (p *anthropicProvider) stream(ctx context.Context, params anthropic.Message
 			if ev.Usage.InputTokens != 0 {
 				in = ev.Usage.InputTokens
 			}
+			// The SDK's accumulator takes the cache counts of a
+			// message_delta that has them (lib/streaming/_messages.py).
+			if ev.Usage.CacheReadInputTokens != 0 {
+				cacheRead = ev.Usage.CacheReadInputTokens
+			}
+			if ev.Usage.CacheCreationInputTokens != 0 {
+				cacheWrite = ev.Usage.CacheCreationInputTokens
+			}
 		case "message_stop":
 			completed = true
 		}
@@ -233,9 +285,16 @@ func (p *anthropicProvider) stream(ctx context.Context, params anthropic.Message
 		if args == "" {
 			args = "{}" // a tool with no input streams no input_json_delta
 		}
+		if v, err := pyjson.Loads(args); err == nil {
+			if _, ok := v.(*pyjson.Object); !ok {
+				// The final message's input is not a dict: not a tool use
+				// for CrewAI (_is_tool_use_block).
+				continue
+			}
+		}
 		r.ToolCalls = append(r.ToolCalls, ToolCall{ID: b.id, Name: b.name, Arguments: args})
 	}
-	r.Usage = anthropicUsage(in, out)
+	r.Usage = anthropicUsage(in+cacheRead+cacheWrite, out)
 	return r, nil
 }
 

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"errors"
 	"net/http"
 	"testing"
 	"time"
@@ -226,4 +227,28 @@ func TestAnthropicErrors(t *testing.T) {
 			}},
 	}
 	runProviderErrorCases(t, cases, newAnthropicForTest, "anthropic", "claude-haiku-4-5", "sk-ant-test-secret-99")
+}
+
+// TestIsContextLengthExceeded: CrewAI summarises only on its own phrases
+// (CONTEXT_LIMIT_ERRORS), found in the provider's message, type or code;
+// Anthropic's "prompt is too long" is a context-length error to crewbench's
+// kinds but not to CrewAI.
+func TestIsContextLengthExceeded(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"OpenAI message", &Error{Kind: KindContextLength, Message: "This model's maximum context length is 8192 tokens."}, true},
+		{"OpenAI code", &Error{Kind: KindContextLength, Message: "too long", Code: "context_length_exceeded"}, true},
+		{"Anthropic prompt too long", &Error{Kind: KindContextLength, Message: "prompt is too long: 215012 tokens > 200000 maximum", Code: "invalid_request_error"}, false},
+		{"case-insensitive", &Error{Kind: KindBadRequest, Message: "Input Is Too Long for this model"}, true},
+		{"another error", &Error{Kind: KindBadRequest, Message: "bad"}, false},
+		{"not an *Error", errors.New("context window full"), true},
+		{"nil", nil, false},
+	} {
+		if got := IsContextLengthExceeded(tc.err); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
 }

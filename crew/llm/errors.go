@@ -145,6 +145,47 @@ func KindOf(err error) ErrorKind {
 	return ""
 }
 
+// crewAIContextLimitPhrases is CrewAI's CONTEXT_LIMIT_ERRORS
+// (utilities/exceptions/context_window_exceeding_exception.py:4-13),
+// verbatim.
+var crewAIContextLimitPhrases = []string{
+	"expected a string with maximum length",
+	"maximum context length",
+	"context length exceeded",
+	"context_length_exceeded",
+	"context window full",
+	"too many tokens",
+	"input is too long",
+	"exceeds token limit",
+}
+
+// IsContextLengthExceeded is CrewAI's is_context_length_exceeded
+// (utilities/agent_utils.py:781-792), which decides whether the executor
+// summarises the history: one of CrewAI's phrases, case-insensitively, in
+// what str(exception) shows of a provider error (its message, type and
+// code). It is narrower than KindContextLength: Anthropic's "prompt is too
+// long" is not among the phrases, so for Claude CrewAI does not summarise
+// and the error ends the agent's execution.
+func IsContextLengthExceeded(err error) bool {
+	if err == nil {
+		return false
+	}
+	text := err.Error()
+	var e *Error
+	if errors.As(err, &e) {
+		// Not e.Error(): its kind's text ("context length exceeded") is
+		// crewbench's, not the provider's.
+		text = e.Message + " " + e.Code
+	}
+	text = strings.ToLower(text)
+	for _, p := range crewAIContextLimitPhrases {
+		if strings.Contains(text, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // toolsUnsupportedPhrases is CrewAI's list (crewai-semantics.md §5.0),
 // verbatim.
 var toolsUnsupportedPhrases = []string{

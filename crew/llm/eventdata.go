@@ -90,6 +90,12 @@ func WireMessages(msgs []Message) []map[string]any {
 		if m.Name != "" {
 			w["name"] = m.Name
 		}
+		if m.CacheBreakpoint {
+			// The event carries the executor's own dicts, mark included
+			// (mark_cache_breakpoint; _emit_call_started_event gets the
+			// messages before _format_messages drops the key).
+			w["cache_breakpoint"] = true
+		}
 		out = append(out, w)
 	}
 	return out

@@ -67,6 +67,13 @@ type Message struct {
 	// function{arguments, name}, type); the OpenAI wire honours it, and the
 	// Anthropic wire sends a dump without content or calls as no blocks.
 	SDKDump bool `json:"-"`
+	// CacheBreakpoint is CrewAI's mark_cache_breakpoint (llms/cache.py):
+	// the agent executor marks its system and first user message, where the
+	// stable prefix of the conversation ends (_setup_messages,
+	// experimental/agent_executor.py:310-335). The Anthropic wire turns a
+	// mark into cache_control {"type":"ephemeral"}; the other providers
+	// drop it, as CrewAI's BaseLLM._format_messages does.
+	CacheBreakpoint bool `json:"-"`
 }
 
 // ToolCall is one function call the model asked for.
@@ -126,6 +133,11 @@ type Request struct {
 	// (tool_choice {"type":"function","function":{"name":…}}), as
 	// instructor's TOOLS mode asks for its response model.
 	ToolChoice string
+	// AvailableFunctions names the functions the caller runs itself from
+	// the reply (CrewAI's available_functions: the planning call's
+	// create_reasoning_plan). The Anthropic provider forces the only tool
+	// offered when it is one of them (completion.py:537-540).
+	AvailableFunctions []string
 	// Bare sends only what the request itself holds: no configured
 	// temperature or token limits. A call CrewAI makes through a fresh SDK
 	// client rather than its LLM class (instructor's) carries none.
@@ -237,6 +249,17 @@ type Config struct {
 	// Temperature and MaxTokens are defaults for every request.
 	Temperature *float64
 	MaxTokens   int
+	// Stop are the LLM's own stop words (LLM(stop=…)). A call that brings
+	// the executor's stop words gets both: CrewAI overrides the LLM's stop
+	// with list(set(llm.stop + executor's)) unless the executor's are
+	// already among them (_llm_stop_words_applied, agent_utils.py:344-360).
+	// A Python set's order varies from one process to the next; crewbench
+	// keeps the LLM's first, then the executor's new ones. Every provider
+	// cuts replies at the result; those that send stop words send it.
+	Stop []string
+	// TopP is the LLM's top_p, sent when set (the native providers'
+	// _prepare_completion_params).
+	TopP *float64
 	// MaxCompletionTokens is sent as max_completion_tokens (OpenAI reasoning
 	// models reject max_tokens). Ignored by Anthropic.
 	MaxCompletionTokens int

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"slices"
 	"strings"
 
 	"crewbench/crew/pyjson"
@@ -25,6 +26,23 @@ func ApplyStopWords(text string, stops []string) string {
 		return text
 	}
 	return pyjson.Strip(text[:cut])
+}
+
+// withConfigStops is req with the LLM's own stop words merged into its
+// stop words (Config.Stop). A bare request (a fresh SDK client's) has
+// none of the LLM's.
+func withConfigStops(cfg Config, req Request) Request {
+	if req.Bare || len(cfg.Stop) == 0 {
+		return req
+	}
+	stops := slices.Clone(cfg.Stop)
+	for _, s := range req.Stop {
+		if !slices.Contains(stops, s) {
+			stops = append(stops, s)
+		}
+	}
+	req.Stop = stops
+	return req
 }
 
 // applyStopWordsTo applies req's stop words to a text reply, as the native

@@ -101,6 +101,7 @@ func (p *openAIProvider) ServerURL() string             { return p.endpoint }
 
 // Call implements Provider.
 func (p *openAIProvider) Call(ctx context.Context, req Request, onChunk func(Chunk)) (Response, error) {
+	req = withConfigStops(p.cfg, req)
 	body, err := p.openAIBody(req)
 	if err != nil {
 		return Response{}, err

@@ -102,6 +102,10 @@ func (p *openAIProvider) openAIBody(req Request) ([]byte, error) {
 	} else if t := cfg.Temperature; t != nil {
 		add("temperature", pyjson.FloatRepr(*t))
 	}
+	if cfg.TopP != nil {
+		// openai/completion.py:1804-1805 (and LiteLLM's top_p).
+		add("top_p", pyjson.FloatRepr(*cfg.TopP))
+	}
 	if req.MaxTokens > 0 {
 		add("max_tokens", strconv.Itoa(req.MaxTokens))
 	} else if cfg.MaxTokens > 0 {

@@ -97,3 +97,25 @@ func TestOpenAIO1Models(t *testing.T) {
 		t.Error("gpt-4o must use native function calling")
 	}
 }
+
+// TestOpenAITopPAndConfigStops: the LLM's top_p is a parameter among the
+// sorted ones (openai/completion.py:1804-1805); the LLM's own stop words
+// are not sent to OpenAI but cut the reply, as _apply_stop_words does with
+// the stop list in effect.
+func TestOpenAITopPAndConfigStops(t *testing.T) {
+	s := newWire(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
+		jsonReply(w, 200, `{"id":"c","object":"chat.completion","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"message":{"role":"assistant","content":"Thought: a\nEND b"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`)
+	})
+	topP := 0.3
+	p := newOpenAIForTest(t, s, func(c *Config) { c.TopP, c.Stop = &topP, []string{"END"} })
+	resp, err := p.Call(ctxTimeout(t, 10*time.Second), Request{Messages: []Message{{Role: RoleUser, Content: "hi"}}, Stop: []string{"\nObservation:"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"messages":[{"role":"user","content":"hi"}],"model":"gpt-4o-mini","top_p":0.3}`; s.lastRaw() != want {
+		t.Errorf("body:\n got %s\nwant %s", s.lastRaw(), want)
+	}
+	if resp.Content != "Thought: a" {
+		t.Errorf("reply %q, want it cut at the LLM's stop word", resp.Content)
+	}
+}
