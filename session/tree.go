@@ -81,6 +81,12 @@ const (
 	StatusOK
 	StatusFailed
 	StatusCancelled
+	// StatusUnfinished is a scope whose own end never came and no longer
+	// can: an ancestor ended while it was open (Node.ClosedBy), or the run
+	// did (Tree.Finish). CrewAI leaves such scopes behind when an exception
+	// skips an end event (a refinement that fails in planning, a crashed
+	// tool or LLM call). It is neither a success nor a failure.
+	StatusUnfinished
 )
 
 func (s Status) String() string {
@@ -93,6 +99,8 @@ func (s Status) String() string {
 		return "failed"
 	case StatusCancelled:
 		return "cancelled"
+	case StatusUnfinished:
+		return "unfinished"
 	}
 	return "status(" + strconv.Itoa(int(s)) + ")"
 }
@@ -187,6 +195,10 @@ type Node struct {
 	Status   Status
 	Started  bool // a start event was seen
 	Ended    bool // an end event was seen
+	// ClosedBy is the ancestor whose end closed this scope while it was
+	// still open (Status StatusUnfinished, End the ancestor's end); nil
+	// when the scope ended itself or the run's end closed it.
+	ClosedBy *Node
 
 	Outcome   string
 	Error     string
@@ -274,6 +286,8 @@ type Tree struct {
 
 	events      int
 	first, last time.Time
+	// closed are the scopes the last Add or Finish closed, innermost first.
+	closed []*Node
 	// Failure point events that happened outside any tool scope.
 	looseToolFailures int
 	looseFailures     int
@@ -316,8 +330,20 @@ func (t *Tree) Walk(fn func(n *Node, depth int) bool) {
 	walk(t.Root, 1)
 }
 
+// Closed lists the scopes the last Add or Finish closed without an end
+// of their own (StatusUnfinished), innermost first, siblings in order.
+// The slice is reused by the next call.
+func (t *Tree) Closed() []*Node { return t.closed }
+
 // Add places one event in the tree and returns the node it now belongs to.
+//
+// The closing rule: when a scope ends, every scope under it still open is
+// closed too, at the ancestor's end time, as StatusUnfinished with
+// ClosedBy set. A scope that turns up open under one already ended (input
+// out of order) is closed the same way; its own end, if it comes later,
+// still wins.
 func (t *Tree) Add(ev Event) *Node {
+	t.closed = t.closed[:0]
 	t.events++
 	if !ev.Time.IsZero() {
 		if t.first.IsZero() || ev.Time.Before(t.first) {
@@ -339,6 +365,12 @@ func (t *Tree) Add(ev Event) *Node {
 		n.Events = append(n.Events, ev)
 		t.applyScope(n, ev)
 		t.link(n, ev.Parent)
+		if n.Ended {
+			t.closeBelow(n, n, n.End)
+		} else if a := endedAncestor(n); a != nil {
+			t.closeBelow(n, a, a.End)
+			t.closeOpen(n, a, a.End)
+		}
 		if p := n.Parent; p != nil && p.Kind == NodeMCPCall {
 			if p.ProtocolVersion == "" {
 				p.ProtocolVersion = n.ProtocolVersion
@@ -353,6 +385,48 @@ func (t *Tree) Add(ev Event) *Node {
 		t.applyPoint(n, ev)
 	}
 	return n
+}
+
+// Finish closes every scope still open as StatusUnfinished at the
+// session's last timestamp: the run is over (the process died, the
+// recording was torn, the crew failed without ending them) and their end
+// can no longer come. Call it when a session is known to be finished — a
+// recording read back, a run that returned — never while a run is live.
+// A late end event still wins over it.
+func (t *Tree) Finish() {
+	t.closed = t.closed[:0]
+	t.closeBelow(t.Root, nil, t.last)
+}
+
+// closeBelow closes the open scopes under n, on behalf of by (nil: the
+// run's end), innermost first: the order their own ends would have come.
+func (t *Tree) closeBelow(n, by *Node, at time.Time) {
+	for _, c := range n.Children {
+		t.closeBelow(c, by, at)
+		t.closeOpen(c, by, at)
+	}
+}
+
+// closeOpen closes n if it is still open.
+func (t *Tree) closeOpen(n, by *Node, at time.Time) {
+	if n.Ended || n.Status != StatusRunning {
+		return
+	}
+	n.Status, n.ClosedBy, n.End, n.Duration = StatusUnfinished, by, at, 0
+	if n.Started && !n.Start.IsZero() && at.After(n.Start) {
+		n.Duration = at.Sub(n.Start)
+	}
+	t.closed = append(t.closed, n)
+}
+
+// endedAncestor is n's nearest ancestor that has ended, or nil.
+func endedAncestor(n *Node) *Node {
+	for a := n.Parent; a != nil && a.Kind != NodeRoot; a = a.Parent {
+		if a.Ended {
+			return a
+		}
+	}
+	return nil
 }
 
 func (t *Tree) newNode(span string) *Node {
@@ -449,7 +523,7 @@ func (t *Tree) applyScope(n *Node, ev Event) {
 			n.Status = StatusRunning
 		}
 	} else {
-		n.Ended = true
+		n.Ended, n.ClosedBy = true, nil
 		n.End = ev.Time
 		switch {
 		case ev.Duration > 0:
@@ -740,7 +814,8 @@ type Summary struct {
 	Duration time.Duration
 	// Status is the outcome of the crews (or, with no crew in the session,
 	// of the top-level scopes): running while any is open, failed or
-	// cancelled if any ended so, ok otherwise.
+	// cancelled if any ended so, unfinished if any was closed without an
+	// end of its own, ok otherwise.
 	Status Status
 	// Succeeded is Status == StatusOK with at least one scope ended. A run
 	// can succeed with ToolFailures > 0: CrewAI hands tool errors back to
@@ -767,8 +842,11 @@ type Summary struct {
 	// plus failure events outside any scope.
 	Failures int
 	Running  int
-	Orphans  int
-	Usage    Usage
+	// Unfinished counts scopes closed without an end of their own (by an
+	// ancestor's end or the run's).
+	Unfinished int
+	Orphans    int
+	Usage      Usage
 	// FailedTools are the tool calls counted in ToolFailures, in order.
 	FailedTools []*Node
 }
@@ -878,6 +956,9 @@ func (t *Tree) count(s *Summary, n *Node) {
 	if n.Status == StatusRunning && n.Kind != NodeUnknown {
 		s.Running++
 	}
+	if n.Status == StatusUnfinished && n.Kind != NodeUnknown {
+		s.Unfinished++
+	}
 	if n.Orphan() {
 		s.Orphans++
 	}
@@ -899,8 +980,12 @@ func verdict(s *Summary, top []*Node) {
 	for _, c := range top {
 		switch c.Status {
 		case StatusRunning:
-			if s.Status == StatusOK {
+			if s.Status == StatusOK || s.Status == StatusUnfinished {
 				s.Status = StatusRunning
+			}
+		case StatusUnfinished:
+			if s.Status == StatusOK {
+				s.Status = StatusUnfinished
 			}
 		case StatusFailed:
 			s.Status = StatusFailed
