@@ -91,7 +91,7 @@ func (p *sessionsPane) StartCompare(path, against string, events []session.Event
 	p.zone = zoneResult
 	p.scroll = 0
 	p.SetSize(p.width, p.height)
-	return compareWithRun(p.ctx, p.store, p.gen, path, events)
+	return compareWithRun(p.ctx, p.store, p.gen, path, events, !done)
 }
 
 // panelRows is the number of scrolled lines the result panel shows.
