@@ -130,7 +130,8 @@ type TaskDiff struct {
 
 // CallCount counts the calls of one tool that ended with one outcome.
 // Outcome is "ok", "cache_hit", an MCP outcome class ("timeout",
-// "is_error", …) or "failed".
+// "is_error", …), "failed", or "unfinished" (no end of its own; not a
+// failure).
 type CallCount struct {
 	DiffTool
 	Outcome string `json:"outcome"`
@@ -788,9 +789,11 @@ func diffTasks(a, b *sessionDigest) []TaskDiff {
 	return out
 }
 
+// isFailedOutcome: anything but a success, a cache hit or a call without
+// an end (still running, or unfinished) is a failure.
 func isFailedOutcome(oc string) bool {
 	switch oc {
-	case OutcomeOK, "cache_hit", "running":
+	case OutcomeOK, "cache_hit", "running", "unfinished":
 		return false
 	}
 	return true

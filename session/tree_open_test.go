@@ -238,3 +238,34 @@ func TestDiffUnfinished(t *testing.T) {
 		}
 	}
 }
+
+// A tool call that lost its end is an "unfinished" call in a diff, not a
+// new failure.
+func TestDiffUnfinishedCallIsNoFailure(t *testing.T) {
+	a := demoEvents()
+	var b []Event
+	dropped := false
+	for _, ev := range a {
+		if !dropped && ev.Kind == ToolUsageFinished {
+			dropped = true // the first tool call's end is lost
+			continue
+		}
+		b = append(b, ev)
+	}
+	d := Diff(a, b, DiffOptions{})
+	var calls []string
+	for _, td := range d.Tasks {
+		for _, c := range td.Calls {
+			calls = append(calls, fmt.Sprintf("%s %d→%d", c.Outcome, c.A, c.B))
+		}
+		if len(td.NewFailures) > 0 {
+			t.Errorf("task %s: new failures %+v", td.Task, td.NewFailures)
+		}
+	}
+	if diff := cmp.Diff([]string{"ok 1→0", "unfinished 0→1"}, calls); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	if len(d.Failures) != 0 {
+		t.Errorf("failures %+v", d.Failures)
+	}
+}
