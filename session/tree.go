@@ -339,9 +339,10 @@ func (t *Tree) Closed() []*Node { return t.closed }
 //
 // The closing rule: when a scope ends, every scope under it still open is
 // closed too, at the ancestor's end time, as StatusUnfinished with
-// ClosedBy set. A scope that turns up open under one already ended (input
-// out of order) is closed the same way; its own end, if it comes later,
-// still wins.
+// ClosedBy set; its own end, if it comes later, still wins. A scope that
+// starts under one already ended stays open: the watch bridge hangs a
+// CrewAI tool call under the LLM call that asked for it, which has ended
+// by then.
 func (t *Tree) Add(ev Event) *Node {
 	t.closed = t.closed[:0]
 	t.events++
@@ -367,9 +368,6 @@ func (t *Tree) Add(ev Event) *Node {
 		t.link(n, ev.Parent)
 		if n.Ended {
 			t.closeBelow(n, n, n.End)
-		} else if a := endedAncestor(n); a != nil {
-			t.closeBelow(n, a, a.End)
-			t.closeOpen(n, a, a.End)
 		}
 		if p := n.Parent; p != nil && p.Kind == NodeMCPCall {
 			if p.ProtocolVersion == "" {
@@ -417,16 +415,6 @@ func (t *Tree) closeOpen(n, by *Node, at time.Time) {
 		n.Duration = at.Sub(n.Start)
 	}
 	t.closed = append(t.closed, n)
-}
-
-// endedAncestor is n's nearest ancestor that has ended, or nil.
-func endedAncestor(n *Node) *Node {
-	for a := n.Parent; a != nil && a.Kind != NodeRoot; a = a.Parent {
-		if a.Ended {
-			return a
-		}
-	}
-	return nil
 }
 
 func (t *Tree) newNode(span string) *Node {

@@ -124,14 +124,29 @@ func TestTreeClosesOpenScopes(t *testing.T) {
 `,
 		status: StatusOK, closed: nil,
 	}, {
-		name: "a scope that turns up open under an ended one is closed at once",
+		// The watch bridge hangs a CrewAI tool call under the LLM call that
+		// asked for it, which has ended by then: the tool is running.
+		name: "a scope that starts under one already ended stays open",
 		events: []Event{
-			start(TaskStarted, "t", "", 0),
-			{Kind: TaskCompleted, Span: "t", Time: at(2)},
-			start(ToolUsageStarted, "u", "t", 1),
+			start(LLMCallStarted, "l", "", 0),
+			{Kind: LLMCallCompleted, Span: "l", Time: at(1)},
+			start(ToolUsageStarted, "u", "l", 2),
 		},
-		want: `t ok
-  u unfinished by t at 2s after 1s
+		want: `l ok
+  u running
+`,
+		status: StatusOK, closed: nil,
+	}, {
+		name: "... until the run's end",
+		events: []Event{
+			start(LLMCallStarted, "l", "", 0),
+			{Kind: LLMCallCompleted, Span: "l", Time: at(1)},
+			start(ToolUsageStarted, "u", "l", 2),
+			{Kind: Warning, Span: "u", Time: at(3)},
+		},
+		finish: true,
+		want: `l ok
+  u unfinished by run end at 3s after 1s
 `,
 		status: StatusOK, closed: []string{"u"},
 	}} {
