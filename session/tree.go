@@ -503,11 +503,18 @@ func (t *Tree) applyScope(n *Node, ev Event) {
 	if ev.Kind.IsStart() {
 		n.Started = true
 		n.Start = ev.Time
-		if n.Ended {
+		switch {
+		case n.Ended:
 			if n.Duration == 0 && !n.End.IsZero() {
 				n.Duration = n.End.Sub(n.Start)
 			}
-		} else {
+		case n.Status == StatusUnfinished:
+			// A start arriving after the scope was closed (input out of
+			// order) does not reopen it.
+			if n.End.After(n.Start) {
+				n.Duration = n.End.Sub(n.Start)
+			}
+		default:
 			n.Status = StatusRunning
 		}
 	} else {

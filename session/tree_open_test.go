@@ -226,6 +226,26 @@ func TestPrinterUnfinishedGolden(t *testing.T) {
 	}
 }
 
+// A start event that comes again after the scope was closed (a bridge
+// resending, trailing input) does not reopen it.
+func TestTreeLateStartKeepsAScopeClosed(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	tr := BuildTree([]Event{
+		{Kind: TaskStarted, Span: "t", Time: t0},
+		{Kind: ToolUsageStarted, Span: "u", Parent: "t", Time: t0.Add(time.Second)},
+		{Kind: Warning, Span: "u", Time: t0.Add(3 * time.Second)},
+	})
+	tr.Finish()
+	tr.Add(Event{Kind: ToolUsageStarted, Span: "u", Parent: "t", Time: t0.Add(2 * time.Second)})
+	u := tr.Node("u")
+	if u.Status != StatusUnfinished || u.Duration != time.Second {
+		t.Errorf("u %v after %v, want unfinished after 1s", u.Status, u.Duration)
+	}
+	if s := tr.Summary(); s.Running != 0 || s.Unfinished != 2 {
+		t.Errorf("running %d unfinished %d", s.Running, s.Unfinished)
+	}
+}
+
 // diff reads both sessions as finished (open scopes unfinished) unless B
 // is a live run, whose open scopes are still running.
 func TestDiffUnfinished(t *testing.T) {
