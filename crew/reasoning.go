@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"crewbench/crew/llm"
 	"crewbench/crew/prompt"
@@ -82,12 +83,12 @@ func (ar *agentRun) generatePlan(ctx context.Context) ([]planStep, error) {
 // as _trigger_replan sets task.description around the call):
 // agent_reasoning_started for attempt 1, the plan call and every
 // refinement, then agent_reasoning_completed for attempt 1 with the final
-// plan, or agent_reasoning_failed (attempt 1) and the error. Each
+// plan, or one agent_reasoning_failed (attempt 1) and the error. Each
 // refinement is its own started/completed pair, inside attempt 1's scope.
 func (ar *agentRun) reason(ctx context.Context, description string) (reasoningPlan, error) {
 	span := ar.reasoningStarted(ar.span, 1)
 	start := ar.rs.em.Now()
-	p, err := ar.executePlanning(ctx, span, description)
+	p, open, err := ar.executePlanning(ctx, span, description)
 	var plan reasoningPlan
 	if err == nil {
 		// ReasoningPlan(plan=…, steps=…, ready=…) (reasoning_handler.py:253).
@@ -96,6 +97,14 @@ func (ar *agentRun) reason(ctx context.Context, description string) (reasoningPl
 	ev := ar.base
 	ev.Span, ev.Parent, ev.Attempt, ev.Duration = span, ar.span, 1, ar.rs.em.Now().Sub(start)
 	if err != nil {
+		// CrewAI's event bus pairs this one failed event with the innermost
+		// open start (events/event_bus.py:548-560): a refinement's, when
+		// one raised, and attempt 1's start is then never paired. The event
+		// still says attempt 1. The trace tree closes attempt 1's scope as
+		// unfinished when the agent's ends (session.Tree.Add).
+		if open.span != "" {
+			ev.Span, ev.Parent, ev.Duration = open.span, span, ar.rs.em.Now().Sub(open.start)
+		}
 		ev.Kind, ev.Outcome, ev.Error = session.AgentReasoningFailed, "failed", err.Error()
 		ev.Data = map[string]any{"agent_role": ar.p.role, "task_id": ar.tr.id, "error": err.Error(), "attempt": 1}
 		ar.rs.emit(ev)
@@ -105,6 +114,12 @@ func (ar *agentRun) reason(ctx context.Context, description string) (reasoningPl
 	ev.Data = map[string]any{"agent_role": ar.p.role, "task_id": ar.tr.id, "plan": plan.plan, "ready": plan.ready, "attempt": 1}
 	ar.rs.emit(ev)
 	return plan, nil
+}
+
+// openRefinement is the refinement scope an error left open.
+type openRefinement struct {
+	span  string
+	start time.Time
 }
 
 func (ar *agentRun) reasoningStarted(parent string, attempt int) string {
@@ -120,16 +135,18 @@ func (ar *agentRun) reasoningStarted(parent string, attempt int) string {
 // plan call, then refinements while the plan is not ready (Python
 // truthiness of the reply's ready) and max_attempts allows. A refinement's
 // agent_reasoning_completed is left out when its plan and ready do not
-// validate, as constructing the event raises and CrewAI ignores it.
-func (ar *agentRun) executePlanning(ctx context.Context, span, description string) (rawPlan, error) {
+// validate, as constructing the event raises and CrewAI ignores it. An
+// error in a refinement leaves its scope open, emitting nothing (the error
+// propagates to handle_agent_reasoning): the scope is returned with it.
+func (ar *agentRun) executePlanning(ctx context.Context, span, description string) (rawPlan, openRefinement, error) {
 	cfg := ar.agent.Planning
 	user, err := ar.planningPrompt(description)
 	if err != nil {
-		return rawPlan{}, err
+		return rawPlan{}, openRefinement{}, err
 	}
 	p, err := ar.planCall(ctx, span, user)
 	if err != nil {
-		return rawPlan{}, err
+		return rawPlan{}, openRefinement{}, err
 	}
 	for attempt := 1; !pyjson.Truthy(p.ready) && (cfg.MaxAttempts == 0 || attempt < cfg.MaxAttempts); {
 		attempt++
@@ -140,15 +157,7 @@ func (ar *agentRun) executePlanning(ctx context.Context, span, description strin
 			p, err = ar.planCall(ctx, inner, refine)
 		}
 		if err != nil {
-			// The error ends attempt 1 (handle_agent_reasoning). CrewAI's
-			// one agent_reasoning_failed closes this refinement's scope (its
-			// bus pairs it with the innermost start) and leaves attempt 1's
-			// open; each scope gets its own here, so neither stays running.
-			ev := ar.base
-			ev.Kind, ev.Outcome, ev.Error, ev.Span, ev.Parent, ev.Attempt, ev.Duration = session.AgentReasoningFailed, "failed", err.Error(), inner, span, attempt, ar.rs.em.Now().Sub(start)
-			ev.Data = map[string]any{"agent_role": ar.p.role, "task_id": ar.tr.id, "error": err.Error(), "attempt": attempt}
-			ar.rs.emit(ev)
-			return rawPlan{}, err
+			return rawPlan{}, openRefinement{span: inner, start: start}, err
 		}
 		if v, verr := p.validated(); verr == nil {
 			ev := ar.base
@@ -160,7 +169,7 @@ func (ar *agentRun) executePlanning(ctx context.Context, span, description strin
 			break
 		}
 	}
-	return p, nil
+	return p, openRefinement{}, nil
 }
 
 // planningPrompt is _create_planning_prompt (reasoning_handler.py:498-532):

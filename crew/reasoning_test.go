@@ -352,13 +352,13 @@ func TestAgentPlanningPromptErrorFailsPlanning(t *testing.T) {
 }
 
 // A refinement that raises (here its refine_prompt, which str.format
-// cannot fill) ends planning: CrewAI's one agent_reasoning_failed (attempt
-// 1, the KeyError) is paired by its event bus with the innermost started
-// scope, the refinement's, and attempt 1's stays open
-// (reasoning_handler.py:296-318, 226-242; events/event_bus.py:548-560).
-// crewbench closes each with its own failed event, refinement first: no
-// planning node is left running once the task ran.
-func TestAgentPlanningRefineErrorClosesTheRefinement(t *testing.T) {
+// cannot fill) ends planning with CrewAI's exact events: one
+// agent_reasoning_failed (attempt 1, the KeyError), which its event bus
+// pairs with the innermost started scope, the refinement's, so attempt
+// 1's start is never paired (reasoning_handler.py:296-318, 226-242;
+// events/event_bus.py:548-560). The trace tree closes attempt 1 as
+// unfinished when the agent ends, and nothing is left running.
+func TestAgentPlanningRefineErrorEmitsCrewAIsEvents(t *testing.T) {
 	cs, prov := newChatServer(t, "draft", "Berlin is big.")
 	c := guardedCrew(prov, nil, false, 0)
 	c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 2, MaxSteps: 20, RefinePrompt: strPtr("Refine {nothing}")}
@@ -369,36 +369,54 @@ func TestAgentPlanningRefineErrorClosesTheRefinement(t *testing.T) {
 	if len(cs.bodies) != 2 || r.out.Raw != "Berlin is big." {
 		t.Fatalf("%d requests, raw %q", len(cs.bodies), r.out.Raw)
 	}
-	tree := session.NewTree()
-	for _, ev := range r.events {
-		tree.Add(ev)
+	want := []session.Kind{
+		session.AgentReasoningStarted, session.LLMCallStarted, session.LLMCallCompleted,
+		session.AgentReasoningStarted, session.AgentReasoningFailed, session.AgentLogsStarted,
 	}
+	got := crewAIKinds(r)
+	if i := slices.Index(got, session.AgentReasoningStarted); i < 0 || i+len(want) > len(got) || !slices.Equal(got[i:i+len(want)], want) {
+		t.Fatalf("events %v, want %v in them", got, want)
+	}
+	var started, failed []session.Event
+	for _, ev := range r.events {
+		switch ev.Kind {
+		case session.AgentReasoningStarted:
+			started = append(started, ev)
+		case session.AgentReasoningFailed:
+			failed = append(failed, ev)
+		}
+	}
+	if len(started) != 2 || len(failed) != 1 {
+		t.Fatalf("%d started, %d failed", len(started), len(failed))
+	}
+	f := failed[0]
+	if f.Int("attempt") != 1 || f.Str("error") != "'nothing'" {
+		t.Errorf("failed data %+v", f.Data)
+	}
+	// The envelope as CrewAI's bus stamps it: paired with the refinement's
+	// start, inside attempt 1's scope.
+	if f.StartedEventID != started[1].ID || f.ParentEventID != started[0].ID {
+		t.Errorf("failed started_event_id %q parent_event_id %q, want %q and %q", f.StartedEventID, f.ParentEventID, started[1].ID, started[0].ID)
+	}
+	if r.count(session.AgentReasoningCompleted) != 0 {
+		t.Errorf("completed %d", r.count(session.AgentReasoningCompleted))
+	}
+	tree := session.BuildTree(r.events) // not finished: the ancestor rule alone closes attempt 1
 	var reasoning []string
 	for _, n := range tree.Nodes() {
 		if n.Kind == session.NodeReasoning {
-			reasoning = append(reasoning, n.Status.String())
+			s := n.Status.String()
+			if n.ClosedBy != nil {
+				s += " by " + n.ClosedBy.Kind.String()
+			}
+			reasoning = append(reasoning, s)
 		}
 		if n.Status == session.StatusRunning {
 			t.Errorf("%s node %s is still running", n.Kind, n.Span)
 		}
 	}
-	if !slices.Equal(reasoning, []string{"failed", "failed"}) {
-		t.Errorf("reasoning nodes %v, want attempt 1 and its refinement failed", reasoning)
-	}
-	var attempts []int64
-	for _, ev := range r.events {
-		if ev.Kind == session.AgentReasoningFailed {
-			attempts = append(attempts, ev.Int("attempt"))
-			if ev.Str("error") != "'nothing'" {
-				t.Errorf("failed %+v", ev.Data)
-			}
-		}
-	}
-	if !slices.Equal(attempts, []int64{2, 1}) {
-		t.Errorf("failed attempts %v", attempts)
-	}
-	if r.count(session.AgentReasoningCompleted) != 0 {
-		t.Errorf("completed %d", r.count(session.AgentReasoningCompleted))
+	if !slices.Equal(reasoning, []string{"unfinished by agent", "failed"}) {
+		t.Errorf("reasoning nodes %v, want attempt 1 unfinished (closed by the agent's end) and its refinement failed", reasoning)
 	}
 }
 

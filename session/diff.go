@@ -39,6 +39,10 @@ type DiffOptions struct {
 	// outputs, names); nil means RedactorFor(a, b): the standard rules plus
 	// the values the sessions hold under credential-looking names.
 	Redactor *Redactor
+	// BLive says B is a run still going: its open scopes stay running.
+	// Otherwise both sides are finished sessions, and a scope without an
+	// end of its own is unfinished (Tree.Finish).
+	BLive bool
 }
 
 // Default noise thresholds for timing changes.
@@ -113,8 +117,9 @@ type AgentToolsDiff struct {
 type TaskDiff struct {
 	Task  string `json:"task"`
 	Agent string `json:"agent"`
-	// StatusA and StatusB are "ok", "failed", "cancelled", "running", or
-	// "absent" when the task did not run on that side.
+	// StatusA and StatusB are "ok", "failed", "cancelled", "unfinished"
+	// (no end of its own in a finished session), "running" (B still live),
+	// or "absent" when the task did not run on that side.
 	StatusA string `json:"status_a"`
 	StatusB string `json:"status_b"`
 	// Calls are the (tool, outcome) pairs whose counts differ.
@@ -125,7 +130,8 @@ type TaskDiff struct {
 
 // CallCount counts the calls of one tool that ended with one outcome.
 // Outcome is "ok", "cache_hit", an MCP outcome class ("timeout",
-// "is_error", …) or "failed".
+// "is_error", …), "failed", or "unfinished" (no end of its own; not a
+// failure).
 type CallCount struct {
 	DiffTool
 	Outcome string `json:"outcome"`
@@ -215,7 +221,7 @@ func Diff(a, b []Event, opts DiffOptions) *SessionDiff {
 	if red == nil {
 		red = RedactorFor(a, b)
 	}
-	sa, sb := digest(a, red), digest(b, red)
+	sa, sb := digest(a, red, true), digest(b, red, !opts.BLive)
 	d := &SessionDiff{
 		A: sa.side, B: sb.side,
 		Agents: []AgentToolsDiff{}, Tasks: []TaskDiff{}, Failures: []FailureChange{}, Outputs: []OutputDiff{},
@@ -282,12 +288,15 @@ func toolKey(t DiffTool) string {
 	return "name\x00" + t.Name
 }
 
-func digest(events []Event, red *Redactor) *sessionDigest {
+func digest(events []Event, red *Redactor, finished bool) *sessionDigest {
 	evs := make([]Event, len(events))
 	for i, ev := range events {
 		evs[i] = red.RedactEvent(ev)
 	}
 	t := BuildTree(evs)
+	if finished {
+		t.Finish()
+	}
 	s := t.Summary()
 	d := &sessionDigest{
 		usage: s.Usage, agents: map[string]*agentTools{}, tasks: map[string]*taskDigest{},
@@ -489,6 +498,8 @@ func callOutcome(n *Node) (string, string) {
 		return OutcomeOK, ""
 	case StatusRunning:
 		return "running", ""
+	case StatusUnfinished:
+		return "unfinished", ""
 	case StatusCancelled:
 		return OutcomeCancelled, clipText(n.Error)
 	}
@@ -778,9 +789,11 @@ func diffTasks(a, b *sessionDigest) []TaskDiff {
 	return out
 }
 
+// isFailedOutcome: anything but a success, a cache hit or a call without
+// an end (still running, or unfinished) is a failure.
 func isFailedOutcome(oc string) bool {
 	switch oc {
-	case OutcomeOK, "cache_hit", "running":
+	case OutcomeOK, "cache_hit", "running", "unfinished":
 		return false
 	}
 	return true

@@ -77,8 +77,11 @@ type ExportOptions struct {
 const scopeName = "crewbench/session"
 
 // BuildTraces converts a session's events into OTLP trace data. Scopes that
-// never ended are exported with the session's last timestamp as their end
-// and crewbench.incomplete = true.
+// never ended are exported with crewbench.incomplete = true, ending where
+// the tree closed them: at the end of the ancestor that ended first
+// (crewbench.closed_by its span), else at the session's last timestamp
+// (crewbench.closed_by "session_end"). Their status stays unset: neither
+// ok nor an error.
 func BuildTraces(events []Event, opts ExportOptions) *tracepb.TracesData {
 	st := NewSpanStream(opts)
 	var spans []*tracepb.Span
@@ -201,7 +204,7 @@ func (b *spanBuilder) span(n *Node) *tracepb.Span {
 		_, s.ParentSpanId = idsOf(p)
 	}
 	start, end := n.Start, n.End
-	if !n.Ended {
+	if !n.Ended && n.Status != StatusUnfinished {
 		end = b.sessionEnd
 	}
 	if start.IsZero() {
@@ -394,6 +397,15 @@ func (b *spanBuilder) span(n *Node) *tracepb.Span {
 	a.str("crewbench.span", n.Span)
 	if !n.Ended {
 		a.bool("crewbench.incomplete", true)
+	}
+	if n.Status == StatusUnfinished {
+		// What closed it: the span id of the ancestor that ended first, or
+		// the session's end.
+		by := "session_end"
+		if n.ClosedBy != nil {
+			by = n.ClosedBy.Span
+		}
+		a.str("crewbench.closed_by", by)
 	}
 	switch n.Status {
 	case StatusFailed, StatusCancelled:

@@ -81,20 +81,34 @@ func (l *LiveExporter) Emit(ev Event) {
 	if ev.Time.After(l.last) {
 		l.last = ev.Time
 	}
+	// Scopes the event closed (an ancestor ended while they were open)
+	// are final now, as in a file export.
+	l.enqueue(l.tree.Closed())
 	if !ev.Kind.IsEnd() || !exported(n) {
 		return
 	}
-	if len(l.queue) >= l.lo.MaxQueue {
-		l.dropped++
-		return
-	}
-	b := spanBuilder{opts: l.opts, tree: l.tree, sessionEnd: l.last}
-	l.queue = append(l.queue, b.span(n))
+	l.enqueue([]*Node{n})
 	if len(l.queue) >= l.lo.BatchSize || (n.Kind == NodeCrew && n.Parent == l.tree.Root) {
 		select {
 		case l.kick <- struct{}{}:
 		default:
 		}
+	}
+}
+
+// enqueue builds the spans of the exported scopes among ns. Called with
+// l.mu held.
+func (l *LiveExporter) enqueue(ns []*Node) {
+	b := spanBuilder{opts: l.opts, tree: l.tree, sessionEnd: l.last}
+	for _, n := range ns {
+		if !exported(n) {
+			continue
+		}
+		if len(l.queue) >= l.lo.MaxQueue {
+			l.dropped++
+			continue
+		}
+		l.queue = append(l.queue, b.span(n))
 	}
 }
 
@@ -155,6 +169,12 @@ func (l *LiveExporter) Close() error {
 	l.mu.Lock()
 	already := l.closed
 	l.closed = true
+	if !already {
+		// The run is over: scopes still open are exported unfinished, as
+		// a file export of the recording has them.
+		l.tree.Finish()
+		l.enqueue(l.tree.Closed())
+	}
 	l.mu.Unlock()
 	if !already {
 		close(l.stop)

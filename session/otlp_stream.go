@@ -46,6 +46,13 @@ func NewSpanStream(opts ExportOptions) *SpanStream {
 func (s *SpanStream) Add(ev Event) []*tracepb.Span {
 	n := s.tree.Add(s.red.RedactEvent(ev))
 	s.added++
+	// Scopes the event closed (an ancestor ended while they were open)
+	// are final too, and go before the ancestor's span.
+	for _, c := range s.tree.Closed() {
+		if exported(c) && !c.spanBuilt {
+			s.ended = append(s.ended, endedScope{n: c, at: s.added})
+		}
+	}
 	if ev.Kind.IsEnd() && exported(n) && !n.spanBuilt {
 		s.ended = append(s.ended, endedScope{n: n, at: s.added})
 	}
@@ -61,8 +68,8 @@ func (s *SpanStream) Add(ev Event) []*tracepb.Span {
 }
 
 // Close returns the remaining spans: finished scopes still settling, then
-// scopes that never ended (ended at the session's last timestamp and marked
-// crewbench.incomplete).
+// scopes that never ended (closed at the session's last timestamp, marked
+// crewbench.incomplete and crewbench.closed_by "session_end").
 func (s *SpanStream) Close() []*tracepb.Span {
 	var out []*tracepb.Span
 	for _, e := range s.ended {
@@ -71,6 +78,7 @@ func (s *SpanStream) Close() []*tracepb.Span {
 		}
 	}
 	s.ended = nil
+	s.tree.Finish()
 	var open []*Node
 	s.tree.Walk(func(n *Node, _ int) bool {
 		if exported(n) && !n.spanBuilt {
@@ -96,7 +104,7 @@ func (s *SpanStream) finish(n *Node) *tracepb.Span {
 	b := spanBuilder{opts: s.opts, tree: s.tree, sessionEnd: s.tree.last}
 	sp := b.span(n)
 	n.spanBuilt = true
-	if n.Ended && !openBelow(n) {
+	if (n.Ended || n.Status == StatusUnfinished) && !openBelow(n) {
 		s.tree.release(n)
 	}
 	return sp

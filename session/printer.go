@@ -129,6 +129,9 @@ func (p *Printer) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.flushPending()
+	// The run is over: what is still open will not end now.
+	p.tree.Finish()
+	p.closedLines("")
 	if p.summaries == 0 && p.tree.Len() > 0 {
 		p.summary(p.tree.Summary())
 	}
@@ -161,6 +164,7 @@ func (p *Printer) event(n *Node, ev Event) {
 	if v && !ev.Time.IsZero() {
 		ts = fmt.Sprintf("[%8.3fs] ", ev.Time.Sub(p.start).Seconds())
 	}
+	p.closedLines(ts)
 	line := func(text, color string) {
 		p.writeLine(ts, p.depth(n), text, color)
 	}
@@ -256,6 +260,32 @@ func (p *Printer) event(n *Node, ev Event) {
 				pointLine(p.verbosePoint(ev), ansiDim)
 			}
 		}
+	}
+}
+
+// closedLines prints a line for each scope the tree just closed without
+// an end of its own (an ancestor ended, or the run did), so a scope CrewAI
+// left open reads as unfinished rather than vanishing or passing for ok.
+func (p *Printer) closedLines(ts string) {
+	for _, c := range p.tree.Closed() {
+		switch {
+		case c.Kind == NodeUnknown:
+			continue
+		case !p.opts.Verbose && (c.Kind == NodeAttempt || (c.Kind == NodeMCPCall && insideTool(c))):
+			continue // the tool's own line says it
+		}
+		text := "… " + c.Title + " unfinished"
+		if c.Duration > 0 {
+			text += " after " + fmtDur(c.Duration)
+		}
+		if c.ClosedBy != nil {
+			text += " · closed by the end of " + c.ClosedBy.Title
+		} else {
+			text += " · the session ended first"
+		}
+		// Not marked shown: lines already printed under it were indented
+		// without it, and later ones keep to that.
+		p.writeLine(ts, p.depth(c), text, ansiYellow)
 	}
 }
 
@@ -443,6 +473,8 @@ func (p *Printer) summary(s Summary) {
 		verdict, color = "… still running after "+fmtDur(s.Duration)+" (the session ends here)", ansiYellow
 	case s.Status == StatusCancelled:
 		verdict, color = "⊘ cancelled after "+fmtDur(s.Duration), ansiYellow
+	case s.Status == StatusUnfinished:
+		verdict, color = "… unfinished after "+fmtDur(s.Duration)+" (the session ended before the run did)", ansiYellow
 	default:
 		verdict, color = "✗ FAILED after "+fmtDur(s.Duration), ansiBoldRd
 	}
@@ -478,6 +510,9 @@ func (p *Printer) summary(s Summary) {
 	}
 	if s.Orphans > 0 {
 		p.writeLine("", 1, countNoun(s.Orphans, "scope", "scopes")+" without a known parent (incomplete recording?)", ansiYellow)
+	}
+	if s.Unfinished > 0 {
+		p.writeLine("", 1, countNoun(s.Unfinished, "scope", "scopes")+" unfinished: no end event of their own", ansiYellow)
 	}
 	if s.ToolFailures > 0 {
 		head := "!! " + strings.ToUpper(countNoun(s.ToolFailures, "tool call", "tool calls")) + " FAILED"

@@ -81,6 +81,12 @@ const (
 	StatusOK
 	StatusFailed
 	StatusCancelled
+	// StatusUnfinished is a scope whose own end never came and no longer
+	// can: an ancestor ended while it was open (Node.ClosedBy), or the run
+	// did (Tree.Finish). CrewAI leaves such scopes behind when an exception
+	// skips an end event (a refinement that fails in planning, a crashed
+	// tool or LLM call). It is neither a success nor a failure.
+	StatusUnfinished
 )
 
 func (s Status) String() string {
@@ -93,6 +99,8 @@ func (s Status) String() string {
 		return "failed"
 	case StatusCancelled:
 		return "cancelled"
+	case StatusUnfinished:
+		return "unfinished"
 	}
 	return "status(" + strconv.Itoa(int(s)) + ")"
 }
@@ -187,6 +195,10 @@ type Node struct {
 	Status   Status
 	Started  bool // a start event was seen
 	Ended    bool // an end event was seen
+	// ClosedBy is the ancestor whose end closed this scope while it was
+	// still open (Status StatusUnfinished, End the ancestor's end); nil
+	// when the scope ended itself or the run's end closed it.
+	ClosedBy *Node
 
 	Outcome   string
 	Error     string
@@ -274,6 +286,8 @@ type Tree struct {
 
 	events      int
 	first, last time.Time
+	// closed are the scopes the last Add or Finish closed, innermost first.
+	closed []*Node
 	// Failure point events that happened outside any tool scope.
 	looseToolFailures int
 	looseFailures     int
@@ -316,8 +330,21 @@ func (t *Tree) Walk(fn func(n *Node, depth int) bool) {
 	walk(t.Root, 1)
 }
 
+// Closed lists the scopes the last Add or Finish closed without an end
+// of their own (StatusUnfinished), innermost first, siblings in order.
+// The slice is reused by the next call.
+func (t *Tree) Closed() []*Node { return t.closed }
+
 // Add places one event in the tree and returns the node it now belongs to.
+//
+// The closing rule: when a scope ends, every scope under it still open is
+// closed too, at the ancestor's end time, as StatusUnfinished with
+// ClosedBy set; its own end, if it comes later, still wins. A scope that
+// starts under one already ended stays open: the watch bridge hangs a
+// CrewAI tool call under the LLM call that asked for it, which has ended
+// by then.
 func (t *Tree) Add(ev Event) *Node {
+	t.closed = t.closed[:0]
 	t.events++
 	if !ev.Time.IsZero() {
 		if t.first.IsZero() || ev.Time.Before(t.first) {
@@ -339,6 +366,9 @@ func (t *Tree) Add(ev Event) *Node {
 		n.Events = append(n.Events, ev)
 		t.applyScope(n, ev)
 		t.link(n, ev.Parent)
+		if n.Ended {
+			t.closeBelow(n, n, n.End)
+		}
 		if p := n.Parent; p != nil && p.Kind == NodeMCPCall {
 			if p.ProtocolVersion == "" {
 				p.ProtocolVersion = n.ProtocolVersion
@@ -353,6 +383,38 @@ func (t *Tree) Add(ev Event) *Node {
 		t.applyPoint(n, ev)
 	}
 	return n
+}
+
+// Finish closes every scope still open as StatusUnfinished at the
+// session's last timestamp: the run is over (the process died, the
+// recording was torn, the crew failed without ending them) and their end
+// can no longer come. Call it when a session is known to be finished — a
+// recording read back, a run that returned — never while a run is live.
+// A late end event still wins over it.
+func (t *Tree) Finish() {
+	t.closed = t.closed[:0]
+	t.closeBelow(t.Root, nil, t.last)
+}
+
+// closeBelow closes the open scopes under n, on behalf of by (nil: the
+// run's end), innermost first: the order their own ends would have come.
+func (t *Tree) closeBelow(n, by *Node, at time.Time) {
+	for _, c := range n.Children {
+		t.closeBelow(c, by, at)
+		t.closeOpen(c, by, at)
+	}
+}
+
+// closeOpen closes n if it is still open.
+func (t *Tree) closeOpen(n, by *Node, at time.Time) {
+	if n.Ended || n.Status != StatusRunning {
+		return
+	}
+	n.Status, n.ClosedBy, n.End, n.Duration = StatusUnfinished, by, at, 0
+	if n.Started && !n.Start.IsZero() && at.After(n.Start) {
+		n.Duration = at.Sub(n.Start)
+	}
+	t.closed = append(t.closed, n)
 }
 
 func (t *Tree) newNode(span string) *Node {
@@ -441,15 +503,22 @@ func (t *Tree) applyScope(n *Node, ev Event) {
 	if ev.Kind.IsStart() {
 		n.Started = true
 		n.Start = ev.Time
-		if n.Ended {
+		switch {
+		case n.Ended:
 			if n.Duration == 0 && !n.End.IsZero() {
 				n.Duration = n.End.Sub(n.Start)
 			}
-		} else {
+		case n.Status == StatusUnfinished:
+			// A start arriving after the scope was closed (input out of
+			// order) does not reopen it.
+			if n.End.After(n.Start) {
+				n.Duration = n.End.Sub(n.Start)
+			}
+		default:
 			n.Status = StatusRunning
 		}
 	} else {
-		n.Ended = true
+		n.Ended, n.ClosedBy = true, nil
 		n.End = ev.Time
 		switch {
 		case ev.Duration > 0:
@@ -740,7 +809,8 @@ type Summary struct {
 	Duration time.Duration
 	// Status is the outcome of the crews (or, with no crew in the session,
 	// of the top-level scopes): running while any is open, failed or
-	// cancelled if any ended so, ok otherwise.
+	// cancelled if any ended so, unfinished if any was closed without an
+	// end of its own, ok otherwise.
 	Status Status
 	// Succeeded is Status == StatusOK with at least one scope ended. A run
 	// can succeed with ToolFailures > 0: CrewAI hands tool errors back to
@@ -767,8 +837,11 @@ type Summary struct {
 	// plus failure events outside any scope.
 	Failures int
 	Running  int
-	Orphans  int
-	Usage    Usage
+	// Unfinished counts scopes closed without an end of their own (by an
+	// ancestor's end or the run's).
+	Unfinished int
+	Orphans    int
+	Usage      Usage
 	// FailedTools are the tool calls counted in ToolFailures, in order.
 	FailedTools []*Node
 }
@@ -878,6 +951,9 @@ func (t *Tree) count(s *Summary, n *Node) {
 	if n.Status == StatusRunning && n.Kind != NodeUnknown {
 		s.Running++
 	}
+	if n.Status == StatusUnfinished && n.Kind != NodeUnknown {
+		s.Unfinished++
+	}
 	if n.Orphan() {
 		s.Orphans++
 	}
@@ -899,8 +975,12 @@ func verdict(s *Summary, top []*Node) {
 	for _, c := range top {
 		switch c.Status {
 		case StatusRunning:
-			if s.Status == StatusOK {
+			if s.Status == StatusOK || s.Status == StatusUnfinished {
 				s.Status = StatusRunning
+			}
+		case StatusUnfinished:
+			if s.Status == StatusOK {
+				s.Status = StatusUnfinished
 			}
 		case StatusFailed:
 			s.Status = StatusFailed

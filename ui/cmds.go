@@ -382,14 +382,15 @@ func waitForRerunEvents(gen int, ch <-chan session.Event) tea.Cmd {
 }
 
 // compareWithRun opens the recorded session and compares it (A) with the
-// events of the workbench's last run (B, a snapshot taken in Update).
-func compareWithRun(ctx context.Context, store SessionStore, gen int, path string, run []session.Event) tea.Cmd {
+// events of the workbench's last run (B, a snapshot taken in Update; live
+// while that run goes on).
+func compareWithRun(ctx context.Context, store SessionStore, gen int, path string, run []session.Event, live bool) tea.Cmd {
 	return func() tea.Msg {
 		f, err := store.Open(ctx, path)
 		if err != nil {
 			return compareDoneMsg{gen: gen, err: fmt.Errorf("open %s: %w", path, err)}
 		}
-		d := session.Diff(f.Events, run, session.DiffOptions{})
+		d := session.Diff(f.Events, run, session.DiffOptions{BLive: live})
 		d.A.Label, d.B.Label = "recorded", "this run"
 		return compareDoneMsg{gen: gen, diff: d}
 	}

@@ -19,6 +19,19 @@ import (
 // traceEvents is sessiontest.Run at the workbench tests' fixed clock.
 func traceEvents(runID string) []session.Event { return sessiontest.Run(runID, fixedNow) }
 
+// tornTraceEvents is traceEvents cut off during the slow tool's third
+// attempt (the process died), with the first tool call's own end lost:
+// its step's end closes it, the session's end closes the rest.
+func tornTraceEvents() []session.Event {
+	var out []session.Event
+	for i, ev := range traceEvents("run-1")[:25] {
+		if i != 11 { // tool_usage_finished of the first tool call
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
 // fakeRunner replays scripted events and pauses through the stepper it
 // is given, like the engine: before the LLM call and before each tool.
 type fakeRunner struct {

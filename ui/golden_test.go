@@ -106,6 +106,11 @@ var screens = []struct {
 		f := &session.File{Events: traceEvents("run-1")}
 		return step(t, m, sessionOpenedMsg{path: "run-1.jsonl", file: f})
 	}},
+	{"trace_unfinished", func(t *testing.T, w, h int) Model {
+		m := settled(t, goldenDeps(), w, h)
+		f := &session.File{Events: tornTraceEvents()}
+		return step(t, m, sessionOpenedMsg{path: "torn.jsonl", file: f})
+	}},
 	{"trace_pause_tool", func(t *testing.T, w, h int) Model {
 		m := pausedAt(t, goldenDeps(), w, h, &crew.Pause{Kind: crew.PauseToolCall, TaskName: "forecast_task", AgentRole: "Weekend Forecaster",
 			RequestedName: "crewbench_fixture_weather_get_forecast", ToolName: "crewbench_fixture_weather_get_forecast",

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"regexp"
 	"strconv"
 	"strings"
@@ -1046,5 +1047,47 @@ func TestToolDetailShowsTheRenderedSchema(t *testing.T) {
 	}
 	if a := ansi.Strip(renderedSchema(m.st, tool, true)); !strings.Contains(a, "rendering for Anthropic") {
 		t.Errorf("Anthropic rendering:\n%s", a)
+	}
+}
+
+// Open scopes show as running while a run is live, and as unfinished once
+// it returned and its events are drained; a recorded session is finished
+// from the start.
+func TestTracePane_OpenScopesUnfinishedOnlyOnceTheRunIsOver(t *testing.T) {
+	torn := tornTraceEvents()
+	statuses := func(p tracePane) map[session.Status]int {
+		m := map[session.Status]int{}
+		for _, r := range p.rows {
+			m[r.n.Status]++
+		}
+		return m
+	}
+	st := NewStyles(testDeps().Palette)
+	p := newTracePane(st, DefaultKeyMap(), clock, session.DefaultRedactor)
+	p.SetSize(100, 30)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	events := make(chan session.Event)
+	p.run = &activeRun{gen: 1, ctx: ctx, cancel: cancel, events: true, handle: &RunHandle{ID: "r", Events: events}}
+	p, _ = p.Update(runEventsMsg{gen: 1, events: torn})
+	// Live: only the first tool call, whose step ended, is closed.
+	if s := statuses(p); s[session.StatusRunning] != 7 || s[session.StatusUnfinished] != 1 {
+		t.Fatalf("live run: %v", s)
+	}
+	p, _ = p.Update(runDoneMsg{gen: 1, outcome: RunOutcome{Err: errors.New("killed")}})
+	if s := statuses(p); s[session.StatusRunning] != 7 {
+		t.Fatalf("run returned, events not drained yet: %v", s)
+	}
+	p, _ = p.Update(runEventsClosedMsg{gen: 1})
+	if s := statuses(p); s[session.StatusRunning] != 0 || s[session.StatusUnfinished] != 8 {
+		t.Fatalf("run over: %v", s)
+	}
+	if v := ansi.Strip(p.View()); !strings.Contains(v, "◇ attempt 3/3 [unfinished: run ended]") {
+		t.Errorf("view:\n%s", v)
+	}
+
+	p.LoadEvents("torn.jsonl", torn)
+	if s := statuses(p); s[session.StatusRunning] != 0 || s[session.StatusUnfinished] != 8 {
+		t.Fatalf("recorded session: %v", s)
 	}
 }

@@ -91,7 +91,7 @@ func (p *sessionsPane) StartCompare(path, against string, events []session.Event
 	p.zone = zoneResult
 	p.scroll = 0
 	p.SetSize(p.width, p.height)
-	return compareWithRun(p.ctx, p.store, p.gen, path, events)
+	return compareWithRun(p.ctx, p.store, p.gen, path, events, !done)
 }
 
 // panelRows is the number of scrolled lines the result panel shows.
@@ -451,10 +451,11 @@ func sidesLine(a, b session.DiffSide) string {
 func msDuration(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
 
 // isFailedOutcome mirrors session's reading of a call outcome: anything
-// but a success, a cache hit or a call still running is a failure.
+// but a success, a cache hit or a call without an end (still running, or
+// unfinished) is a failure.
 func isFailedOutcome(oc string) bool {
 	switch oc {
-	case session.OutcomeOK, "cache_hit", "running":
+	case session.OutcomeOK, "cache_hit", "running", "unfinished":
 		return false
 	}
 	return true

@@ -40,7 +40,7 @@ const (
 	statusFilterCount
 )
 
-var statusFilterTitles = [statusFilterCount]string{"any status", "failed", "running", "ok"}
+var statusFilterTitles = [statusFilterCount]string{"any status", "failed", "running/unfinished", "ok"}
 
 // tracePane is the live trace: the session tree crew ▸ task ▸ agent ▸ step
 // ▸ LLM call ▸ tool call ▸ MCP call ▸ attempt, windowed so only the visible
@@ -160,12 +160,29 @@ func (p *tracePane) Load(path string, f *session.File) {
 	p.LoadEvents(path, f.Events)
 }
 
-// LoadEvents shows finished events (a session, a re-run) under source.
+// LoadEvents shows finished events (a session, a re-run) under source:
+// scopes left open are unfinished, not running.
 func (p *tracePane) LoadEvents(source string, events []session.Event) {
 	p.Stop()
 	p.run = nil
 	p.reset(source)
-	p.Append(events...)
+	for _, ev := range events {
+		p.tree.Add(ev)
+		p.wlog.observe(ev)
+	}
+	p.tree.Finish()
+	p.rebuild()
+}
+
+// finishRun closes what the run left open once it is over: it returned
+// and its event stream is drained (or it has none). While it is live,
+// open scopes stay running.
+func (p *tracePane) finishRun() {
+	if p.run == nil || !p.run.done || (p.run.events && p.run.handle != nil && p.run.handle.Events != nil) {
+		return
+	}
+	p.tree.Finish()
+	p.rebuild()
 }
 
 // Append adds events to the tree and refreshes the visible rows. Cost:
@@ -251,7 +268,7 @@ func (p tracePane) matches(n *session.Node) bool {
 	case statusFailed:
 		return n.Status == session.StatusFailed || n.Status == session.StatusCancelled
 	case statusRunning:
-		return n.Status == session.StatusRunning
+		return n.Status == session.StatusRunning || n.Status == session.StatusUnfinished
 	case statusOK:
 		return n.Status == session.StatusOK
 	}
@@ -302,6 +319,7 @@ func (p tracePane) Update(msg tea.Msg) (tracePane, tea.Cmd) {
 	case runEventsClosedMsg:
 		if p.run != nil && msg.gen == p.run.gen {
 			p.run.events = false
+			p.finishRun()
 		}
 		return p, nil
 	case runDoneMsg:
@@ -316,6 +334,7 @@ func (p tracePane) Update(msg tea.Msg) (tracePane, tea.Cmd) {
 		}
 		p.run.cancel() // releases the pause reader
 		p.pause, p.editMode = nil, 0
+		p.finishRun()
 		p.SetSize(p.width, p.height)
 		switch {
 		case o.Err != nil:

@@ -71,6 +71,10 @@ func (p tracePane) banner() string {
 		return fmt.Sprintf("⊘ %s CANCELLED: %s", strings.ToUpper(pluralize(len(p.cancelled), "tool call")), strings.Join(names, "; "))
 	case s.ToolFailures > 0:
 		return fmt.Sprintf("⚠ %s so far", pluralize(s.ToolFailures, "tool failure"))
+	case s.Status == session.StatusUnfinished:
+		// Only a finished session has it: the tree is finished once the
+		// run is over.
+		return fmt.Sprintf("⚠ UNFINISHED: the session ended before the run did (%s)", pluralize(s.Unfinished, "unfinished scope"))
 	case p.run != nil && p.run.done:
 		return "✓ RUN FINISHED"
 	case s.Status == session.StatusFailed:
@@ -146,6 +150,9 @@ func (p tracePane) treeView(f lipgloss.Style, w, h int) string {
 	if s.Duration > 0 {
 		totals += " · " + fmtDur(s.Duration)
 	}
+	if s.Unfinished > 0 {
+		totals += " · " + pluralize(s.Unfinished, "unfinished scope")
+	}
 	if s.CacheHits+s.Guards+s.UsageLimits > 0 {
 		totals += fmt.Sprintf(" · cache %d · guards %d · limits %d", s.CacheHits, s.Guards, s.UsageLimits)
 	}
@@ -215,6 +222,9 @@ func (p tracePane) rowView(i, iw int) string {
 	if n.Orphan() {
 		badge(p.st.Text.Subtle, "orphan")
 	}
+	if n.Status == session.StatusUnfinished {
+		badge(p.st.Text.Warning, unfinishedBadge(n))
+	}
 	if (n.Status == session.StatusFailed || n.Status == session.StatusCancelled) && n.Outcome != "" && n.Outcome != "failed" {
 		badge(p.st.Text.Danger, n.Outcome)
 	}
@@ -270,8 +280,21 @@ func (p tracePane) statusGlyph(n *session.Node) (string, lipgloss.Style) {
 		return "✕", t.Failed
 	case session.StatusCancelled:
 		return "⊘", t.Cancelled
+	case session.StatusUnfinished:
+		if n.Kind == session.NodeUnknown {
+			return "?", t.Cancelled
+		}
+		return "◇", t.Cancelled
 	}
 	return "✓", t.OK
+}
+
+// unfinishedBadge says what closed a scope that never ended itself.
+func unfinishedBadge(n *session.Node) string {
+	if n.ClosedBy != nil {
+		return "unfinished: closed by parent"
+	}
+	return "unfinished: run ended"
 }
 
 func (p tracePane) kindStyle(k session.NodeKind) lipgloss.Style {
@@ -309,6 +332,13 @@ func (p *tracePane) renderPayload() {
 	glyph, _ := p.statusGlyph(n)
 	kv("node", fmt.Sprintf("%s %s (%s)", glyph, rowLabel(n.Title), n.Kind))
 	kv("status", n.Status.String())
+	if n.Status == session.StatusUnfinished {
+		by := "the end of the run (no end event of its own came)"
+		if n.ClosedBy != nil {
+			by = "the end of " + rowLabel(n.ClosedBy.Title) + " (no end event of its own came)"
+		}
+		kv("closed by", by)
+	}
 	if result, ok := skippedResult(n); ok {
 		kv("skipped", "at a breakpoint: the tool did not run; the model got the result supplied")
 		kv("result", printable(p.red.RedactString(result)))

@@ -265,6 +265,13 @@ func (t *translator) event(m wireMsg) session.Event {
 			ev.TaskName = firstNonEmpty(str(tk["name"]), str(tk["description"]))
 		}
 	}
+	if strings.HasPrefix(string(ev.Kind), "agent_reasoning_") {
+		// The planning attempt names its node ("plan (attempt 2)"), as the
+		// engine's events carry it.
+		if a, ok := d["attempt"].(float64); ok && a > 0 && a == float64(int(a)) {
+			ev.Attempt = int(a)
+		}
+	}
 	name := str(d["tool_name"])
 	if strings.HasPrefix(string(ev.Kind), "mcp_tool_execution_") {
 		ev.OriginalToolName = name // the server's own name

@@ -438,6 +438,22 @@ func TestWatchProcessDyingMidRunKeepsEvents(t *testing.T) {
 	if res.Events == 0 || !strings.Contains(strings.Join(crewaiKinds(evs), " "), "tool_usage_started") {
 		t.Fatalf("events before the crash were lost: %v", crewaiKinds(evs))
 	}
+	// The run is over: the tool call the crash cut short, and everything
+	// around it, is unfinished, not running.
+	tree := session.BuildTree(evs)
+	tree.Finish()
+	tools := 0
+	for _, n := range tree.Nodes() {
+		if n.Status == session.StatusRunning {
+			t.Errorf("%s %q still running after the run ended", n.Kind, n.Title)
+		}
+		if n.Kind == session.NodeTool && n.Status == session.StatusUnfinished && n.ClosedBy == nil {
+			tools++
+		}
+	}
+	if tools != 1 {
+		t.Errorf("%d tool calls closed by the run's end, want the one that crashed", tools)
+	}
 }
 
 // A paused agent thread proceeds when crewbench goes away: here a fake
