@@ -2,6 +2,7 @@ package crew
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -935,4 +936,36 @@ conversations:
 	if completed1.IsZero() || started2.Before(completed1) {
 		t.Errorf("step 2's call started at %v, before step 1's completed at %v", started2, completed1)
 	}
+}
+
+// stepperFunc answers every pause with a function.
+type stepperFunc func(context.Context, *Pause) (Decision, error)
+
+func (f stepperFunc) Before(ctx context.Context, p *Pause) (Decision, error) { return f(ctx, p) }
+
+// An abort at a breakpoint in one parallel step (crewbench's, no CrewAI
+// counterpart) ends the run with ErrAborted once the other step has
+// returned; the plan goes no further.
+func TestAgentPlanParallelStepAborted(t *testing.T) {
+	const plan = `call create_reasoning_plan {"plan":"p","steps":[` +
+		`{"step_number":1,"description":"One.","tool_to_use":null,"depends_on":[]},` +
+		`{"step_number":2,"description":"Two.","tool_to_use":null,"depends_on":[]}],"ready":true}`
+	cs, prov := newChatServer(t, plan)
+	cs.answerByContent(stepMarker("One."), "Final Answer: one.")
+	c := guardedCrew(prov, nil, false, 0)
+	c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 20, Effort: "low", MaxReplans: 3}
+	abortTwo := stepperFunc(func(_ context.Context, p *Pause) (Decision, error) {
+		if p.Kind == PauseLLMCall && len(p.Messages) > 1 && strings.Contains(p.Messages[1].Content, "## Current Step\nTwo.") {
+			return Decision{Action: Abort}, nil
+		}
+		return Decision{Action: Continue}, nil
+	})
+	r := kickoff(t, c, nil, Options{Stepper: abortTwo})
+	if !errors.Is(r.err, ErrAborted) {
+		t.Fatalf("err %v", r.err)
+	}
+	if n := r.count(session.PlanStepCompleted); n != 0 || len(cs.bodies) > 2 {
+		t.Errorf("%d steps completed after %d requests", n, len(cs.bodies))
+	}
+	checkRecordedOrder(t, r.events)
 }
