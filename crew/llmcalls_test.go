@@ -41,6 +41,9 @@ type chatServer struct {
 	bodies  []string
 	routes  []*chatRoute
 	meeting *chatMeeting
+	// inFlight counts the requests not answered yet; maxInFlight is its
+	// highest value.
+	inFlight, maxInFlight int
 }
 
 // chatRoute is the replies for the requests whose body holds has.
@@ -76,8 +79,16 @@ func (cs *chatServer) take(r *http.Request) (string, func()) {
 	cs.bodies = append(cs.bodies, body)
 	reply := cs.next(body)
 	m := cs.meeting
+	cs.inFlight++
+	cs.maxInFlight = max(cs.maxInFlight, cs.inFlight)
 	cs.mu.Unlock()
-	return reply, m.wait(body)
+	sent := m.wait(body)
+	return reply, func() {
+		sent()
+		cs.mu.Lock()
+		cs.inFlight--
+		cs.mu.Unlock()
+	}
 }
 
 // next is the reply for body. Called with cs.mu held.
@@ -201,6 +212,8 @@ func newChatServer(t *testing.T, replies ...string) (*chatServer, llm.Provider) 
 			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
 			"usage":   map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
 		})
+		// On the wire before the request counts as answered (meet).
+		w.(http.Flusher).Flush()
 	}))
 	t.Cleanup(srv.Close)
 	cs.url = srv.URL + "/v1"

@@ -198,9 +198,26 @@ func (ar *agentRun) runStepsAtOnce(ctx context.Context, ps *planState, ready []*
 		mu    sync.Mutex
 		fatal error
 	)
+	stop := func(err error) {
+		mu.Lock()
+		if fatal == nil {
+			fatal = err
+		}
+		mu.Unlock()
+		cancel()
+	}
 	sem := make(chan struct{}, min(parallelStepWorkers(), len(ready)))
 	for i, t := range ready {
-		sem <- struct{}{}
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if err := ctx.Err(); err != nil {
+			// The run is ending: a step not started yet is not started.
+			stop(err)
+			order.Done(t.span)
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -208,12 +225,7 @@ func (ar *agentRun) runStepsAtOnce(ctx context.Context, ps *planState, ready []*
 			defer order.Done(t.span)
 			oks[i], errs[i] = ar.executeStep(ctx, t, ps.todos)
 			if errs[i] != nil && !raisedInStep(ctx, errs[i]) {
-				mu.Lock()
-				if fatal == nil {
-					fatal = errs[i]
-				}
-				mu.Unlock()
-				cancel()
+				stop(errs[i])
 			}
 		}()
 	}

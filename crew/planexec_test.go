@@ -969,3 +969,35 @@ func TestAgentPlanParallelStepAborted(t *testing.T) {
 	}
 	checkRecordedOrder(t, r.events)
 }
+
+// More ready steps than asyncio's default pool has threads
+// (parallelStepWorkers): that many run at once, the others wait for a free
+// one. The server holds every step's request until all of them are in
+// flight, which the bound never allows: after the (short) deadline the
+// held requests are answered, and no more than the pool's size were ever
+// in flight together.
+func TestAgentPlanParallelStepsBoundedByPool(t *testing.T) {
+	workers := parallelStepWorkers()
+	var steps, markers []string
+	cs, prov := newChatServer(t)
+	for i := 1; i <= workers+1; i++ {
+		desc := fmt.Sprintf("Part %d.", i)
+		steps = append(steps, fmt.Sprintf(`{"step_number":%d,"description":%q,"tool_to_use":null,"depends_on":[]}`, i, desc))
+		markers = append(markers, stepMarker(desc))
+		cs.answerByContent(stepMarker(desc), fmt.Sprintf("Final Answer: part %d.", i))
+	}
+	cs.queue(`call create_reasoning_plan {"plan":"p","steps":[`+strings.Join(steps, ",")+`],"ready":true}`, "S.")
+	all := cs.meet(2*time.Second, markers...)
+	c := guardedCrew(prov, nil, false, 0)
+	c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 40, Effort: "low", MaxReplans: 3}
+	r := kickoff(t, c, nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	cs.mu.Lock()
+	most := cs.maxInFlight
+	cs.mu.Unlock()
+	if all.Met() || most != workers || r.out.Raw != "S." || r.count(session.PlanStepCompleted) != workers+1 {
+		t.Errorf("all %d steps in flight together: %v; at most %d in flight, want %d; raw %q", workers+1, all.Met(), most, workers, r.out.Raw)
+	}
+}
