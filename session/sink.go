@@ -50,7 +50,8 @@ type Emitter struct {
 	mu  sync.Mutex
 	seq atomic.Int64
 	// out is taken before mu is released and held while the sink runs,
-	// so the sink receives events in the order they were stamped.
+	// so the sink receives events in the order they were stamped (a sink
+	// must therefore not emit through the Emitter that feeds it).
 	out sync.Mutex
 	// held routes the events of the scopes an Ordered holds (by span) to
 	// their place in it; empty when none is open.
