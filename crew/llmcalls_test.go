@@ -44,6 +44,50 @@ type chatServer struct {
 	// inFlight counts the requests not answered yet; maxInFlight is its
 	// highest value.
 	inFlight, maxInFlight int
+	holds                 []*chatHold
+}
+
+// chatHold holds the requests whose body holds has until a request whose
+// body holds until has arrived (holdUntil).
+type chatHold struct {
+	has, until string
+	arrived    chan struct{}
+	once       sync.Once
+	deadline   time.Duration
+	missed     atomic.Bool
+}
+
+// holdUntil keeps the requests whose body holds has waiting until a
+// request whose body holds until arrives, or until deadline; Met reports
+// whether it arrived in time.
+func (cs *chatServer) holdUntil(deadline time.Duration, has, until string) *chatHold {
+	h := &chatHold{has: has, until: until, arrived: make(chan struct{}), deadline: deadline}
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	cs.holds = append(cs.holds, h)
+	return h
+}
+
+// Met reports whether the awaited request came before the deadline.
+func (h *chatHold) Met() bool { return !h.missed.Load() }
+
+// waitHolds notes body's arrival and holds it as holds say.
+func waitHolds(holds []*chatHold, body string) {
+	for _, h := range holds {
+		if strings.Contains(body, h.until) {
+			h.once.Do(func() { close(h.arrived) })
+		}
+	}
+	for _, h := range holds {
+		if !strings.Contains(body, h.has) {
+			continue
+		}
+		select {
+		case <-h.arrived:
+		case <-time.After(h.deadline):
+			h.missed.Store(true)
+		}
+	}
 }
 
 // chatRoute is the replies for the requests whose body holds has.
@@ -78,10 +122,11 @@ func (cs *chatServer) take(r *http.Request) (string, func()) {
 	cs.mu.Lock()
 	cs.bodies = append(cs.bodies, body)
 	reply := cs.next(body)
-	m := cs.meeting
+	m, holds := cs.meeting, slices.Clone(cs.holds)
 	cs.inFlight++
 	cs.maxInFlight = max(cs.maxInFlight, cs.inFlight)
 	cs.mu.Unlock()
+	waitHolds(holds, body)
 	sent := m.wait(body)
 	return reply, func() {
 		sent()

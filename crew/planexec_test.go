@@ -1001,3 +1001,34 @@ func TestAgentPlanParallelStepsBoundedByPool(t *testing.T) {
 		t.Errorf("all %d steps in flight together: %v; at most %d in flight, want %d; raw %q", workers+1, all.Met(), most, workers, r.out.Raw)
 	}
 }
+
+// A recording of parallel steps that ran at once, and finished in the
+// other order, replays without divergence: the recording holds each
+// step's calls in plan order, and on the replay provider the steps run in
+// that order. Step 1's reply waits until step 2 has had its tool result,
+// so step 2's first call completes first.
+func TestAgentPlanParallelStepsReplay(t *testing.T) {
+	const plan = `call create_reasoning_plan {"plan":"p","steps":[` +
+		`{"step_number":1,"description":"One.","tool_to_use":null,"depends_on":[]},` +
+		`{"step_number":2,"description":"Two.","tool_to_use":null,"depends_on":[]}],"ready":true}`
+	cs, prov := newChatServer(t, plan)
+	cs.answerByContent(stepMarker("One."), "one.")
+	cs.answerByContent(stepMarker("Two."), `call get_forecast {"city": "Lisbon"}`, "two.")
+	cs.answerByContent("Synthesize these results", "S.")
+	overtaken := cs.holdUntil(30*time.Second, stepMarker("One."), "Sunny in Lisbon")
+	run := func(p llm.Provider) result {
+		c := guardedCrew(p, nil, false, 0)
+		c.Agents[0].Tools = []Tool{weatherTool(new(atomic.Int64))}
+		c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 20, Effort: "low", MaxReplans: 3}
+		return kickoff(t, c, nil, Options{})
+	}
+	live := run(prov)
+	if live.err != nil || !overtaken.Met() || live.out.Raw != "S." {
+		t.Fatalf("live run: %v, raw %q, step 2 went on while step 1 waited: %v", live.err, live.out.Raw, overtaken.Met())
+	}
+	replay := llm.NewReplay(live.events, llm.ReplayOptions{})
+	again := run(replay)
+	if again.err != nil || again.out.Raw != live.out.Raw || len(replay.Divergences()) != 0 || replay.Served() != replay.Len() {
+		t.Errorf("replay: err %v, raw %q, divergences %v, served %d of %d", again.err, again.out.Raw, replay.Divergences(), replay.Served(), replay.Len())
+	}
+}
