@@ -219,6 +219,14 @@ func (m *chatMeeting) wait(body string) func() {
 // Met reports whether every marked request was in flight at once.
 func (m *chatMeeting) Met() bool { return !m.missed.Load() }
 
+// received is the number of requests so far (some may still be in
+// flight when a run ends early).
+func (cs *chatServer) received() int {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return len(cs.bodies)
+}
+
 // bodyWith is the one request body that holds has.
 func (cs *chatServer) bodyWith(t *testing.T, has string) string {
 	t.Helper()

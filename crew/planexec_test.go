@@ -72,8 +72,8 @@ func TestAgentPlanExecutesStepsAndSynthesizes(t *testing.T) {
 	if got, want := cs.body(t, 3), twoMessageBody(synthesisSystem, synthUser); got != want {
 		t.Errorf("synthesis request\n got %s\nwant %s", got, want)
 	}
-	if r.out.Raw != "Berlin, with 3.7 million people, is big." || len(cs.bodies) != 4 {
-		t.Errorf("raw %q after %d requests", r.out.Raw, len(cs.bodies))
+	if r.out.Raw != "Berlin, with 3.7 million people, is big." || cs.received() != 4 {
+		t.Errorf("raw %q after %d requests", r.out.Raw, cs.received())
 	}
 	want := []session.Kind{
 		session.FlowStarted, session.AgentReasoningStarted, session.LLMCallStarted, session.ToolUsageStarted, session.ToolUsageFinished, session.LLMCallCompleted, session.AgentReasoningCompleted,
@@ -136,8 +136,8 @@ func TestAgentPlanParallelStepsUseLastResult(t *testing.T) {
 	if got, want := cs.bodyWith(t, stepMarker("Two.")), twoMessageBody(stepSystemWire, stepUser("Two.", "")); got != want {
 		t.Errorf("step 2 request\n got %s\nwant %s", got, want)
 	}
-	if r.out.Raw != long || len(cs.bodies) != 3 {
-		t.Errorf("raw %q after %d requests", r.out.Raw, len(cs.bodies))
+	if r.out.Raw != long || cs.received() != 3 {
+		t.Errorf("raw %q after %d requests", r.out.Raw, cs.received())
 	}
 	var kinds []session.Kind
 	var success []bool
@@ -211,8 +211,8 @@ func TestAgentPlanParallelStepsRunAtOnce(t *testing.T) {
 			t.Errorf("%s request\n got %s\nwant %s", tc.name, got, tc.want)
 		}
 	}
-	if r.out.Raw != "S." || len(cs.bodies) != 8 {
-		t.Errorf("raw %q after %d requests", r.out.Raw, len(cs.bodies))
+	if r.out.Raw != "S." || cs.received() != 8 {
+		t.Errorf("raw %q after %d requests", r.out.Raw, cs.received())
 	}
 	// The plan's events in recorded order: which step each LLM call and
 	// observation belongs to, by the step scope it is in.
@@ -308,8 +308,8 @@ func TestAgentPlanObserverMedium(t *testing.T) {
 	if got, want := cs.body(t, 4), chatBody(observationSystem, obs2, "gpt-4o", "StepObservation", observationSchemaWire); got != want {
 		t.Errorf("observation 2\n got %s\nwant %s", got, want)
 	}
-	if r.out.Raw != "S." || len(cs.bodies) != 6 {
-		t.Errorf("raw %q after %d requests", r.out.Raw, len(cs.bodies))
+	if r.out.Raw != "S." || cs.received() != 6 {
+		t.Errorf("raw %q after %d requests", r.out.Raw, cs.received())
 	}
 	var kinds []session.Kind
 	var success []bool
@@ -349,8 +349,8 @@ func TestAgentPlanObserverHighRefinesAndEndsEarly(t *testing.T) {
 	if got, want := cs.body(t, 3), twoMessageBody(stepSystemWire, stepUser("Write about A.", "\n\n## Context from previous steps:\nStep 1 result: Fact A.")); got != want {
 		t.Errorf("refined step 2 request\n got %s\nwant %s", got, want)
 	}
-	if r.out.Raw != "S." || len(cs.bodies) != 6 {
-		t.Errorf("raw %q after %d requests", r.out.Raw, len(cs.bodies))
+	if r.out.Raw != "S." || cs.received() != 6 {
+		t.Errorf("raw %q after %d requests", r.out.Raw, cs.received())
 	}
 	for _, ev := range r.events {
 		switch ev.Kind {
@@ -449,7 +449,7 @@ func TestAgentPlanStepCallsMCPToolNatively(t *testing.T) {
 			if got, want := cs.body(t, 1), `{"messages":[`+system+`,`+user+`],`+tools; got != want {
 				t.Errorf("step request 1\n got %s\nwant %s", got, want)
 			}
-			last := len(cs.bodies) - 1
+			last := cs.received() - 1
 			if tc.iterations == 0 {
 				assistant := `{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"` + name + `","arguments":"{\"city\": \"Berlin\", \"days\": 2}"}}]}`
 				toolMsg := `{"role":"tool","tool_call_id":"call_1","name":"` + name + `","content":` + wireJSON(forecastResult) + `}`
@@ -459,7 +459,7 @@ func TestAgentPlanStepCallsMCPToolNatively(t *testing.T) {
 			}
 			synthesized := wireJSON("Step 1 (Get the forecast.):\n" + tc.result)
 			if !strings.Contains(cs.body(t, last), synthesized[1:len(synthesized)-1]) || r.out.Raw != "S." || last != 2+len(tc.replies)-1 {
-				t.Errorf("synthesis %s, raw %q after %d requests", cs.body(t, last), r.out.Raw, len(cs.bodies))
+				t.Errorf("synthesis %s, raw %q after %d requests", cs.body(t, last), r.out.Raw, cs.received())
 			}
 			if sent := sentArguments(r); len(sent) != 1 || sent[0] != `{"city":"Berlin","days":2,"units":"metric"}` {
 				t.Errorf("arguments sent: %q", sent)
@@ -529,8 +529,8 @@ func TestAgentPlanStepReActCallsMCPTool(t *testing.T) {
 			}
 			if !tc.success {
 				// No result: finalize's fallback, without synthesis.
-				if r.out.Raw != "Agent completed execution but produced no final output." || len(cs.bodies) != 2 {
-					t.Errorf("raw %q after %d requests", r.out.Raw, len(cs.bodies))
+				if r.out.Raw != "Agent completed execution but produced no final output." || cs.received() != 2 {
+					t.Errorf("raw %q after %d requests", r.out.Raw, cs.received())
 				}
 				return
 			}
@@ -539,8 +539,8 @@ func TestAgentPlanStepReActCallsMCPTool(t *testing.T) {
 			if got := cs.body(t, 2); got != want {
 				t.Errorf("step request 2\n got %s\nwant %s", got, want)
 			}
-			if r.out.Raw != "S." || len(cs.bodies) != 4 {
-				t.Errorf("raw %q after %d requests", r.out.Raw, len(cs.bodies))
+			if r.out.Raw != "S." || cs.received() != 4 {
+				t.Errorf("raw %q after %d requests", r.out.Raw, cs.received())
 			}
 			// The StepExecutor's pair (the plan step, the input parsed)
 			// around ToolUsage's.
@@ -584,8 +584,8 @@ func TestAgentPlanReplansAfterNeedsFullReplan(t *testing.T) {
 		t.Errorf("new step request\n got %s\nwant %s", got, want)
 	}
 	synthUser := "## Original Task\nWrite about Berlin.\n\n## Results from each step\nStep 1 (Find a fact.):\nNothing found.\n\nStep 3 (Search again.):\nBerlin has 3.7 million people.\n\nSynthesize these results into a single, coherent final answer."
-	if got := cs.body(t, 6); !strings.Contains(got, wireJSON(synthUser)[1:len(wireJSON(synthUser))-1]) || r.out.Raw != "S." || len(cs.bodies) != 7 {
-		t.Errorf("synthesis %s, raw %q after %d requests", got, r.out.Raw, len(cs.bodies))
+	if got := cs.body(t, 6); !strings.Contains(got, wireJSON(synthUser)[1:len(wireJSON(synthUser))-1]) || r.out.Raw != "S." || cs.received() != 7 {
+		t.Errorf("synthesis %s, raw %q after %d requests", got, r.out.Raw, cs.received())
 	}
 	var kinds []session.Kind
 	for _, ev := range r.events {
@@ -632,8 +632,8 @@ func TestAgentPlanSynthesisWithOutputJSON(t *testing.T) {
 	if got, want := cs.body(t, 2), chatBody(synthesisSystem, synthUser, "gpt-4o", "Forecast", forecastWire); got != want {
 		t.Errorf("synthesis request\n got %s\nwant %s", got, want)
 	}
-	if r.out.Raw != `{"city":"Berlin","days":2,"summary":"Big."}` || r.out.JSONDict == nil || len(cs.bodies) != 3 {
-		t.Errorf("raw %q, json %v after %d requests", r.out.Raw, r.out.JSONDict, len(cs.bodies))
+	if r.out.Raw != `{"city":"Berlin","days":2,"summary":"Big."}` || r.out.JSONDict == nil || cs.received() != 3 {
+		t.Errorf("raw %q, json %v after %d requests", r.out.Raw, r.out.JSONDict, cs.received())
 	}
 }
 
@@ -665,8 +665,8 @@ func TestAgentPlanDeadlockReplans(t *testing.T) {
 			if r.err != nil {
 				t.Fatal(r.err)
 			}
-			if r.out.Raw != long || len(cs.bodies) != tc.requests || r.count(session.PlanReplanTriggered) != 0 {
-				t.Fatalf("raw %q after %d requests, %d replan events", r.out.Raw, len(cs.bodies), r.count(session.PlanReplanTriggered))
+			if r.out.Raw != long || cs.received() != tc.requests || r.count(session.PlanReplanTriggered) != 0 {
+				t.Fatalf("raw %q after %d requests, %d replan events", r.out.Raw, cs.received(), r.count(session.PlanReplanTriggered))
 			}
 			if tc.replans == 0 {
 				// The agent loop's own request, after agent_logs_started.
@@ -706,8 +706,8 @@ func TestAgentPlanStepToolFailureUnderRaise(t *testing.T) {
 	c.Agents[0].Tools = []Tool{downTool()}
 	c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 20, Effort: "low", MaxReplans: 3}
 	r := kickoff(t, c, nil, Options{})
-	if r.err == nil || r.err.Error() != "Tool 'down' failed during 'write': down for maintenance" || len(cs.bodies) != 2 {
-		t.Fatalf("err %v after %d requests", r.err, len(cs.bodies))
+	if r.err == nil || r.err.Error() != "Tool 'down' failed during 'write': down for maintenance" || cs.received() != 2 {
+		t.Fatalf("err %v after %d requests", r.err, cs.received())
 	}
 }
 
@@ -764,8 +764,8 @@ func TestAgentPlanParallelStepFailures(t *testing.T) {
 					completed = append(completed, fmt.Sprint(ev.Int("step_number"), " ", ev.Bool("success"), " ", ev.Str("result"), " ", ev.Data["error"]))
 				}
 			}
-			if !slices.Equal(completed, tc.completed) || r.out.Raw != long || len(cs.bodies) != tc.requests || r.count(session.PlanReplanTriggered) != 0 {
-				t.Errorf("steps %q, raw %q after %d requests", completed, r.out.Raw, len(cs.bodies))
+			if !slices.Equal(completed, tc.completed) || r.out.Raw != long || cs.received() != tc.requests || r.count(session.PlanReplanTriggered) != 0 {
+				t.Errorf("steps %q, raw %q after %d requests", completed, r.out.Raw, cs.received())
 			}
 			if tc.replanFrom != "" {
 				if got := cs.bodyWith(t, "This is replan attempt 1."); !strings.Contains(got, wireJSON(tc.replanFrom)[1:len(wireJSON(tc.replanFrom))-1]) {
@@ -809,8 +809,8 @@ func TestAgentPlanStepTimeout(t *testing.T) {
 					completed = append(completed, fmt.Sprint(ev.Bool("success"), " ", ev.Str("result")))
 				}
 			}
-			if !slices.Equal(completed, []string{"true " + tc.result}) || len(cs.bodies) != tc.requests {
-				t.Errorf("steps %q after %d requests", completed, len(cs.bodies))
+			if !slices.Equal(completed, []string{"true " + tc.result}) || cs.received() != tc.requests {
+				t.Errorf("steps %q after %d requests", completed, cs.received())
 			}
 		})
 	}
@@ -861,8 +861,8 @@ func TestAgentPlanParallelStepsCallTools(t *testing.T) {
 			if r.err != nil {
 				t.Fatal(r.err)
 			}
-			if !together.Met() || r.out.Raw != "S." || len(cs.bodies) != 6 {
-				t.Errorf("in flight together %v, raw %q after %d requests", together.Met(), r.out.Raw, len(cs.bodies))
+			if !together.Met() || r.out.Raw != "S." || cs.received() != 6 {
+				t.Errorf("in flight together %v, raw %q after %d requests", together.Met(), r.out.Raw, cs.received())
 			}
 			cs.mu.Lock()
 			for _, b := range cs.bodies {
@@ -964,8 +964,8 @@ func TestAgentPlanParallelStepAborted(t *testing.T) {
 	if !errors.Is(r.err, ErrAborted) {
 		t.Fatalf("err %v", r.err)
 	}
-	if n := r.count(session.PlanStepCompleted); n != 0 || len(cs.bodies) > 2 {
-		t.Errorf("%d steps completed after %d requests", n, len(cs.bodies))
+	if n := r.count(session.PlanStepCompleted); n != 0 || cs.received() > 2 {
+		t.Errorf("%d steps completed after %d requests", n, cs.received())
 	}
 	checkRecordedOrder(t, r.events)
 }
