@@ -546,7 +546,8 @@ func anthropicServer(t *testing.T, replies ...string) (*chatServer, llm.Provider
 	t.Helper()
 	cs := &chatServer{replies: replies}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		reply := cs.take(r)
+		reply, sent := cs.take(r)
+		defer sent()
 		content := []any{map[string]any{"type": "text", "text": reply}}
 		stop := "end_turn"
 		if reply == nullReply {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"crewbench/crew/llm"
 	"crewbench/crew/prompt"
@@ -36,11 +37,13 @@ type agentRun struct {
 	// by every event that records the history.
 	wire       []map[string]any
 	iterations int
-	turn       int
-	fellBack   bool
+	// turn counts the LLM calls (parallel plan steps make them at once).
+	turn     atomic.Int64
+	fellBack bool
 	// stepFellBack: the StepExecutor's steps use text tool calling after
-	// a provider refused native tools (stepNative).
-	stepFellBack bool
+	// a provider refused native tools (stepNative); parallel steps read it
+	// while one of them may set it.
+	stepFellBack atomic.Bool
 	// planModel: a plan's synthesis answered with the task's output model
 	// (synthesize), which the task takes as the agent's BaseModel result.
 	planModel bool
@@ -611,9 +614,9 @@ func (ar *agentRun) call(ctx context.Context, step string, target llmTarget, req
 	if target.prov == nil {
 		return llm.Response{}, fmt.Errorf("agent %q has no LLM", ar.p.role)
 	}
-	ar.turn++
+	turn := int(ar.turn.Add(1))
 	callID := ar.rs.em.NewSpan()
-	req.Meta = llm.CallMeta{AgentRole: ar.p.role, TaskName: ar.tr.name, Turn: ar.turn, CallID: callID}
+	req.Meta = llm.CallMeta{AgentRole: ar.p.role, TaskName: ar.tr.name, Turn: turn, CallID: callID}
 	responseModel := ar.responseModel
 	if target.structured != nil {
 		req.ResponseFormat, responseModel = target.structured.format, target.structured.model

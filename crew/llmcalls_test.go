@@ -17,7 +17,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"crewbench/crew/llm"
 	"crewbench/crew/project"
@@ -27,24 +29,125 @@ import (
 
 // chatServer answers chat completions with the queued contents, in order,
 // and keeps every request body. A reply "call NAME ARGS" is instead one
-// tool call of NAME with the raw arguments ARGS.
+// tool call of NAME with the raw arguments ARGS. A request whose body holds
+// one of the routes' markers takes the next reply of the first such route
+// instead (answerByContent), so requests that arrive in any order get the
+// same answers; a meeting holds requests back until all its markers have
+// been seen (meet).
 type chatServer struct {
 	url     string
 	mu      sync.Mutex
 	replies []string
 	bodies  []string
+	routes  []*chatRoute
+	meeting *chatMeeting
+	// inFlight counts the requests not answered yet; maxInFlight is its
+	// highest value.
+	inFlight, maxInFlight int
+	holds                 []*chatHold
+}
+
+// chatHold holds the requests whose body holds has until a request whose
+// body holds until has arrived (holdUntil).
+type chatHold struct {
+	has, until string
+	arrived    chan struct{}
+	once       sync.Once
+	deadline   time.Duration
+	missed     atomic.Bool
+}
+
+// holdUntil keeps the requests whose body holds has waiting until a
+// request whose body holds until arrives, or until deadline; Met reports
+// whether it arrived in time.
+func (cs *chatServer) holdUntil(deadline time.Duration, has, until string) *chatHold {
+	h := &chatHold{has: has, until: until, arrived: make(chan struct{}), deadline: deadline}
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	cs.holds = append(cs.holds, h)
+	return h
+}
+
+// Met reports whether the awaited request came before the deadline.
+func (h *chatHold) Met() bool { return !h.missed.Load() }
+
+// waitHolds notes body's arrival and holds it as holds say.
+func waitHolds(holds []*chatHold, body string) {
+	for _, h := range holds {
+		if strings.Contains(body, h.until) {
+			h.once.Do(func() { close(h.arrived) })
+		}
+	}
+	for _, h := range holds {
+		if !strings.Contains(body, h.has) {
+			continue
+		}
+		select {
+		case <-h.arrived:
+		case <-time.After(h.deadline):
+			h.missed.Store(true)
+		}
+	}
+}
+
+// chatRoute is the replies for the requests whose body holds has.
+type chatRoute struct {
+	has     string
+	replies []string
+}
+
+// chatMeeting holds each request with one of its markers until a request
+// with every marker has arrived, then lets them answer in the markers'
+// order: a request's reply is written only once the reply to the marker
+// before it has been sent. Its deadline bounds every wait.
+type chatMeeting struct {
+	has      []string
+	arrived  []chan struct{}
+	sent     []chan struct{}
+	once     []sync.Once
+	sentOnce []sync.Once
+	deadline time.Duration
+	missed   atomic.Bool
 }
 
 // nullReply makes the chat server answer "content": null without tool
 // calls.
 const nullReply = "<null>"
 
-// take keeps a request's body and returns the next reply.
-func (cs *chatServer) take(r *http.Request) string {
-	body, _ := io.ReadAll(r.Body)
+// take keeps a request's body and returns the next reply, once the
+// request may go on, and what to call once the reply is sent.
+func (cs *chatServer) take(r *http.Request) (string, func()) {
+	raw, _ := io.ReadAll(r.Body)
+	body := string(raw)
 	cs.mu.Lock()
-	defer cs.mu.Unlock()
-	cs.bodies = append(cs.bodies, string(body))
+	cs.bodies = append(cs.bodies, body)
+	reply := cs.next(body)
+	m, holds := cs.meeting, slices.Clone(cs.holds)
+	cs.inFlight++
+	cs.maxInFlight = max(cs.maxInFlight, cs.inFlight)
+	cs.mu.Unlock()
+	waitHolds(holds, body)
+	sent := m.wait(body)
+	return reply, func() {
+		sent()
+		cs.mu.Lock()
+		cs.inFlight--
+		cs.mu.Unlock()
+	}
+}
+
+// next is the reply for body. Called with cs.mu held.
+func (cs *chatServer) next(body string) string {
+	for _, rt := range cs.routes {
+		if strings.Contains(body, rt.has) {
+			if len(rt.replies) == 0 {
+				return "no reply left for " + rt.has
+			}
+			reply := rt.replies[0]
+			rt.replies = rt.replies[1:]
+			return reply
+		}
+	}
 	if len(cs.replies) == 0 {
 		return "no reply left"
 	}
@@ -53,11 +156,100 @@ func (cs *chatServer) take(r *http.Request) string {
 	return reply
 }
 
+// answerByContent answers the requests whose body holds has with replies,
+// in order (routes added first are tried first).
+func (cs *chatServer) answerByContent(has string, replies ...string) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	cs.routes = append(cs.routes, &chatRoute{has: has, replies: replies})
+}
+
+// meet holds the first request whose body holds each of has until all of
+// them are in flight together, then answers them in has's order. Met
+// reports whether that happened before deadline (a generous bound:
+// missing it means the requests came one after another).
+func (cs *chatServer) meet(deadline time.Duration, has ...string) *chatMeeting {
+	n := len(has)
+	m := &chatMeeting{has: has, arrived: make([]chan struct{}, n), sent: make([]chan struct{}, n),
+		once: make([]sync.Once, n), sentOnce: make([]sync.Once, n), deadline: deadline}
+	for i := range has {
+		m.arrived[i], m.sent[i] = make(chan struct{}), make(chan struct{})
+	}
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	cs.meeting = m
+	return m
+}
+
+// wait holds a request with a marker as meet says and returns what marks
+// its reply sent.
+func (m *chatMeeting) wait(body string) func() {
+	if m == nil {
+		return func() {}
+	}
+	mine := -1
+	for i, h := range m.has {
+		if strings.Contains(body, h) {
+			mine = i
+			break
+		}
+	}
+	if mine < 0 {
+		return func() {}
+	}
+	m.once[mine].Do(func() { close(m.arrived[mine]) })
+	done := func() { m.sentOnce[mine].Do(func() { close(m.sent[mine]) }) }
+	timeout := time.NewTimer(m.deadline)
+	defer timeout.Stop()
+	waits := slices.Clone(m.arrived)
+	if mine > 0 {
+		waits = append(waits, m.sent[mine-1])
+	}
+	for _, ch := range waits {
+		select {
+		case <-ch:
+		case <-timeout.C:
+			m.missed.Store(true)
+			return done
+		}
+	}
+	return done
+}
+
+// Met reports whether every marked request was in flight at once.
+func (m *chatMeeting) Met() bool { return !m.missed.Load() }
+
+// received is the number of requests so far (some may still be in
+// flight when a run ends early).
+func (cs *chatServer) received() int {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return len(cs.bodies)
+}
+
+// bodyWith is the one request body that holds has.
+func (cs *chatServer) bodyWith(t *testing.T, has string) string {
+	t.Helper()
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	var found []string
+	for _, b := range cs.bodies {
+		if strings.Contains(b, has) {
+			found = append(found, b)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("%d requests hold %q", len(found), has)
+	}
+	return found[0]
+}
+
 func newChatServer(t *testing.T, replies ...string) (*chatServer, llm.Provider) {
 	t.Helper()
 	cs := &chatServer{replies: replies}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		reply := cs.take(r)
+		reply, sent := cs.take(r)
+		defer sent()
 		w.Header().Set("Content-Type", "application/json")
 		msg, finish := map[string]any{"role": "assistant", "content": reply}, "stop"
 		if reply == nullReply {
@@ -73,6 +265,8 @@ func newChatServer(t *testing.T, replies ...string) (*chatServer, llm.Provider) 
 			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
 			"usage":   map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
 		})
+		// On the wire before the request counts as answered (meet).
+		w.(http.Flusher).Flush()
 	}))
 	t.Cleanup(srv.Close)
 	cs.url = srv.URL + "/v1"

@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"crewbench/crew/llm"
@@ -24,8 +26,8 @@ import (
 // experimental/agent_executor.py:643-1372, 2339-2761), at every
 // reasoning_effort (the PlannerObserver's call, or the heuristic of "low"
 // and observe_steps: false). Each step is a StepExecutor run
-// (stepexec.go). Parallel steps run one after another in plan order, where
-// CrewAI runs them in threads.
+// (stepexec.go). Steps that are ready together run concurrently, as
+// CrewAI runs them in threads (executeParallel).
 
 // todo is TodoItem (utilities/planning_types.py:24-40).
 type todo struct {
@@ -120,28 +122,46 @@ func newTodos(steps []planStep) []*todo {
 }
 
 // executeParallel is execute_todos_parallel (agent_executor.py:1220-1354):
-// every ready todo starts and runs before any is observed; a step that
-// raised (a tool failure under the raise policy: asyncio.gather returns
-// it) is failed with "Error: …" and not observed; the others are observed
-// and marked by the observation alone.
+// every ready todo starts (plan_step_started in plan order), then the
+// steps run at once, each a StepExecutor run in its own conversation with
+// the results of its dependencies (asyncio.to_thread on the flow loop's
+// default pool: parallelStepWorkers at a time, the first todos first).
+// When all have returned, in plan order (asyncio.gather keeps its input's
+// order): a step that raised (a tool failure under the raise policy) is
+// failed with "Error: …" as its result and not observed; then the others
+// are observed one after another and marked by the observation alone.
+//
+// A step's events are recorded in plan order, whatever order the steps
+// ran in (session.Ordered): the first step's as they happen, a later
+// step's once the steps before it are done. On a provider that serves
+// replies in arrival order (scripted, replay) the steps run one after
+// another instead, so a script or a recording answers the same step.
+// An abort or a cancellation in one step cancels the others and ends the
+// run once all have returned.
 func (ar *agentRun) executeParallel(ctx context.Context, ps *planState, ready []*todo) error {
 	for _, t := range ready {
 		ar.markRunning(t)
 	}
+	oks, errs := make([]bool, len(ready)), make([]error, len(ready))
+	if ar.stepsInOrder() {
+		for i, t := range ready {
+			oks[i], errs[i] = ar.executeStep(ctx, t, ps.todos)
+			if errs[i] != nil && !raisedInStep(ctx, errs[i]) {
+				return errs[i]
+			}
+		}
+	} else if err := ar.runStepsAtOnce(ctx, ps, ready, oks, errs); err != nil {
+		return err
+	}
 	var ran []*todo
 	var success []bool
-	for _, t := range ready {
-		ok, err := ar.executeStep(ctx, t, ps.todos)
-		var tf *ToolExecutionFailedError
-		switch {
-		case errors.As(err, &tf) && ctx.Err() == nil:
-			t.result = "Error: " + err.Error()
+	for i, t := range ready {
+		if errs[i] != nil {
+			t.result = "Error: " + errs[i].Error()
 			ar.finishTodo(t, "failed", t.result)
-		case err != nil:
-			return err
-		default:
-			ran, success = append(ran, t), append(success, ok)
+			continue
 		}
+		ran, success = append(ran, t), append(success, oks[i])
 	}
 	for i, t := range ran {
 		obs, err := ar.observe(ctx, t, success[i], ps.todos)
@@ -151,6 +171,81 @@ func (ar *agentRun) executeParallel(ctx context.Context, ps *planState, ready []
 		ar.finishTodo(t, map[bool]string{true: "completed", false: "failed"}[obs.success], nil)
 	}
 	return nil
+}
+
+// raisedInStep reports whether a step's error is one asyncio.gather
+// returns for the step (ToolExecutionFailedError, re-raised by
+// StepExecutor.execute) rather than one that ends the run.
+func raisedInStep(ctx context.Context, err error) bool {
+	var tf *ToolExecutionFailedError
+	return errors.As(err, &tf) && ctx.Err() == nil && !errors.Is(err, ErrAborted)
+}
+
+// runStepsAtOnce runs the ready todos' steps concurrently, at most
+// parallelStepWorkers at a time, started in plan order, and fills oks and
+// errs by todo. A step error that ends the run cancels the other steps;
+// the first such error is returned after every step has returned.
+func (ar *agentRun) runStepsAtOnce(ctx context.Context, ps *planState, ready []*todo, oks []bool, errs []error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	spans := make([]string, len(ready))
+	for i, t := range ready {
+		spans[i] = t.span
+	}
+	order := ar.rs.em.Order(spans)
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		fatal error
+	)
+	stop := func(err error) {
+		mu.Lock()
+		if fatal == nil {
+			fatal = err
+		}
+		mu.Unlock()
+		cancel()
+	}
+	sem := make(chan struct{}, min(parallelStepWorkers(), len(ready)))
+	for i, t := range ready {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if err := ctx.Err(); err != nil {
+			// The run is ending: a step not started yet is not started.
+			stop(err)
+			order.Done(t.span)
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			defer order.Done(t.span)
+			oks[i], errs[i] = ar.executeStep(ctx, t, ps.todos)
+			if errs[i] != nil && !raisedInStep(ctx, errs[i]) {
+				stop(errs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	return fatal
+}
+
+// parallelStepWorkers is the size of the pool asyncio.to_thread runs the
+// steps in: the event loop's default ThreadPoolExecutor, min(32, CPUs + 4)
+// (concurrent/futures/thread.py; Flow.kickoff runs a fresh loop).
+func parallelStepWorkers() int {
+	return min(32, runtime.NumCPU()+4)
+}
+
+// stepsInOrder reports whether the steps' LLM answers in arrival order
+// (llm.ServesInOrder): the agent's, or the function_calling_llm a text
+// step's tool call may ask.
+func (ar *agentRun) stepsInOrder() bool {
+	a := ar.agent
+	return llm.ServesInOrder(a.LLM) || (a.FunctionCallingLLM != nil && llm.ServesInOrder(a.FunctionCallingLLM))
 }
 
 // handleReplanNow is handle_replan_now (agent_executor.py:1011-1051): with

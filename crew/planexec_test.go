@@ -2,6 +2,7 @@ package crew
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -31,6 +32,10 @@ func stepUser(step, extra string) string {
 		"\n## Current Step\n" + step + extra +
 		"\n\n**Execute the primary action of this step NOW.** If the step requires writing a file, write it. If it requires running a command, run it. Verify the outcome with a follow-up tool call, then give your Final Answer. Your Final Answer must confirm what was DONE (file created at path X, command succeeded), not just what should be done."
 }
+
+// synthesisSystem is synthesis_system_prompt for the Writer
+// (agent_executor.py:2478-2480).
+const synthesisSystem = "You are Writer. You have completed a multi-step task. Synthesize the results from all steps into a single, coherent final response that directly addresses the original task. Do NOT list step numbers or say 'Step 1 result'. Produce a clean, polished answer as if you did it all at once."
 
 func twoMessageBody(system, user string) string {
 	return `{"messages":[{"role":"system","content":` + wireJSON(system) + `},{"role":"user","content":` + wireJSON(user) + `}],"model":"gpt-4o"}`
@@ -63,13 +68,12 @@ func TestAgentPlanExecutesStepsAndSynthesizes(t *testing.T) {
 		t.Errorf("step 2 request\n got %s\nwant %s", got, want)
 	}
 	// synthesis_system_prompt and synthesis_user_prompt (agent_executor.py:2478-2485).
-	synthSystem := "You are Writer. You have completed a multi-step task. Synthesize the results from all steps into a single, coherent final response that directly addresses the original task. Do NOT list step numbers or say 'Step 1 result'. Produce a clean, polished answer as if you did it all at once."
 	synthUser := "## Original Task\nWrite about Berlin.\n\n## Results from each step\nStep 1 (Find a fact.):\nBerlin has 3.7 million people.\n\nStep 2 (Write the sentence.):\nBerlin is big.\n\nSynthesize these results into a single, coherent final answer."
-	if got, want := cs.body(t, 3), twoMessageBody(synthSystem, synthUser); got != want {
+	if got, want := cs.body(t, 3), twoMessageBody(synthesisSystem, synthUser); got != want {
 		t.Errorf("synthesis request\n got %s\nwant %s", got, want)
 	}
-	if r.out.Raw != "Berlin, with 3.7 million people, is big." || len(cs.bodies) != 4 {
-		t.Errorf("raw %q after %d requests", r.out.Raw, len(cs.bodies))
+	if r.out.Raw != "Berlin, with 3.7 million people, is big." || cs.received() != 4 {
+		t.Errorf("raw %q after %d requests", r.out.Raw, cs.received())
 	}
 	want := []session.Kind{
 		session.FlowStarted, session.AgentReasoningStarted, session.LLMCallStarted, session.ToolUsageStarted, session.ToolUsageFinished, session.LLMCallCompleted, session.AgentReasoningCompleted,
@@ -106,6 +110,10 @@ func TestAgentPlanExecutesStepsAndSynthesizes(t *testing.T) {
 	}
 }
 
+// stepMarker is what the request body of the step with description desc
+// holds (its user message, JSON-escaped), for answerByContent and meet.
+func stepMarker(desc string) string { return `## Current Step\n` + desc }
+
 // Steps with no dependencies are ready together: all start, run, then are
 // observed (execute_todos_parallel, agent_executor.py:1220-1354); a last
 // result of 30 words with a sentence mark is the answer without synthesis
@@ -116,18 +124,20 @@ func TestAgentPlanParallelStepsUseLastResult(t *testing.T) {
 		`{"step_number":1,"description":"One.","tool_to_use":null,"depends_on":[]},` +
 		`{"step_number":2,"description":"Two.","tool_to_use":null,"depends_on":[]}],"ready":true}`
 	long := strings.TrimSpace(strings.Repeat("Berlin is a big city. ", 8)) // 40 words
-	cs, prov := newChatServer(t, plan, "", long)
+	cs, prov := newChatServer(t, plan)
+	cs.answerByContent(stepMarker("One."), "")
+	cs.answerByContent(stepMarker("Two."), long)
 	c := guardedCrew(prov, nil, false, 0)
 	c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 20, Effort: "low", MaxReplans: 3}
 	r := kickoff(t, c, nil, Options{})
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	if got, want := cs.body(t, 2), twoMessageBody(stepSystemWire, stepUser("Two.", "")); got != want {
+	if got, want := cs.bodyWith(t, stepMarker("Two.")), twoMessageBody(stepSystemWire, stepUser("Two.", "")); got != want {
 		t.Errorf("step 2 request\n got %s\nwant %s", got, want)
 	}
-	if r.out.Raw != long || len(cs.bodies) != 3 {
-		t.Errorf("raw %q after %d requests", r.out.Raw, len(cs.bodies))
+	if r.out.Raw != long || cs.received() != 3 {
+		t.Errorf("raw %q after %d requests", r.out.Raw, cs.received())
 	}
 	var kinds []session.Kind
 	var success []bool
@@ -143,6 +153,118 @@ func TestAgentPlanParallelStepsUseLastResult(t *testing.T) {
 	want := []session.Kind{session.LLMCallStarted, session.PlanStepStarted, session.PlanStepStarted, session.LLMCallStarted, session.LLMCallStarted, session.PlanStepCompleted, session.PlanStepCompleted}
 	if !slices.Equal(kinds, want) || !slices.Equal(success, []bool{false, true}) {
 		t.Errorf("kinds %v, success %v", kinds, success)
+	}
+}
+
+// Two independent steps and one that depends on both, at medium effort.
+// The two run at once (the server holds each until both are in flight,
+// and answers step 2 first); each sends its own StepExecutor conversation.
+// After both return they are observed in plan order, step 1 with nothing
+// completed yet (step 2 is still running) and step 2 with step 1
+// completed, each marked right after its observation. Step 3 gets both
+// results by step number, and the synthesis every result in plan order
+// (agent_executor.py:610-642, 1220-1354, 2444-2531). The recorded events
+// put step 1's LLM call before step 2's, whichever finished first
+// (session.Ordered), with Seq, emission_sequence and previous_event_id
+// following the recorded order.
+func TestAgentPlanParallelStepsRunAtOnce(t *testing.T) {
+	const plan = `call create_reasoning_plan {"plan":"p","steps":[` +
+		`{"step_number":1,"description":"Count the people.","tool_to_use":null,"depends_on":[]},` +
+		`{"step_number":2,"description":"Measure the area.","tool_to_use":null,"depends_on":[]},` +
+		`{"step_number":3,"description":"Write the sentence.","tool_to_use":null,"depends_on":[2,1]}],"ready":true}`
+	const sentence = "Berlin has 3.7 million people on 891 square km."
+	cs, prov := newChatServer(t, plan)
+	for i := 1; i <= 3; i++ {
+		cs.answerByContent(fmt.Sprintf("Just completed step %d", i), observationReply(true, false, "null"))
+	}
+	cs.answerByContent("Synthesize these results", "S.")
+	cs.answerByContent(stepMarker("Count the people."), "Thought: counted\nFinal Answer: 3.7 million people.")
+	cs.answerByContent(stepMarker("Measure the area."), "Final Answer: 891 square km.")
+	cs.answerByContent(stepMarker("Write the sentence."), sentence)
+	together := cs.meet(30*time.Second, stepMarker("Measure the area."), stepMarker("Count the people."))
+	c := guardedCrew(prov, nil, false, 0)
+	c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 20, Effort: "medium", MaxReplans: 3}
+	r := kickoff(t, c, nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if !together.Met() {
+		t.Error("the two independent steps were not in flight at the same time")
+	}
+	for _, tc := range []struct{ name, has, want string }{
+		{"step 1", stepMarker("Count the people."), twoMessageBody(stepSystemWire, stepUser("Count the people.", ""))},
+		{"step 2", stepMarker("Measure the area."), twoMessageBody(stepSystemWire, stepUser("Measure the area.", ""))},
+		{"step 3", stepMarker("Write the sentence."), twoMessageBody(stepSystemWire, stepUser("Write the sentence.",
+			"\n\n## Context from previous steps:\nStep 1 result: 3.7 million people.\nStep 2 result: 891 square km."))},
+		{"observation 1", "Just completed step 1", chatBody(observationSystem, "## Original task\nWrite about Berlin.\n\n## Expected output\nOne sentence.\n\n\n"+
+			"## Just completed step 1\nDescription: Count the people.\nResult: 3.7 million people.\n\n## Remaining plan steps:\n  Step 3: Write the sentence.\n\n"+
+			"Analyze this step's result and provide your observation.", "gpt-4o", "StepObservation", observationSchemaWire)},
+		{"observation 2", "Just completed step 2", chatBody(observationSystem, "## Original task\nWrite about Berlin.\n\n## Expected output\nOne sentence.\n\n"+
+			"## Previously completed steps:\n  Step 1: Count the people.\n    Result: 3.7 million people.\n\n"+
+			"## Just completed step 2\nDescription: Measure the area.\nResult: 891 square km.\n\n## Remaining plan steps:\n  Step 3: Write the sentence.\n\n"+
+			"Analyze this step's result and provide your observation.", "gpt-4o", "StepObservation", observationSchemaWire)},
+		{"synthesis", "Synthesize these results", twoMessageBody(synthesisSystem, "## Original Task\nWrite about Berlin.\n\n## Results from each step\n"+
+			"Step 1 (Count the people.):\n3.7 million people.\n\nStep 2 (Measure the area.):\n891 square km.\n\nStep 3 (Write the sentence.):\n"+sentence+
+			"\n\nSynthesize these results into a single, coherent final answer.")},
+	} {
+		if got := cs.bodyWith(t, tc.has); got != tc.want {
+			t.Errorf("%s request\n got %s\nwant %s", tc.name, got, tc.want)
+		}
+	}
+	if r.out.Raw != "S." || cs.received() != 8 {
+		t.Errorf("raw %q after %d requests", r.out.Raw, cs.received())
+	}
+	// The plan's events in recorded order: which step each LLM call and
+	// observation belongs to, by the step scope it is in.
+	stepOf := map[string]int{}
+	var got []string
+	for _, ev := range r.events {
+		switch ev.Kind {
+		case session.AgentStepStarted:
+			stepOf[ev.Span] = int(ev.Int(session.KeyStep))
+		case session.PlanStepStarted, session.PlanStepCompleted:
+			got = append(got, fmt.Sprint(ev.Kind, " ", ev.Int("step_number")))
+		case session.LLMCallStarted, session.LLMCallCompleted, session.StepObservationCompleted:
+			if n, ok := stepOf[ev.Parent]; ok {
+				got = append(got, fmt.Sprint(ev.Kind, " ", n))
+			}
+		}
+	}
+	want := []string{
+		"plan_step_started 1", "plan_step_started 2",
+		"llm_call_started 1", "llm_call_completed 1", "llm_call_started 2", "llm_call_completed 2",
+		"llm_call_started 1", "llm_call_completed 1", "step_observation_completed 1", "plan_step_completed 1",
+		"llm_call_started 2", "llm_call_completed 2", "step_observation_completed 2", "plan_step_completed 2",
+		"plan_step_started 3", "llm_call_started 3", "llm_call_completed 3",
+		"llm_call_started 3", "llm_call_completed 3", "step_observation_completed 3", "plan_step_completed 3",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("plan events\n got %q\nwant %q", got, want)
+	}
+	checkRecordedOrder(t, r.events)
+}
+
+// checkRecordedOrder: Seq counts the events as recorded, and each CrewAI
+// event's emission_sequence and previous_event_id follow the one recorded
+// before it.
+func checkRecordedOrder(t *testing.T, events []session.Event) {
+	t.Helper()
+	var last session.Event
+	for i, ev := range events {
+		if ev.Seq != events[0].Seq+int64(i) {
+			t.Fatalf("event %d (%s) has seq %d after %d", i, ev.Kind, ev.Seq, events[max(i-1, 0)].Seq)
+		}
+		if !ev.Kind.IsCrewAI() || ev.Kind == session.DefaultEnv || ev.Kind == session.CrewKickoffStarted {
+			if ev.Kind.IsCrewAI() {
+				last = ev
+			}
+			continue
+		}
+		if ev.EmissionSequence != last.EmissionSequence+1 || ev.PreviousEventID != last.ID {
+			t.Fatalf("event %d (%s): emission_sequence %d, previous_event_id %q after %s %d %q",
+				i, ev.Kind, ev.EmissionSequence, ev.PreviousEventID, last.Kind, last.EmissionSequence, last.ID)
+		}
+		last = ev
 	}
 }
 
@@ -186,8 +308,8 @@ func TestAgentPlanObserverMedium(t *testing.T) {
 	if got, want := cs.body(t, 4), chatBody(observationSystem, obs2, "gpt-4o", "StepObservation", observationSchemaWire); got != want {
 		t.Errorf("observation 2\n got %s\nwant %s", got, want)
 	}
-	if r.out.Raw != "S." || len(cs.bodies) != 6 {
-		t.Errorf("raw %q after %d requests", r.out.Raw, len(cs.bodies))
+	if r.out.Raw != "S." || cs.received() != 6 {
+		t.Errorf("raw %q after %d requests", r.out.Raw, cs.received())
 	}
 	var kinds []session.Kind
 	var success []bool
@@ -227,8 +349,8 @@ func TestAgentPlanObserverHighRefinesAndEndsEarly(t *testing.T) {
 	if got, want := cs.body(t, 3), twoMessageBody(stepSystemWire, stepUser("Write about A.", "\n\n## Context from previous steps:\nStep 1 result: Fact A.")); got != want {
 		t.Errorf("refined step 2 request\n got %s\nwant %s", got, want)
 	}
-	if r.out.Raw != "S." || len(cs.bodies) != 6 {
-		t.Errorf("raw %q after %d requests", r.out.Raw, len(cs.bodies))
+	if r.out.Raw != "S." || cs.received() != 6 {
+		t.Errorf("raw %q after %d requests", r.out.Raw, cs.received())
 	}
 	for _, ev := range r.events {
 		switch ev.Kind {
@@ -327,7 +449,7 @@ func TestAgentPlanStepCallsMCPToolNatively(t *testing.T) {
 			if got, want := cs.body(t, 1), `{"messages":[`+system+`,`+user+`],`+tools; got != want {
 				t.Errorf("step request 1\n got %s\nwant %s", got, want)
 			}
-			last := len(cs.bodies) - 1
+			last := cs.received() - 1
 			if tc.iterations == 0 {
 				assistant := `{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"` + name + `","arguments":"{\"city\": \"Berlin\", \"days\": 2}"}}]}`
 				toolMsg := `{"role":"tool","tool_call_id":"call_1","name":"` + name + `","content":` + wireJSON(forecastResult) + `}`
@@ -337,7 +459,7 @@ func TestAgentPlanStepCallsMCPToolNatively(t *testing.T) {
 			}
 			synthesized := wireJSON("Step 1 (Get the forecast.):\n" + tc.result)
 			if !strings.Contains(cs.body(t, last), synthesized[1:len(synthesized)-1]) || r.out.Raw != "S." || last != 2+len(tc.replies)-1 {
-				t.Errorf("synthesis %s, raw %q after %d requests", cs.body(t, last), r.out.Raw, len(cs.bodies))
+				t.Errorf("synthesis %s, raw %q after %d requests", cs.body(t, last), r.out.Raw, cs.received())
 			}
 			if sent := sentArguments(r); len(sent) != 1 || sent[0] != `{"city":"Berlin","days":2,"units":"metric"}` {
 				t.Errorf("arguments sent: %q", sent)
@@ -407,8 +529,8 @@ func TestAgentPlanStepReActCallsMCPTool(t *testing.T) {
 			}
 			if !tc.success {
 				// No result: finalize's fallback, without synthesis.
-				if r.out.Raw != "Agent completed execution but produced no final output." || len(cs.bodies) != 2 {
-					t.Errorf("raw %q after %d requests", r.out.Raw, len(cs.bodies))
+				if r.out.Raw != "Agent completed execution but produced no final output." || cs.received() != 2 {
+					t.Errorf("raw %q after %d requests", r.out.Raw, cs.received())
 				}
 				return
 			}
@@ -417,8 +539,8 @@ func TestAgentPlanStepReActCallsMCPTool(t *testing.T) {
 			if got := cs.body(t, 2); got != want {
 				t.Errorf("step request 2\n got %s\nwant %s", got, want)
 			}
-			if r.out.Raw != "S." || len(cs.bodies) != 4 {
-				t.Errorf("raw %q after %d requests", r.out.Raw, len(cs.bodies))
+			if r.out.Raw != "S." || cs.received() != 4 {
+				t.Errorf("raw %q after %d requests", r.out.Raw, cs.received())
 			}
 			// The StepExecutor's pair (the plan step, the input parsed)
 			// around ToolUsage's.
@@ -462,8 +584,8 @@ func TestAgentPlanReplansAfterNeedsFullReplan(t *testing.T) {
 		t.Errorf("new step request\n got %s\nwant %s", got, want)
 	}
 	synthUser := "## Original Task\nWrite about Berlin.\n\n## Results from each step\nStep 1 (Find a fact.):\nNothing found.\n\nStep 3 (Search again.):\nBerlin has 3.7 million people.\n\nSynthesize these results into a single, coherent final answer."
-	if got := cs.body(t, 6); !strings.Contains(got, wireJSON(synthUser)[1:len(wireJSON(synthUser))-1]) || r.out.Raw != "S." || len(cs.bodies) != 7 {
-		t.Errorf("synthesis %s, raw %q after %d requests", got, r.out.Raw, len(cs.bodies))
+	if got := cs.body(t, 6); !strings.Contains(got, wireJSON(synthUser)[1:len(wireJSON(synthUser))-1]) || r.out.Raw != "S." || cs.received() != 7 {
+		t.Errorf("synthesis %s, raw %q after %d requests", got, r.out.Raw, cs.received())
 	}
 	var kinds []session.Kind
 	for _, ev := range r.events {
@@ -506,13 +628,12 @@ func TestAgentPlanSynthesisWithOutputJSON(t *testing.T) {
 	if got, want := cs.body(t, 1), twoMessageBody(stepSystemWire, stepUser("Get it.", "")); got != want {
 		t.Errorf("step request\n got %s\nwant %s", got, want)
 	}
-	synthSystem := "You are Writer. You have completed a multi-step task. Synthesize the results from all steps into a single, coherent final response that directly addresses the original task. Do NOT list step numbers or say 'Step 1 result'. Produce a clean, polished answer as if you did it all at once."
 	synthUser := "## Original Task\nWrite about Berlin.\n\n## Results from each step\nStep 1 (Get it.):\n" + long + "\n\nSynthesize these results into a single, coherent final answer."
-	if got, want := cs.body(t, 2), chatBody(synthSystem, synthUser, "gpt-4o", "Forecast", forecastWire); got != want {
+	if got, want := cs.body(t, 2), chatBody(synthesisSystem, synthUser, "gpt-4o", "Forecast", forecastWire); got != want {
 		t.Errorf("synthesis request\n got %s\nwant %s", got, want)
 	}
-	if r.out.Raw != `{"city":"Berlin","days":2,"summary":"Big."}` || r.out.JSONDict == nil || len(cs.bodies) != 3 {
-		t.Errorf("raw %q, json %v after %d requests", r.out.Raw, r.out.JSONDict, len(cs.bodies))
+	if r.out.Raw != `{"city":"Berlin","days":2,"summary":"Big."}` || r.out.JSONDict == nil || cs.received() != 3 {
+		t.Errorf("raw %q, json %v after %d requests", r.out.Raw, r.out.JSONDict, cs.received())
 	}
 }
 
@@ -544,8 +665,8 @@ func TestAgentPlanDeadlockReplans(t *testing.T) {
 			if r.err != nil {
 				t.Fatal(r.err)
 			}
-			if r.out.Raw != long || len(cs.bodies) != tc.requests || r.count(session.PlanReplanTriggered) != 0 {
-				t.Fatalf("raw %q after %d requests, %d replan events", r.out.Raw, len(cs.bodies), r.count(session.PlanReplanTriggered))
+			if r.out.Raw != long || cs.received() != tc.requests || r.count(session.PlanReplanTriggered) != 0 {
+				t.Fatalf("raw %q after %d requests, %d replan events", r.out.Raw, cs.received(), r.count(session.PlanReplanTriggered))
 			}
 			if tc.replans == 0 {
 				// The agent loop's own request, after agent_logs_started.
@@ -567,54 +688,91 @@ func TestAgentPlanDeadlockReplans(t *testing.T) {
 	}
 }
 
+// downTool always fails with "down for maintenance".
+func downTool() Tool {
+	return NewFuncTool("down", "Always down.", nil, func(context.Context, *pyjson.Object) ToolResult {
+		return ToolResult{Failure: &ToolFailure{Message: "down for maintenance", Reason: ReasonToolReported}}
+	})
+}
+
 // A tool failure under the raise policy is ToolExecutionFailedError, which
 // StepExecutor.execute re-raises (step_executor.py:209-212): a single step
-// fails the run; among parallel steps asyncio.gather returns it, and the
-// step is failed with "Error: …" as its result, unobserved, while the
-// others go on (agent_executor.py:1250-1275).
+// fails the run.
 func TestAgentPlanStepToolFailureUnderRaise(t *testing.T) {
+	single := `call create_reasoning_plan {"plan":"p","steps":[{"step_number":1,"description":"One.","tool_to_use":null,"depends_on":[]}],"ready":true}`
+	cs, prov := newChatServer(t, single, `call down {}`)
+	c := guardedCrew(prov, nil, false, 0)
+	c.ToolFailurePolicy = PolicyRaise
+	c.Agents[0].Tools = []Tool{downTool()}
+	c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 20, Effort: "low", MaxReplans: 3}
+	r := kickoff(t, c, nil, Options{})
+	if r.err == nil || r.err.Error() != "Tool 'down' failed during 'write': down for maintenance" || cs.received() != 2 {
+		t.Fatalf("err %v after %d requests", r.err, cs.received())
+	}
+}
+
+// Failing parallel steps, both in flight at once. A step that raises
+// (a tool failure under the raise policy) is returned by asyncio.gather:
+// the step is failed with "Error: …" as its result and error, unobserved,
+// before the others are observed, while the others go on
+// (agent_executor.py:1250-1275). A step that fails inside the
+// StepExecutor (an empty reply) is observed as failed. Two failed todos
+// after the batch are after_parallel_execution's replan (_should_replan,
+// handle_replan: no plan_replan_triggered, :1356-1372, 2537-2587,
+// 2739-2761), with both steps in the replan context.
+func TestAgentPlanParallelStepFailures(t *testing.T) {
 	parallel := `call create_reasoning_plan {"plan":"p","steps":[` +
 		`{"step_number":1,"description":"One.","tool_to_use":null,"depends_on":[]},` +
 		`{"step_number":2,"description":"Two.","tool_to_use":null,"depends_on":[]}],"ready":true}`
-	single := `call create_reasoning_plan {"plan":"p","steps":[{"step_number":1,"description":"One.","tool_to_use":null,"depends_on":[]}],"ready":true}`
+	replanned := `call create_reasoning_plan {"plan":"p2","steps":[{"step_number":3,"description":"Three.","tool_to_use":null,"depends_on":[]}],"ready":true}`
+	const raised = "Error: Tool 'down' failed during 'write': down for maintenance"
 	long := strings.TrimSpace(strings.Repeat("Berlin is a big city. ", 8))
 	for _, tc := range []struct {
-		name    string
-		replies []string
-		// failed is the run's error ("" for none).
-		failed string
+		name       string
+		one, two   string
+		plans      []string
+		completed  []string
+		requests   int
+		replanFrom string // what the replan request holds ("" for no replan)
 	}{
-		{"parallel steps go on", []string{parallel, `call down {}`, long}, ""},
-		{"a single step fails the run", []string{single, `call down {}`}, "Tool 'down' failed during 'write': down for maintenance"},
+		{"a raising step", `call down {}`, long, []string{parallel}, []string{"1 false " + raised + " " + raised, "2 true " + long + " <nil>"}, 3, ""},
+		{"two failed steps replan", nullReply, `call down {}`, []string{parallel, replanned},
+			[]string{"2 false " + raised + " " + raised, "1 false  <nil>", "3 true " + long + " <nil>"}, 5,
+			"\nFailed or errored steps:\n  - Step 1: One.\n  - Step 2: Two.\n    Error: " + raised +
+				"\n\nThis is replan attempt 1.\nPrevious replan reason: Multiple todos failed (2 failures)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cs, prov := newChatServer(t, tc.replies...)
+			cs, prov := newChatServer(t, tc.plans...)
+			cs.answerByContent(stepMarker("One."), tc.one)
+			cs.answerByContent(stepMarker("Two."), tc.two)
+			cs.answerByContent(stepMarker("Three."), long) // native mode: the text is the result
+			together := cs.meet(30*time.Second, stepMarker("One."), stepMarker("Two."))
 			c := guardedCrew(prov, nil, false, 0)
 			c.ToolFailurePolicy = PolicyRaise
-			c.Agents[0].Tools = []Tool{NewFuncTool("down", "Always down.", nil, func(context.Context, *pyjson.Object) ToolResult {
-				return ToolResult{Failure: &ToolFailure{Message: "down for maintenance", Reason: ReasonToolReported}}
-			})}
+			c.Agents[0].Tools = []Tool{downTool()}
 			c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 20, Effort: "low", MaxReplans: 3}
 			r := kickoff(t, c, nil, Options{})
-			if tc.failed != "" {
-				if r.err == nil || r.err.Error() != tc.failed || len(cs.bodies) != 2 {
-					t.Fatalf("err %v after %d requests", r.err, len(cs.bodies))
-				}
-				return
-			}
 			if r.err != nil {
 				t.Fatal(r.err)
+			}
+			if !together.Met() {
+				t.Error("the two steps were not in flight at the same time")
 			}
 			var completed []string
 			for _, ev := range r.events {
 				if ev.Kind == session.PlanStepCompleted {
-					completed = append(completed, fmt.Sprint(ev.Int("step_number"), " ", ev.Bool("success"), " ", ev.Str("result")))
+					completed = append(completed, fmt.Sprint(ev.Int("step_number"), " ", ev.Bool("success"), " ", ev.Str("result"), " ", ev.Data["error"]))
 				}
 			}
-			want := []string{"1 false Error: Tool 'down' failed during 'write': down for maintenance", "2 true " + long}
-			if !slices.Equal(completed, want) || r.out.Raw != long || len(cs.bodies) != 3 {
-				t.Errorf("steps %q, raw %q after %d requests", completed, r.out.Raw, len(cs.bodies))
+			if !slices.Equal(completed, tc.completed) || r.out.Raw != long || cs.received() != tc.requests || r.count(session.PlanReplanTriggered) != 0 {
+				t.Errorf("steps %q, raw %q after %d requests", completed, r.out.Raw, cs.received())
 			}
+			if tc.replanFrom != "" {
+				if got := cs.bodyWith(t, "This is replan attempt 1."); !strings.Contains(got, wireJSON(tc.replanFrom)[1:len(wireJSON(tc.replanFrom))-1]) {
+					t.Errorf("replan request %s", got)
+				}
+			}
+			checkRecordedOrder(t, r.events)
 		})
 	}
 }
@@ -651,9 +809,226 @@ func TestAgentPlanStepTimeout(t *testing.T) {
 					completed = append(completed, fmt.Sprint(ev.Bool("success"), " ", ev.Str("result")))
 				}
 			}
-			if !slices.Equal(completed, []string{"true " + tc.result}) || len(cs.bodies) != tc.requests {
-				t.Errorf("steps %q after %d requests", completed, len(cs.bodies))
+			if !slices.Equal(completed, []string{"true " + tc.result}) || cs.received() != tc.requests {
+				t.Errorf("steps %q after %d requests", completed, cs.received())
 			}
 		})
+	}
+}
+
+// Parallel steps that call a tool, natively and in text mode: each step
+// is its own conversation (its tool result comes back to it alone), both
+// are in flight at once, and the tool events, which carry the plan step,
+// are recorded step by step.
+func TestAgentPlanParallelStepsCallTools(t *testing.T) {
+	const plan = `call create_reasoning_plan {"plan":"p","steps":[` +
+		`{"step_number":1,"description":"One.","tool_to_use":null,"depends_on":[]},` +
+		`{"step_number":2,"description":"Two.","tool_to_use":null,"depends_on":[]}],"ready":true}`
+	for _, tc := range []struct {
+		name       string
+		text       bool
+		one, two   []string
+		toolEvents []string
+	}{
+		{"native", false,
+			[]string{`call get_forecast {"city": "Berlin"}`, "one done."}, []string{`call get_forecast {"city": "Lisbon"}`, "two done."},
+			[]string{"tool_usage_started 1", "tool_usage_finished 1", "tool_usage_started 2", "tool_usage_finished 2"}},
+		{"text", true,
+			[]string{"Thought: t\nAction: get_forecast\nAction Input: {\"city\": \"Berlin\"}", "Final Answer: one done."},
+			[]string{"Thought: t\nAction: get_forecast\nAction Input: {\"city\": \"Lisbon\"}", "Final Answer: two done."},
+			// The StepExecutor's pair around ToolUsage's (no plan step).
+			[]string{"tool_usage_started 1", "tool_usage_started <nil>", "tool_usage_finished <nil>", "tool_usage_finished 1",
+				"tool_usage_started 2", "tool_usage_started <nil>", "tool_usage_finished <nil>", "tool_usage_finished 2"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs, prov := newChatServer(t, plan)
+			c := guardedCrew(prov, nil, false, 0)
+			c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 20, Effort: "low", MaxReplans: 3}
+			if tc.text {
+				text, err := llm.New(llm.Config{Model: "gpt-4o", BaseURL: cs.url, APIKey: "sk-test", FunctionCalling: new(bool)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				c.Agents[0].LLM = text
+				c.Agents[0].Planning.LLM, c.Agents[0].Planning.Model = prov, "gpt-4o"
+			}
+			c.Agents[0].Tools = []Tool{weatherTool(new(atomic.Int64))}
+			cs.answerByContent(stepMarker("One."), tc.one...)
+			cs.answerByContent(stepMarker("Two."), tc.two...)
+			cs.answerByContent("Synthesize these results", "S.")
+			together := cs.meet(30*time.Second, stepMarker("One."), stepMarker("Two."))
+			r := kickoff(t, c, nil, Options{})
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			if !together.Met() || r.out.Raw != "S." || cs.received() != 6 {
+				t.Errorf("in flight together %v, raw %q after %d requests", together.Met(), r.out.Raw, cs.received())
+			}
+			cs.mu.Lock()
+			for _, b := range cs.bodies {
+				if strings.Contains(b, stepMarker("One.")) && strings.Contains(b, "Lisbon") || strings.Contains(b, stepMarker("Two.")) && strings.Contains(b, "Sunny in Berlin") {
+					t.Errorf("a step saw the other's conversation: %s", b)
+				}
+			}
+			cs.mu.Unlock()
+			if got := cs.bodyWith(t, "Synthesize these results"); !strings.Contains(got, `Step 1 (One.):\none done.\n\nStep 2 (Two.):\ntwo done.`) {
+				t.Errorf("synthesis request %s", got)
+			}
+			var tools []string
+			for _, ev := range r.events {
+				if (ev.Kind == session.ToolUsageStarted || ev.Kind == session.ToolUsageFinished) && ev.Str("tool_name") == "get_forecast" {
+					tools = append(tools, fmt.Sprint(ev.Kind, " ", ev.Data["plan_step_number"]))
+				}
+			}
+			if !slices.Equal(tools, tc.toolEvents) {
+				t.Errorf("tool events %q", tools)
+			}
+			checkRecordedOrder(t, r.events)
+		})
+	}
+}
+
+// On the scripted LLM, which answers in arrival order, parallel steps run
+// one after another in plan order, so a script's replies go to the same
+// steps on every run (llm.ServesInOrder): step 2's call starts only after
+// step 1's, which takes a while, has completed.
+func TestAgentPlanParallelStepsOnScriptedLLM(t *testing.T) {
+	const script = `
+conversations:
+  - agent: Writer
+    replies:
+      - tool_calls:
+          - name: create_reasoning_plan
+            arguments: '{"plan":"p","steps":[{"step_number":1,"description":"One.","tool_to_use":null,"depends_on":[]},{"step_number":2,"description":"Two.","tool_to_use":null,"depends_on":[]}],"ready":true}'
+      - content: "Final Answer: first."
+        delay: 50ms
+      - "Final Answer: second."
+      - "S."
+`
+	c := guardedCrew(scripted(t, script), nil, false, 0)
+	c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 20, Effort: "low", MaxReplans: 3}
+	r := kickoff(t, c, nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	var results []string
+	stepOf := map[string]int{}
+	var completed1, started2 time.Time
+	for _, ev := range r.events {
+		switch ev.Kind {
+		case session.AgentStepStarted:
+			stepOf[ev.Span] = int(ev.Int(session.KeyStep))
+		case session.PlanStepCompleted:
+			results = append(results, fmt.Sprint(ev.Int("step_number"), " ", ev.Str("result")))
+		case session.LLMCallCompleted:
+			if stepOf[ev.Parent] == 1 {
+				completed1 = ev.Time
+			}
+		case session.LLMCallStarted:
+			if stepOf[ev.Parent] == 2 {
+				started2 = ev.Time
+			}
+		}
+	}
+	if !slices.Equal(results, []string{"1 first.", "2 second."}) || r.out.Raw != "S." {
+		t.Errorf("steps %q, raw %q", results, r.out.Raw)
+	}
+	if completed1.IsZero() || started2.Before(completed1) {
+		t.Errorf("step 2's call started at %v, before step 1's completed at %v", started2, completed1)
+	}
+}
+
+// stepperFunc answers every pause with a function.
+type stepperFunc func(context.Context, *Pause) (Decision, error)
+
+func (f stepperFunc) Before(ctx context.Context, p *Pause) (Decision, error) { return f(ctx, p) }
+
+// An abort at a breakpoint in one parallel step (crewbench's, no CrewAI
+// counterpart) ends the run with ErrAborted once the other step has
+// returned; the plan goes no further.
+func TestAgentPlanParallelStepAborted(t *testing.T) {
+	const plan = `call create_reasoning_plan {"plan":"p","steps":[` +
+		`{"step_number":1,"description":"One.","tool_to_use":null,"depends_on":[]},` +
+		`{"step_number":2,"description":"Two.","tool_to_use":null,"depends_on":[]}],"ready":true}`
+	cs, prov := newChatServer(t, plan)
+	cs.answerByContent(stepMarker("One."), "Final Answer: one.")
+	c := guardedCrew(prov, nil, false, 0)
+	c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 20, Effort: "low", MaxReplans: 3}
+	abortTwo := stepperFunc(func(_ context.Context, p *Pause) (Decision, error) {
+		if p.Kind == PauseLLMCall && len(p.Messages) > 1 && strings.Contains(p.Messages[1].Content, "## Current Step\nTwo.") {
+			return Decision{Action: Abort}, nil
+		}
+		return Decision{Action: Continue}, nil
+	})
+	r := kickoff(t, c, nil, Options{Stepper: abortTwo})
+	if !errors.Is(r.err, ErrAborted) {
+		t.Fatalf("err %v", r.err)
+	}
+	if n := r.count(session.PlanStepCompleted); n != 0 || cs.received() > 2 {
+		t.Errorf("%d steps completed after %d requests", n, cs.received())
+	}
+	checkRecordedOrder(t, r.events)
+}
+
+// More ready steps than asyncio's default pool has threads
+// (parallelStepWorkers): that many run at once, the others wait for a free
+// one. The server holds every step's request until all of them are in
+// flight, which the bound never allows: after the (short) deadline the
+// held requests are answered, and no more than the pool's size were ever
+// in flight together.
+func TestAgentPlanParallelStepsBoundedByPool(t *testing.T) {
+	workers := parallelStepWorkers()
+	var steps, markers []string
+	cs, prov := newChatServer(t)
+	for i := 1; i <= workers+1; i++ {
+		desc := fmt.Sprintf("Part %d.", i)
+		steps = append(steps, fmt.Sprintf(`{"step_number":%d,"description":%q,"tool_to_use":null,"depends_on":[]}`, i, desc))
+		markers = append(markers, stepMarker(desc))
+		cs.answerByContent(stepMarker(desc), fmt.Sprintf("Final Answer: part %d.", i))
+	}
+	cs.queue(`call create_reasoning_plan {"plan":"p","steps":[`+strings.Join(steps, ",")+`],"ready":true}`, "S.")
+	all := cs.meet(2*time.Second, markers...)
+	c := guardedCrew(prov, nil, false, 0)
+	c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 40, Effort: "low", MaxReplans: 3}
+	r := kickoff(t, c, nil, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	cs.mu.Lock()
+	most := cs.maxInFlight
+	cs.mu.Unlock()
+	if all.Met() || most != workers || r.out.Raw != "S." || r.count(session.PlanStepCompleted) != workers+1 {
+		t.Errorf("all %d steps in flight together: %v; at most %d in flight, want %d; raw %q", workers+1, all.Met(), most, workers, r.out.Raw)
+	}
+}
+
+// A recording of parallel steps that ran at once, and finished in the
+// other order, replays without divergence: the recording holds each
+// step's calls in plan order, and on the replay provider the steps run in
+// that order. Step 1's reply waits until step 2 has had its tool result,
+// so step 2's first call completes first.
+func TestAgentPlanParallelStepsReplay(t *testing.T) {
+	const plan = `call create_reasoning_plan {"plan":"p","steps":[` +
+		`{"step_number":1,"description":"One.","tool_to_use":null,"depends_on":[]},` +
+		`{"step_number":2,"description":"Two.","tool_to_use":null,"depends_on":[]}],"ready":true}`
+	cs, prov := newChatServer(t, plan)
+	cs.answerByContent(stepMarker("One."), "one.")
+	cs.answerByContent(stepMarker("Two."), `call get_forecast {"city": "Lisbon"}`, "two.")
+	cs.answerByContent("Synthesize these results", "S.")
+	overtaken := cs.holdUntil(30*time.Second, stepMarker("One."), "Sunny in Lisbon")
+	run := func(p llm.Provider) result {
+		c := guardedCrew(p, nil, false, 0)
+		c.Agents[0].Tools = []Tool{weatherTool(new(atomic.Int64))}
+		c.Agents[0].Planning = &PlanningConfig{MaxAttempts: 1, MaxSteps: 20, Effort: "low", MaxReplans: 3}
+		return kickoff(t, c, nil, Options{})
+	}
+	live := run(prov)
+	if live.err != nil || !overtaken.Met() || live.out.Raw != "S." {
+		t.Fatalf("live run: %v, raw %q, step 2 went on while step 1 waited: %v", live.err, live.out.Raw, overtaken.Met())
+	}
+	replay := llm.NewReplay(live.events, llm.ReplayOptions{})
+	again := run(replay)
+	if again.err != nil || again.out.Raw != live.out.Raw || len(replay.Divergences()) != 0 || replay.Served() != replay.Len() {
+		t.Errorf("replay: err %v, raw %q, divergences %v, served %d of %d", again.err, again.out.Raw, replay.Divergences(), replay.Served(), replay.Len())
 	}
 }

@@ -44,7 +44,7 @@ type stepRun struct {
 // when the executor is made, off for the rest of the plan once a provider
 // refused native tools (step_executor.py:179-189).
 func (ar *agentRun) stepNative() bool {
-	return ar.mode == prompt.ModeNative && !ar.stepFellBack
+	return ar.mode == prompt.ModeNative && !ar.stepFellBack.Load()
 }
 
 // executeStep is StepExecutor.execute (step_executor.py:127-242): the RPM
@@ -78,7 +78,7 @@ func (ar *agentRun) executeStep(ctx context.Context, t *todo, todos []*todo) (bo
 	if native {
 		out, err = s.native(ctx)
 		if err != nil && !stepFatal(ctx, err) && llm.IsToolsUnsupported(err) {
-			ar.stepFellBack = true
+			ar.stepFellBack.Store(true)
 			ar.rs.warn(t.span, ar.base, "plan step "+fmt.Sprint(t.number)+": the provider does not support native tool calling; the StepExecutor goes on with CrewAI's text tool calling")
 			s.msgs = append(s.msgs, llm.Message{Role: llm.RoleUser, Content: prompt.RStrip(prompt.NativeFallback + prompt.ToolsReminder(ar.toolText))})
 			out, err = s.text(ctx)

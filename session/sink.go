@@ -49,6 +49,13 @@ type Emitter struct {
 	// tell the same story when several goroutines emit at once.
 	mu  sync.Mutex
 	seq atomic.Int64
+	// out is taken before mu is released and held while the sink runs,
+	// so the sink receives events in the order they were stamped (a sink
+	// must therefore not emit through the Emitter that feeds it).
+	out sync.Mutex
+	// held routes the events of the scopes an Ordered holds (by span) to
+	// their place in it; empty when none is open.
+	held map[string]heldScope
 	// scopes maps each open scope's Span to its start event.
 	scopes map[string]scopeStart
 	// lastCrewAI is the event_id of the last CrewAI-typed event.
@@ -83,23 +90,43 @@ func (e *Emitter) WithClock(now func() time.Time, newID func() string) *Emitter 
 	return e
 }
 
-// Emit stamps ev and forwards it. It returns the stamped event.
+// Emit stamps ev and forwards it. It returns the stamped event; an event an
+// Ordered holds back has only its time and id yet.
 func (e *Emitter) Emit(ev Event) Event {
 	if e == nil || e.sink == nil {
 		return ev
 	}
 	e.mu.Lock()
-	ev.Seq = e.seq.Add(1)
 	if ev.Time.IsZero() {
 		ev.Time = e.now()
 	}
 	if ev.ID == "" {
 		ev.ID = e.newID()
 	}
-	e.stampEnvelope(&ev)
-	e.mu.Unlock()
-	e.sink.Emit(ev)
+	if e.hold(ev) {
+		e.mu.Unlock()
+		return ev
+	}
+	e.stamp(&ev)
+	e.deliver(ev)
 	return ev
+}
+
+// stamp gives ev its sequence number and envelope. Called with e.mu held.
+func (e *Emitter) stamp(ev *Event) {
+	ev.Seq = e.seq.Add(1)
+	e.stampEnvelope(ev)
+}
+
+// deliver hands stamped events to the sink in stamping order: it is
+// called with e.mu held and releases it once the sink is reserved.
+func (e *Emitter) deliver(evs ...Event) {
+	e.out.Lock()
+	e.mu.Unlock()
+	defer e.out.Unlock()
+	for _, ev := range evs {
+		e.sink.Emit(ev)
+	}
 }
 
 // stampEnvelope fills CrewAI's envelope fields the event does not carry yet

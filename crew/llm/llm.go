@@ -212,6 +212,16 @@ func ServerURLOf(p Provider) string {
 	return ""
 }
 
+// ServesInOrder reports whether p answers calls in the order they arrive
+// rather than by what they ask (the scripted LLM, a replay): the engine
+// then makes the calls CrewAI makes concurrently one after another, in
+// the order it records them, so the same script or recording gives the
+// same run.
+func ServesInOrder(p Provider) bool {
+	s, ok := p.(interface{ ServesInOrder() bool })
+	return ok && s.ServesInOrder()
+}
+
 // endpointURL is a base URL as events may carry it: scheme, host, port and
 // path only. Userinfo, query and fragment can hold credentials (an API key
 // in ?key=…, user:password@), so they are dropped rather than masked.

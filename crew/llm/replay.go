@@ -174,6 +174,10 @@ func (r *Replay) Model() string { return r.model }
 // SupportsFunctionCalling implements Provider.
 func (r *Replay) SupportsFunctionCalling() bool { return r.fc }
 
+// ServesInOrder is true: the recorded replies are served in their order
+// (see [ServesInOrder]).
+func (r *Replay) ServesInOrder() bool { return true }
+
 // Len is the number of recorded LLM calls.
 func (r *Replay) Len() int { return len(r.calls) }
 

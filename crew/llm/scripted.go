@@ -54,6 +54,10 @@ func (s *Scripted) Model() string { return s.script.Model }
 // function_calling setting (default true).
 func (s *Scripted) SupportsFunctionCalling() bool { return s.script.FunctionCalling }
 
+// ServesInOrder is true: a conversation's replies go to its calls in the
+// order they come (see [ServesInOrder]).
+func (s *Scripted) ServesInOrder() bool { return true }
+
 // Unserved describes replies no call has consumed, one line per
 // conversation, so a test can insist the whole script was used.
 func (s *Scripted) Unserved() []string {

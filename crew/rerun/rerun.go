@@ -364,6 +364,9 @@ func (rp *Provider) Model() string { return rp.replay.Model() }
 // SupportsFunctionCalling implements llm.Provider.
 func (rp *Provider) SupportsFunctionCalling() bool { return rp.replay.SupportsFunctionCalling() }
 
+// ServesInOrder is the replay's: true (llm.ServesInOrder).
+func (rp *Provider) ServesInOrder() bool { return rp.replay.ServesInOrder() }
+
 // Recorded is the number of recorded LLM calls; Served how many were used.
 func (rp *Provider) Recorded() int { return rp.replay.Len() }
 
