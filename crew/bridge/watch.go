@@ -530,11 +530,14 @@ func (r *Run) serve(c *conn) {
 		r.warn(fmt.Sprintf("bridge (pid %d): %v", hello.PID, err))
 		return
 	}
-	r.emit(session.Event{Kind: KindBridgeConnected, Data: map[string]any{
+	connected := map[string]any{
 		"python": hello.Python, "executable": hello.Executable, "crewai_version": hello.CrewAIVersion,
-		"hooks": hello.Hooks, "pid": hello.PID, "argv": hello.Argv, "event_classes": hello.EventClasses,
-		KeyRealCrewAI: true,
-	}})
+		"hooks": hello.Hooks, "pid": hello.PID, "argv": hello.Argv, KeyRealCrewAI: true,
+	}
+	if hello.EventClasses > 0 { // only a bridge that registers a handler per class counts them
+		connected["event_classes"] = hello.EventClasses
+	}
+	r.emit(session.Event{Kind: KindBridgeConnected, Data: connected})
 	if !hello.Hooks {
 		r.warn(fmt.Sprintf("crewai %s in %s has no execution-hooks API: watching events only, breakpoints are off",
 			hello.CrewAIVersion, hello.Executable))

@@ -29,7 +29,9 @@ type wireMsg struct {
 	CrewAIMissing bool     `json:"crewai_missing"`
 	Hooks         bool     `json:"hooks"`
 	Events        bool     `json:"events"`
-	EventClasses  int      `json:"event_classes"`
+	// EventClasses: the event classes a bridge without the bus's
+	// _prepare_event registered a handler for (absent otherwise).
+	EventClasses int `json:"event_classes"`
 
 	// event (and class: Class, ID, Fields, Objects)
 	Class  string         `json:"class"`
@@ -39,6 +41,10 @@ type wireMsg struct {
 	// hold summarised live objects (absent from the event when null).
 	Fields  []string `json:"fields"`
 	Objects []string `json:"objects"`
+	// UTC and Naive (class): the fields whose datetimes come as integer
+	// microseconds since the epoch, aware in UTC or naive.
+	UTC   []int `json:"utc"`
+	Naive []int `json:"naive"`
 
 	// pause
 	ID               int64           `json:"id"`
@@ -70,6 +76,15 @@ type eventClass struct {
 	object []bool
 	// messages is the index of the messages field (-1: none).
 	messages int
+	// times are the fields whose datetimes come as microseconds.
+	times []timeField
+}
+
+// timeField is a field whose datetimes come as integer microseconds since
+// the epoch; any other value in it comes as it is.
+type timeField struct {
+	at  int
+	utc bool // aware in UTC: "Z" after the time, as pydantic's JSON has it
 }
 
 // lineDecoder decodes one connection's lines, in the order they came: the
@@ -102,7 +117,31 @@ func (d *lineDecoder) addClass(m wireMsg) {
 			c.messages = i
 		}
 	}
+	for i, ats := range [][]int{m.Naive, m.UTC} {
+		for _, at := range ats {
+			if at >= 0 && at < len(m.Fields) {
+				c.times = append(c.times, timeField{at: at, utc: i == 1})
+			}
+		}
+	}
 	d.classes[m.ID] = c
+}
+
+// isoMicros formats microseconds since the epoch as the bridge's
+// _json_default formats a datetime (Python's isoformat, the fraction only
+// when there is one, "+00:00" as "Z"), so a recorded session does not
+// depend on which of the two made the string.
+func isoMicros(us int64, utc bool) string {
+	t := time.UnixMicro(us).UTC()
+	layout := "2006-01-02T15:04:05"
+	if t.Nanosecond() != 0 {
+		layout = "2006-01-02T15:04:05.000000"
+	}
+	b := t.AppendFormat(make([]byte, 0, 32), layout)
+	if utc {
+		b = append(b, 'Z')
+	}
+	return string(b)
 }
 
 // decode decodes one line from the bridge: an op object, or an event as
@@ -136,6 +175,11 @@ func (d *lineDecoder) decodeEvent(b []byte) (wireMsg, bool) {
 	c, known := d.classes[int64(id)]
 	if !known || len(values) != len(c.fields) {
 		return wireMsg{}, false
+	}
+	for _, tf := range c.times { // len(values) == len(c.fields)
+		if us, isNumber := values[tf.at].(float64); isNumber {
+			values[tf.at] = isoMicros(int64(us), tf.utc)
+		}
 	}
 	if len(arr) == 5 {
 		if c.messages < 0 || !d.history(arr[4], values, c.messages) {
