@@ -151,6 +151,6 @@ func bridgeCodeCost(t *testing.T, py string, events int) string {
 	if _, err := fmt.Sscanf(string(out), "capture %g line %g bytes %g", &capture, &line, &size); err != nil {
 		t.Fatalf("bridge_cost.py printed %q: %v", out, err)
 	}
-	return fmt.Sprintf("%.1f µs/event (%.1f capturing on the emitting thread, %.1f making the line on the writer's; %.0f bytes a line)",
+	return fmt.Sprintf("%.1f µs/event (%.1f capturing on the emitting thread, %.1f making the lines on the writer's; %.0f bytes an event)",
 		capture+line, capture, line, size)
 }

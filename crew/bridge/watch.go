@@ -566,9 +566,7 @@ func readLines(rd io.Reader, out chan<- []wireMsg) {
 			b = long
 		}
 		if len(b) > 0 {
-			if m, ok := dec.decode(b); ok { // decode copies what it keeps: b is br's
-				batch = append(batch, m)
-			}
+			batch = dec.decode(b, batch) // decode copies what it keeps: b is br's
 		}
 		if cap(long) > 1<<20 {
 			long = nil

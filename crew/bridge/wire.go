@@ -144,28 +144,46 @@ func isoMicros(us int64, utc bool) string {
 	return string(b)
 }
 
-// decode decodes one line from the bridge: an op object, or an event as
-// [seq, class id, source, values] (and [slot, kept] when its messages are
-// the part after the first kept of that history slot) whose class line came
-// before. A class line gives ok false (nothing to deliver), as does a line
-// that is not valid.
-func (d *lineDecoder) decode(b []byte) (m wireMsg, ok bool) {
+// decode appends to out what one line from the bridge delivers: an op
+// object; an event as [seq, class id, source, values] (and [slot, kept]
+// when its messages are the part after the first kept of that history
+// slot) whose class line came before; or a run of such events as the
+// array of them. A class line delivers nothing (nor does a line, or an
+// event in a run, that is not valid).
+func (d *lineDecoder) decode(b []byte, out []wireMsg) []wireMsg {
 	if len(b) > 0 && b[0] == '[' {
-		return d.decodeEvent(b)
+		arr, ok := decodeArray(b, &d.values)
+		if !ok || len(arr) == 0 {
+			return out
+		}
+		if _, isRun := arr[0].([]any); !isRun {
+			if m, ok := d.event(arr); ok {
+				out = append(out, m)
+			}
+			return out
+		}
+		for _, e := range arr {
+			ev, _ := e.([]any)
+			if m, ok := d.event(ev); ok {
+				out = append(out, m)
+			}
+		}
+		return out
 	}
+	var m wireMsg
 	if json.Unmarshal(b, &m) != nil {
-		return m, false
+		return out
 	}
 	if m.Op == "class" {
 		d.addClass(m)
-		return m, false
+		return out
 	}
-	return m, true
+	return append(out, m)
 }
 
-func (d *lineDecoder) decodeEvent(b []byte) (wireMsg, bool) {
-	arr, ok := decodeArray(b, &d.values)
-	if !ok || len(arr) < 4 || len(arr) > 5 {
+// event is a compact event's array as the event it is.
+func (d *lineDecoder) event(arr []any) (wireMsg, bool) {
+	if len(arr) < 4 || len(arr) > 5 {
 		return wireMsg{}, false
 	}
 	seq, _ := arr[0].(float64)

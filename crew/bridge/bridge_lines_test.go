@@ -68,7 +68,7 @@ func TestDecodeTimesAsTheBridgeFormatsThem(t *testing.T) {
 		line := sc.Bytes()
 		if pending == nil {
 			if bytes.HasPrefix(line, []byte(`{"op":"class"`)) {
-				dec.decode(line)
+				dec.decode(line, nil)
 				continue
 			}
 			var raw []any
@@ -80,11 +80,11 @@ func TestDecodeTimesAsTheBridgeFormatsThem(t *testing.T) {
 					}
 				}
 			}
-			m, ok := dec.decode(line)
-			if !ok {
-				t.Fatalf("line %s did not decode", line)
+			ms := dec.decode(line, nil)
+			if len(ms) != 1 {
+				t.Fatalf("line %s delivered %d events", line, len(ms))
 			}
-			pending = &m
+			pending = &ms[0]
 			continue
 		}
 		var want []any
@@ -100,5 +100,84 @@ func TestDecodeTimesAsTheBridgeFormatsThem(t *testing.T) {
 	}
 	if events != 11 || micros < 8 {
 		t.Fatalf("%d events checked (%d with a time as microseconds), want 11\n%s", events, micros, out)
+	}
+}
+
+// runsScript has the bridge's writer encode LLM events of one history
+// slot in runs: one whose value needs _finite (the run's line falls back
+// to a line each), one whose value cannot be encoded at all (its line is
+// lost: only its envelope goes), then events that must not count on what
+// crewbench never got (in the same run, and after a run whose last
+// line was lost). It prints the lines, then each event's messages
+// in full (none for the lost one).
+const runsScript = `
+import json, sys
+import crewbench_bridge as b
+
+class Ev:
+    model_fields = {"task_id": None, "agent_id": None, "messages": None, "x": None}
+
+class Bad:
+    def __repr__(self):
+        raise RuntimeError("no repr")
+
+spec = b._Spec(Ev)
+m = [{"role": "system", "content": "s"}] + [{"role": "user", "content": str(i)} for i in range(6)]
+runs = [
+    [(m[:1], 1), (m[:2], float("nan")), (m[:3], Bad()), (m[:4], 2)],
+    [(m[:5], 3), (m[:6], Bad())],
+    [(m[:7], 5)],
+]
+seq, want = 0, []
+for run in runs:
+    items = []
+    for msgs, x in run:
+        seq += 1
+        items.append((seq, spec, "LLM", ("t1", "a1", list(msgs), x)))
+        want.append(None if isinstance(x, Bad) else msgs)
+    sys.stdout.write(b._event_lines(items))
+print("WANT " + json.dumps(want))
+`
+
+func TestBridgeRunsKeepHistoriesWhenALineFails(t *testing.T) {
+	dir := t.TempDir()
+	if err := writePython(dir); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(python3(t), "-c", runsScript)
+	cmd.Env = append(cmd.Environ(), "PYTHONPATH="+dir, "PYTHONDONTWRITEBYTECODE=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("python: %v\n%s", err, out)
+	}
+	before, wantLine, found := bytes.Cut(out, []byte("WANT "))
+	if !found {
+		t.Fatalf("no WANT line:\n%s", out)
+	}
+	var want []any
+	if err := json.Unmarshal(wantLine, &want); err != nil {
+		t.Fatal(err)
+	}
+	dec := newLineDecoder()
+	var got []wireMsg
+	for _, line := range bytes.Split(bytes.TrimSpace(before), []byte("\n")) {
+		got = dec.decode(line, got)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d events delivered, want %d:\n%s", len(got), len(want), out)
+	}
+	for i, m := range got {
+		if want[i] == nil { // the lost one: its envelope, with the error
+			if m.Event["crewbench_serialization_error"] == nil {
+				t.Errorf("event %d: %#v, want its envelope", m.Seq, m.Event)
+			}
+			continue
+		}
+		if !reflect.DeepEqual(m.Event["messages"], want[i]) {
+			t.Errorf("event %d: messages %#v, want %#v", m.Seq, m.Event["messages"], want[i])
+		}
+	}
+	if x := got[1].Event["x"]; x != nil {
+		t.Errorf("NaN came as %#v, want null (as pydantic gives it)", x)
 	}
 }
