@@ -181,3 +181,50 @@ func TestBridgeRunsKeepHistoriesWhenALineFails(t *testing.T) {
 		t.Errorf("NaN came as %#v, want null (as pydantic gives it)", x)
 	}
 }
+
+// captureScript captures events the way the bridge does on the emitting
+// thread: fields read from __dict__ (pydantic keeps them there), from
+// attributes when a class keeps them elsewhere (slots), and the event
+// itself when a field was never set (model_construct), for model_dump.
+const captureScript = `
+import collections
+import crewbench_bridge as b
+
+class Conn:
+    idle = False
+    events = collections.deque()
+
+class Ev:
+    model_fields = {"a": None, "b": None}
+    def __init__(self):
+        self.a, self.b = 1, [2]
+
+class Slots:
+    model_fields = {"a": None, "b": None}
+    __slots__ = ("a", "b")
+    def __init__(self):
+        self.a, self.b = 3, 4
+
+unset = Ev()
+del unset.b
+b._conn = Conn()
+for seq, ev in enumerate([Ev(), Slots(), unset], 1):
+    b._capture(object(), ev, seq)
+print(" ".join(repr(it[3]) if isinstance(it[3], tuple) else type(it[3]).__name__ for it in b._conn.events))
+`
+
+func TestBridgeCaptureReadsFieldsWhereTheyAre(t *testing.T) {
+	dir := t.TempDir()
+	if err := writePython(dir); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(python3(t), "-c", captureScript)
+	cmd.Env = append(cmd.Environ(), "PYTHONPATH="+dir, "PYTHONDONTWRITEBYTECODE=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("python: %v\n%s", err, out)
+	}
+	if got, want := string(bytes.TrimSpace(out)), "(1, [2]) (3, 4) Ev"; got != want {
+		t.Fatalf("captured %s, want %s", got, want)
+	}
+}

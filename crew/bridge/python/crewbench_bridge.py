@@ -19,11 +19,12 @@ Nothing here may raise into the user's run: every entry point catches
 everything and fails open (the run proceeds as if crewbench were absent).
 
 Cost: the emitting thread only stamps the sequence number and takes a
-shallow copy of the event's field values (one attrgetter call); a single
-writer thread summarises them, encodes JSON (values only, with a C
-encoder built once, one call for a run of events) and writes in batches. With no
-breakpoints no hook is registered, so CrewAI's hook dispatch (and its
-hook_dispatched events) cost nothing either.
+shallow copy of the event's field values (one itemgetter call on its
+__dict__); a single writer thread summarises them, encodes JSON (values
+only, with a C encoder built once, one call for a run of events) and
+writes in batches.
+With no breakpoints no hook is registered, so CrewAI's hook dispatch (and
+its hook_dispatched events) cost nothing either.
 """
 import atexit
 import collections
@@ -321,8 +322,8 @@ class _Spec:
     §2.4) and where, a C-level getter that copies all field values in one
     call, and the class's wire id (its field names go to crewbench once, so
     an event line carries only values)."""
-    __slots__ = ("name", "names", "objects", "object_at", "get", "id", "announced", "messages_at", "key_at", "times",
-                 "plain_id")
+    __slots__ = ("name", "names", "objects", "object_at", "get", "get_attrs", "id", "announced", "messages_at",
+                 "key_at", "times", "plain_id")
 
     def __init__(self, cls):
         self.name = cls.__name__
@@ -336,7 +337,10 @@ class _Spec:
         custom = dec is not None and bool(getattr(dec, "field_serializers", None) or
                                           getattr(dec, "model_serializers", None) or
                                           getattr(dec, "computed_fields", None))
-        self.get = operator.attrgetter(*names) if len(names) > 1 and not custom else None
+        # A pydantic model keeps its fields in __dict__: reading them there
+        # costs two thirds of reading them as attributes.
+        self.get = operator.itemgetter(*names) if len(names) > 1 and not custom else None
+        self.get_attrs = operator.attrgetter(*names) if self.get is not None else None
         self.id = next(_SPEC_IDS)
         # An LLM call's messages repeat the conversation so far: they go as
         # what is new since the last call of the same task and agent.
@@ -370,9 +374,12 @@ def _capture(source, event, seq):
     values = event
     if spec.get is not None:
         try:
-            values = spec.get(event)
-        except AttributeError:  # a field never set (model_construct): dump the event itself
-            pass
+            values = spec.get(event.__dict__)
+        except (AttributeError, KeyError):  # not kept in __dict__: as attributes
+            try:
+                values = spec.get_attrs(event)
+            except AttributeError:  # a field never set (model_construct): dump the event itself
+                values = event
     conn = _conn
     conn.events.append((seq, spec, source.__class__.__name__, values))
     if conn.idle:
@@ -696,7 +703,7 @@ def _install_capture(bus):
             return
         try:
             _capture(source, event, next(seq))
-            if event.type in FAILURE_TYPES:
+            if _hooks_on and event.type in FAILURE_TYPES:  # only a hook reads it
                 _failed = True
         except Exception:
             pass
@@ -711,7 +718,7 @@ def _on_event(source, event):  # exactly two parameters (a third would receive t
     try:
         if _capturing:
             _capture(source, event, next(_SEQ))
-            if event.type in FAILURE_TYPES:
+            if _hooks_on and event.type in FAILURE_TYPES:
                 _failed = True
     except Exception:
         pass
