@@ -55,8 +55,11 @@ func TestWatchCost(t *testing.T) {
 	}
 	t.Logf("the bridge's own code, in-process (thread CPU, best of 5): %s", bridgeCodeCost(t, py, events))
 	argv := []string{py, "-m", "stubcrew.main", "bench", strconv.Itoa(events)}
+	// Bytecode is kept (away from the source tree) as in a user's
+	// environment: the bridge's own is what the cache lets a run reuse.
+	pycache := t.TempDir()
 	for _, latency := range latencies {
-		env := stubEnv(t, "STUB_LLM_LATENCY_MS="+latency)
+		env := stubEnv(t, "STUB_LLM_LATENCY_MS="+latency, "PYTHONDONTWRITEBYTECODE=", "PYTHONPYCACHEPREFIX="+pycache)
 		plain := func() (wall, cpu time.Duration) {
 			cmd := exec.Command(argv[0], argv[1:]...)
 			cmd.Dir, cmd.Env = "testdata/project", env

@@ -156,7 +156,8 @@ type Run struct {
 	cmd     *exec.Cmd
 	ln      net.Listener
 	token   string
-	tmp     string
+	tmp     string // the socket's directory, removed at the end
+	pyDir   string // the bridge's Python files
 	ctx     context.Context
 	cancel  context.CancelFunc
 	exited  chan struct{}
@@ -226,9 +227,20 @@ func Start(ctx context.Context, opts Options) (*Run, error) {
 	if r.tmp, err = os.MkdirTemp("", "crewbench-watch-"); err != nil {
 		return nil, fmt.Errorf("watch: %w", err)
 	}
-	if err := writePython(r.tmp); err != nil {
-		r.cleanup()
-		return nil, err
+	// The bridge's files live in the user's cache, where Python keeps their
+	// bytecode from one run to the next; without a usable cache they go in
+	// the run's own directory (and are compiled every run).
+	r.pyDir = r.tmp
+	if base, err := os.UserCacheDir(); err == nil {
+		if dir, err := cachedPython(base); err == nil {
+			r.pyDir = dir
+		}
+	}
+	if r.pyDir == r.tmp {
+		if err := writePython(r.tmp); err != nil {
+			r.cleanup()
+			return nil, err
+		}
 	}
 	addr, err := r.listen()
 	if err != nil {
@@ -301,7 +313,7 @@ func (r *Run) env(addr string) []string {
 		base = os.Environ()
 	}
 	out := make([]string, 0, len(base)+4)
-	pythonPath := r.tmp
+	pythonPath := r.pyDir
 	for _, kv := range base {
 		k, v, _ := strings.Cut(kv, "=")
 		switch k {
