@@ -293,6 +293,9 @@ def _s(v):
     return None if v is None else str(v)
 
 
+_NO_NAME = object()
+
+
 def _summary(name, v):
     if v is None:
         return None
@@ -305,7 +308,9 @@ def _summary(name, v):
         return {"name": getattr(v, "name", None), "id": _s(getattr(v, "id", None))}
     if name == "tools":
         try:
-            return [getattr(t, "name", repr(t)) for t in v]
+            # (not getattr(t, "name", repr(t)): that makes every tool's
+            # repr, a whole pydantic model's, only to drop it)
+            return [n if (n := getattr(t, "name", _NO_NAME)) is not _NO_NAME else repr(t) for t in v]
         except TypeError:
             return repr(v)
     if name == "available_functions":
