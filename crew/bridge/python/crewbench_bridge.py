@@ -30,13 +30,11 @@ import atexit
 import collections
 import datetime
 import enum
-import importlib
 import itertools
 import json
 import math
 import operator
 import os
-import pkgutil
 import queue
 import socket
 import sys
@@ -272,6 +270,8 @@ def _warn(message, **extra):
 
 def _all_event_classes(base):
     try:
+        import importlib  # (here: only the fallback needs them)
+        import pkgutil
         import crewai.events.types as types_pkg
         for m in pkgutil.walk_packages(types_pkg.__path__, types_pkg.__name__ + "."):
             try:
