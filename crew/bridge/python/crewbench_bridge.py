@@ -50,10 +50,11 @@ PROTOCOL = 1
 # than the event itself); the first event after a quiet spell wakes an idle
 # writer, which then lingers this long so the burst goes out in few writes
 # (and it does not compete for the GIL meanwhile). Pauses and warnings go
-# out at once.
+# out at once, and the end of the run cuts the lingering short (waiting it
+# out was most of a short run's cost).
 WRITE_POLL = 0.05
 _WAKE = object()   # an event was captured while the writer slept
-WRITE_BATCH = 256  # events per socket write
+WRITE_BATCH = 256  # events per socket write (and per encoder call)
 # Object-valued event fields: excluded from the dump and summarised (spec §2.4).
 OBJ_FIELDS = frozenset({"agent", "task", "crew", "from_agent", "from_task", "tools", "callbacks",
                         "available_functions"})
