@@ -55,8 +55,11 @@ func TestWatchCost(t *testing.T) {
 	}
 	t.Logf("the bridge's own code, in-process (thread CPU, best of 5): %s", bridgeCodeCost(t, py, events))
 	argv := []string{py, "-m", "stubcrew.main", "bench", strconv.Itoa(events)}
+	// Bytecode is kept (away from the source tree) as in a user's
+	// environment: the bridge's own is what the cache lets a run reuse.
+	pycache := t.TempDir()
 	for _, latency := range latencies {
-		env := stubEnv(t, "STUB_LLM_LATENCY_MS="+latency)
+		env := stubEnv(t, "STUB_LLM_LATENCY_MS="+latency, "PYTHONDONTWRITEBYTECODE=", "PYTHONPYCACHEPREFIX="+pycache)
 		plain := func() (wall, cpu time.Duration) {
 			cmd := exec.Command(argv[0], argv[1:]...)
 			cmd.Dir, cmd.Env = "testdata/project", env
@@ -151,6 +154,6 @@ func bridgeCodeCost(t *testing.T, py string, events int) string {
 	if _, err := fmt.Sscanf(string(out), "capture %g line %g bytes %g", &capture, &line, &size); err != nil {
 		t.Fatalf("bridge_cost.py printed %q: %v", out, err)
 	}
-	return fmt.Sprintf("%.1f µs/event (%.1f capturing on the emitting thread, %.1f making the line on the writer's; %.0f bytes a line)",
+	return fmt.Sprintf("%.1f µs/event (%.1f capturing on the emitting thread, %.1f making the lines on the writer's; %.0f bytes an event)",
 		capture+line, capture, line, size)
 }

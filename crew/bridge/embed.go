@@ -5,13 +5,18 @@
 // of session an engine run records), and answers breakpoint requests
 // through the same crew.Stepper the engine uses.
 //
-// The Python side (python/) is embedded and written to a private temporary
-// directory for each run. It is standard library only and works on Python
+// The Python side (python/) is embedded and written to a directory of the
+// user's cache for each version of it (a private temporary directory when
+// there is none). It is standard library only and works on Python
 // 3.10-3.13; see crewbench_bridge.py for the wire protocol.
 package bridge
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,9 +25,11 @@ import (
 //go:embed python/crewbench_bridge.py python/sitecustomize.py
 var pythonFiles embed.FS
 
+var pythonNames = []string{"crewbench_bridge.py", "sitecustomize.py"}
+
 // writePython writes the bridge and its sitecustomize.py into dir.
 func writePython(dir string) error {
-	for _, name := range []string{"crewbench_bridge.py", "sitecustomize.py"} {
+	for _, name := range pythonNames {
 		b, err := pythonFiles.ReadFile("python/" + name)
 		if err != nil {
 			return fmt.Errorf("bridge: embedded %s: %w", name, err)
@@ -32,4 +39,60 @@ func writePython(dir string) error {
 		}
 	}
 	return nil
+}
+
+// cachedPython returns a directory under base holding this version of the
+// bridge's Python files, writing them the first time. Python keeps their
+// bytecode beside them (unless PYTHONDONTWRITEBYTECODE), so a run after
+// the first does not compile the bridge again: ~10 ms of every run's
+// start. The directory is named by the files' hash, so its files never
+// change once written (Python checks its cache by their mtime and size);
+// a file that differs (edited, or cut short) is replaced whole, by rename.
+func cachedPython(base string) (string, error) {
+	h := sha256.New()
+	files := make([][]byte, len(pythonNames))
+	for i, name := range pythonNames {
+		b, err := pythonFiles.ReadFile("python/" + name)
+		if err != nil {
+			return "", fmt.Errorf("bridge: embedded %s: %w", name, err)
+		}
+		files[i] = b
+		fmt.Fprintf(h, "%s\x00%d\x00", name, len(b))
+		h.Write(b)
+	}
+	dir := filepath.Join(base, "crewbench", "bridge-"+hex.EncodeToString(h.Sum(nil))[:16])
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("bridge: cache directory: %w", err)
+	}
+	// Code other users could change would run in the user's crew.
+	info, err := os.Stat(dir)
+	if err != nil {
+		return "", fmt.Errorf("bridge: cache directory: %w", err)
+	}
+	if info.Mode().Perm()&0o022 != 0 {
+		return "", fmt.Errorf("bridge: cache directory %s is writable by others", dir)
+	}
+	for i, name := range pythonNames {
+		path := filepath.Join(dir, name)
+		if have, err := os.ReadFile(path); err == nil && bytes.Equal(have, files[i]) {
+			continue
+		} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("bridge: read %s: %w", path, err)
+		}
+		tmp, err := os.CreateTemp(dir, name+".*")
+		if err != nil {
+			return "", fmt.Errorf("bridge: write %s: %w", path, err)
+		}
+		_, werr := tmp.Write(files[i])
+		cerr := tmp.Close()
+		if err := errors.Join(werr, cerr); err != nil {
+			_ = os.Remove(tmp.Name())
+			return "", fmt.Errorf("bridge: write %s: %w", path, err)
+		}
+		if err := os.Rename(tmp.Name(), path); err != nil { // atomic: a concurrent run sees the old file or the new
+			_ = os.Remove(tmp.Name())
+			return "", fmt.Errorf("bridge: write %s: %w", path, err)
+		}
+	}
+	return dir, nil
 }

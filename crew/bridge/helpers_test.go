@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +17,17 @@ import (
 
 func TestMain(m *testing.M) {
 	fixturetest.RunIfFixture()
-	os.Exit(m.Run())
+	// Watch keeps the bridge's files in the user's cache: the tests' go in
+	// one of their own (os.UserCacheDir reads XDG_CACHE_HOME on Linux).
+	cache, err := os.MkdirTemp("", "crewbench-bridge-test-cache-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bridge tests:", err)
+		os.Exit(1)
+	}
+	_ = os.Setenv("XDG_CACHE_HOME", cache)
+	code := m.Run()
+	_ = os.RemoveAll(cache)
+	os.Exit(code)
 }
 
 // python3 returns the machine's python3 (CREWBENCH_TEST_PYTHON picks

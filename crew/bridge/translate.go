@@ -14,7 +14,8 @@ import (
 const (
 	// KindBridgeConnected: a Python process of the run loaded the bridge.
 	// Data: python, executable, crewai_version, hooks, pid, argv,
-	// real_crewai (always true: the session is a real CrewAI run).
+	// real_crewai (always true: the session is a real CrewAI run), and
+	// event_classes when the bridge had to register a handler per class.
 	KindBridgeConnected session.Kind = "crewbench_bridge_connected"
 	// KindProcessOutput: one line the command wrote. Data: stream
 	// ("stdout" or "stderr"), line.

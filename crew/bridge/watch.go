@@ -156,7 +156,8 @@ type Run struct {
 	cmd     *exec.Cmd
 	ln      net.Listener
 	token   string
-	tmp     string
+	tmp     string // the socket's directory, removed at the end
+	pyDir   string // the bridge's Python files
 	ctx     context.Context
 	cancel  context.CancelFunc
 	exited  chan struct{}
@@ -226,9 +227,20 @@ func Start(ctx context.Context, opts Options) (*Run, error) {
 	if r.tmp, err = os.MkdirTemp("", "crewbench-watch-"); err != nil {
 		return nil, fmt.Errorf("watch: %w", err)
 	}
-	if err := writePython(r.tmp); err != nil {
-		r.cleanup()
-		return nil, err
+	// The bridge's files live in the user's cache, where Python keeps their
+	// bytecode from one run to the next; without a usable cache they go in
+	// the run's own directory (and are compiled every run).
+	r.pyDir = r.tmp
+	if base, err := os.UserCacheDir(); err == nil {
+		if dir, err := cachedPython(base); err == nil {
+			r.pyDir = dir
+		}
+	}
+	if r.pyDir == r.tmp {
+		if err := writePython(r.tmp); err != nil {
+			r.cleanup()
+			return nil, err
+		}
 	}
 	addr, err := r.listen()
 	if err != nil {
@@ -301,7 +313,7 @@ func (r *Run) env(addr string) []string {
 		base = os.Environ()
 	}
 	out := make([]string, 0, len(base)+4)
-	pythonPath := r.tmp
+	pythonPath := r.pyDir
 	for _, kv := range base {
 		k, v, _ := strings.Cut(kv, "=")
 		switch k {
@@ -530,11 +542,14 @@ func (r *Run) serve(c *conn) {
 		r.warn(fmt.Sprintf("bridge (pid %d): %v", hello.PID, err))
 		return
 	}
-	r.emit(session.Event{Kind: KindBridgeConnected, Data: map[string]any{
+	connected := map[string]any{
 		"python": hello.Python, "executable": hello.Executable, "crewai_version": hello.CrewAIVersion,
-		"hooks": hello.Hooks, "pid": hello.PID, "argv": hello.Argv, "event_classes": hello.EventClasses,
-		KeyRealCrewAI: true,
-	}})
+		"hooks": hello.Hooks, "pid": hello.PID, "argv": hello.Argv, KeyRealCrewAI: true,
+	}
+	if hello.EventClasses > 0 { // only a bridge that registers a handler per class counts them
+		connected["event_classes"] = hello.EventClasses
+	}
+	r.emit(session.Event{Kind: KindBridgeConnected, Data: connected})
 	if !hello.Hooks {
 		r.warn(fmt.Sprintf("crewai %s in %s has no execution-hooks API: watching events only, breakpoints are off",
 			hello.CrewAIVersion, hello.Executable))
@@ -563,9 +578,7 @@ func readLines(rd io.Reader, out chan<- []wireMsg) {
 			b = long
 		}
 		if len(b) > 0 {
-			if m, ok := dec.decode(b); ok { // decode copies what it keeps: b is br's
-				batch = append(batch, m)
-			}
+			batch = dec.decode(b, batch) // decode copies what it keeps: b is br's
 		}
 		if cap(long) > 1<<20 {
 			long = nil

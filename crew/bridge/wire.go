@@ -29,7 +29,9 @@ type wireMsg struct {
 	CrewAIMissing bool     `json:"crewai_missing"`
 	Hooks         bool     `json:"hooks"`
 	Events        bool     `json:"events"`
-	EventClasses  int      `json:"event_classes"`
+	// EventClasses: the event classes a bridge without the bus's
+	// _prepare_event registered a handler for (absent otherwise).
+	EventClasses int `json:"event_classes"`
 
 	// event (and class: Class, ID, Fields, Objects)
 	Class  string         `json:"class"`
@@ -39,6 +41,10 @@ type wireMsg struct {
 	// hold summarised live objects (absent from the event when null).
 	Fields  []string `json:"fields"`
 	Objects []string `json:"objects"`
+	// UTC and Naive (class): the fields whose datetimes come as integer
+	// microseconds since the epoch, aware in UTC or naive.
+	UTC   []int `json:"utc"`
+	Naive []int `json:"naive"`
 
 	// pause
 	ID               int64           `json:"id"`
@@ -70,6 +76,15 @@ type eventClass struct {
 	object []bool
 	// messages is the index of the messages field (-1: none).
 	messages int
+	// times are the fields whose datetimes come as microseconds.
+	times []timeField
+}
+
+// timeField is a field whose datetimes come as integer microseconds since
+// the epoch; any other value in it comes as it is.
+type timeField struct {
+	at  int
+	utc bool // aware in UTC: "Z" after the time, as pydantic's JSON has it
 }
 
 // lineDecoder decodes one connection's lines, in the order they came: the
@@ -102,31 +117,73 @@ func (d *lineDecoder) addClass(m wireMsg) {
 			c.messages = i
 		}
 	}
+	for i, ats := range [][]int{m.Naive, m.UTC} {
+		for _, at := range ats {
+			if at >= 0 && at < len(m.Fields) {
+				c.times = append(c.times, timeField{at: at, utc: i == 1})
+			}
+		}
+	}
 	d.classes[m.ID] = c
 }
 
-// decode decodes one line from the bridge: an op object, or an event as
-// [seq, class id, source, values] (and [slot, kept] when its messages are
-// the part after the first kept of that history slot) whose class line came
-// before. A class line gives ok false (nothing to deliver), as does a line
-// that is not valid.
-func (d *lineDecoder) decode(b []byte) (m wireMsg, ok bool) {
-	if len(b) > 0 && b[0] == '[' {
-		return d.decodeEvent(b)
+// isoMicros formats microseconds since the epoch as the bridge's
+// _json_default formats a datetime (Python's isoformat, the fraction only
+// when there is one, "+00:00" as "Z"), so a recorded session does not
+// depend on which of the two made the string.
+func isoMicros(us int64, utc bool) string {
+	t := time.UnixMicro(us).UTC()
+	layout := "2006-01-02T15:04:05"
+	if t.Nanosecond() != 0 {
+		layout = "2006-01-02T15:04:05.000000"
 	}
+	b := t.AppendFormat(make([]byte, 0, 32), layout)
+	if utc {
+		b = append(b, 'Z')
+	}
+	return string(b)
+}
+
+// decode appends to out what one line from the bridge delivers: an op
+// object; an event as [seq, class id, source, values] (and [slot, kept]
+// when its messages are the part after the first kept of that history
+// slot) whose class line came before; or a run of such events as the
+// array of them. A class line delivers nothing (nor does a line, or an
+// event in a run, that is not valid).
+func (d *lineDecoder) decode(b []byte, out []wireMsg) []wireMsg {
+	if len(b) > 0 && b[0] == '[' {
+		arr, ok := decodeArray(b, &d.values)
+		if !ok || len(arr) == 0 {
+			return out
+		}
+		if _, isRun := arr[0].([]any); !isRun {
+			if m, ok := d.event(arr); ok {
+				out = append(out, m)
+			}
+			return out
+		}
+		for _, e := range arr {
+			ev, _ := e.([]any)
+			if m, ok := d.event(ev); ok {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	var m wireMsg
 	if json.Unmarshal(b, &m) != nil {
-		return m, false
+		return out
 	}
 	if m.Op == "class" {
 		d.addClass(m)
-		return m, false
+		return out
 	}
-	return m, true
+	return append(out, m)
 }
 
-func (d *lineDecoder) decodeEvent(b []byte) (wireMsg, bool) {
-	arr, ok := decodeArray(b, &d.values)
-	if !ok || len(arr) < 4 || len(arr) > 5 {
+// event is a compact event's array as the event it is.
+func (d *lineDecoder) event(arr []any) (wireMsg, bool) {
+	if len(arr) < 4 || len(arr) > 5 {
 		return wireMsg{}, false
 	}
 	seq, _ := arr[0].(float64)
@@ -136,6 +193,11 @@ func (d *lineDecoder) decodeEvent(b []byte) (wireMsg, bool) {
 	c, known := d.classes[int64(id)]
 	if !known || len(values) != len(c.fields) {
 		return wireMsg{}, false
+	}
+	for _, tf := range c.times { // len(values) == len(c.fields)
+		if us, isNumber := values[tf.at].(float64); isNumber {
+			values[tf.at] = isoMicros(int64(us), tf.utc)
+		}
 	}
 	if len(arr) == 5 {
 		if c.messages < 0 || !d.history(arr[4], values, c.messages) {

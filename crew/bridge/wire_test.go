@@ -122,14 +122,40 @@ func TestDecodeLineReadsClassesAndCompactEvents(t *testing.T) {
 		{"op line", `{"op":"warning","seq":3,"message":"m"}`, true, wireMsg{Op: "warning", Seq: 3, Message: "m"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := dec.decode([]byte(tc.line))
-			if ok != tc.ok {
-				t.Fatalf("ok = %v, want %v", ok, tc.ok)
+			got := dec.decode([]byte(tc.line), nil)
+			if ok := len(got) == 1; ok != tc.ok {
+				t.Fatalf("delivered %d, want ok %v", len(got), tc.ok)
 			}
-			if ok && !reflect.DeepEqual(got, tc.want) {
-				t.Fatalf("got  %#v\nwant %#v", got, tc.want)
+			if tc.ok && !reflect.DeepEqual(got[0], tc.want) {
+				t.Fatalf("got  %#v\nwant %#v", got[0], tc.want)
 			}
 		})
+	}
+}
+
+// The writer sends a run of compact events as one line, the array of
+// them: each is delivered as its own line would be, in order (a history
+// slot carried on from one to the next), and one that is not valid is
+// left out without the others.
+func TestDecodeLineReadsRunsOfEvents(t *testing.T) {
+	dec := newLineDecoder()
+	lines := []string{
+		`{"op":"class","id":1,"class":"LLMCallStartedEvent","fields":["timestamp","messages"],"objects":[],"utc":[0],"naive":[]}`,
+		`[[1,1,"LLM",[1764740189405978,[{"role":"system"}]],[1,0]],[2,1,"LLM",["x"]],` +
+			`[3,1,"LLM",[null,[{"role":"user"}]],[1,1]],7,[4,9,"LLM",[1,[]]]]`,
+	}
+	var got []wireMsg
+	for _, l := range lines {
+		got = dec.decode([]byte(l), got)
+	}
+	want := []wireMsg{
+		{Op: "event", Seq: 1, Class: "LLMCallStartedEvent", Source: "LLM", Event: map[string]any{
+			"timestamp": "2025-12-03T05:36:29.405978Z", "messages": []any{map[string]any{"role": "system"}}}},
+		{Op: "event", Seq: 3, Class: "LLMCallStartedEvent", Source: "LLM", Event: map[string]any{
+			"timestamp": nil, "messages": []any{map[string]any{"role": "system"}, map[string]any{"role": "user"}}}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got  %#v\nwant %#v", got, want)
 	}
 }
 
