@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"testing"
 
@@ -46,13 +47,15 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	mcpconn.SelfExecutable = exe
-	// `crewbench run` records every session by default: keep the tests'
-	// recordings out of the developer's real state directory.
+	// `crewbench run` records every session by default and `watch` keeps
+	// its bridge files in the user's cache: keep both out of the
+	// developer's real directories.
 	state, err := os.MkdirTemp("", "crewbench-test-state-")
 	if err != nil {
 		panic(err)
 	}
 	os.Setenv("XDG_STATE_HOME", state)
+	os.Setenv("XDG_CACHE_HOME", filepath.Join(state, "cache"))
 	code := m.Run()
 	os.RemoveAll(state)
 	os.Exit(code)

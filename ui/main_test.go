@@ -19,5 +19,14 @@ func TestMain(m *testing.M) {
 	fixturetest.RunIfFixture()
 	lipgloss.SetColorProfile(termenv.Ascii) // no colour escapes in goldens
 	lipgloss.SetHasDarkBackground(true)     // no terminal query
-	os.Exit(m.Run())
+	// A watched run keeps the bridge's files in the user's cache: the
+	// tests' go in one of their own.
+	cache, err := os.MkdirTemp("", "crewbench-ui-test-cache-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CACHE_HOME", cache)
+	code := m.Run()
+	os.RemoveAll(cache)
+	os.Exit(code)
 }
