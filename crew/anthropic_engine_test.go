@@ -172,7 +172,7 @@ func TestAnthropicPromptTooLongIsNotSummarized(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		bodies.Add(1)
-		if strings.Contains(string(body), "summarizes text") {
+		if strings.Contains(string(body), "structured summaries of agent conversations") {
 			summarized.Store(true)
 		}
 		w.Header().Set("Content-Type", "application/json")

@@ -114,6 +114,10 @@ type chatMeeting struct {
 // calls.
 const nullReply = "<null>"
 
+// contextLengthReply makes the chat server answer as OpenAI does a request
+// over the model's window: 400 with code context_length_exceeded.
+const contextLengthReply = "<context_length>"
+
 // take keeps a request's body and returns the next reply, once the
 // request may go on, and what to call once the reply is sent.
 func (cs *chatServer) take(r *http.Request) (string, func()) {
@@ -251,6 +255,11 @@ func newChatServer(t *testing.T, replies ...string) (*chatServer, llm.Provider) 
 		reply, sent := cs.take(r)
 		defer sent()
 		w.Header().Set("Content-Type", "application/json")
+		if reply == contextLengthReply {
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, `{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 131072 tokens. Please reduce the length of the messages.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}`)
+			return
+		}
 		msg, finish := map[string]any{"role": "assistant", "content": reply}, "stop"
 		if reply == nullReply {
 			msg["content"] = nil

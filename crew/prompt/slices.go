@@ -106,11 +106,11 @@ const (
 	ContextNotSummarizing = "Context length exceeded. Consider using smaller text or RAG tools from crewai_tools."
 	ContextExceededExit   = "Context length exceeded and user opted not to summarize. Consider using smaller text or RAG tools from crewai_tools."
 
-	// The summarizing slices (summarizer_system_message,
-	// summarize_instruction, summary). The spec names them without their
-	// texts; these are CrewAI's i18n texts as crewbench knows them, not
-	// pinned by ../shared/spec.
-	SummarizerSystem     = "You are a helpful assistant that summarizes text."
-	SummarizeInstruction = "Summarize the following text, make sure to include all the important information: {group}"
-	Summary              = "This is a summary of our conversation so far:\n{merged_summary}"
+	// The summarizing slices of CrewAI 1.15.17
+	// (translations/en.json:25-27): summarizer_system_message,
+	// summarize_instruction (filled with {conversation}) and summary
+	// (filled with {merged_summary}).
+	SummarizerSystem     = "You are a precise assistant that creates structured summaries of agent conversations. You preserve critical context needed for seamless task continuation."
+	SummarizeInstruction = "Analyze the following conversation and create a structured summary that preserves all information needed to continue the task seamlessly.\n\n<conversation>\n{conversation}\n</conversation>\n\nCreate a summary with these sections:\n1. **Task Overview**: What is the agent trying to accomplish?\n2. **Current State**: What has been completed so far? What step is the agent on?\n3. **Important Discoveries**: Key facts, data, tool results, or findings that must not be lost.\n4. **Next Steps**: What should the agent do next based on the conversation?\n5. **Context to Preserve**: Any specific values, names, URLs, code snippets, or details referenced in the conversation.\n\nWrap your entire summary in <summary> tags.\n\n<summary>\n[Your structured summary here]\n</summary>"
+	Summary              = "<summary>\n{merged_summary}\n</summary>\n\nContinue the task from where the conversation left off. The above is a structured summary of prior context."
 )

@@ -40,6 +40,13 @@ func (b *builder) fieldSchema(f Field, raw *pyjson.Object) *pyjson.Object {
 	if !f.Required {
 		out.Set("default", pyjson.Clone(f.Default))
 	}
+	if f.Type.Kind == KindModel && !f.Type.Nullable {
+		// Pydantic writes a required nested model as {"$ref": …} beside
+		// the field's description and examples, and CrewAI's resolve_refs
+		// replaces that whole node by the definition
+		// (pydantic_schema_utils.py:99-140): the siblings are lost.
+		return sorted(out)
+	}
 	if d := description(raw, b.enrich); d != "" {
 		out.Set("description", d)
 	}
@@ -165,8 +172,11 @@ func literalType(vals []any) string {
 
 // description is the field description create_model_from_schema writes:
 // the authored one and, with enrich_descriptions=True, the constraints a
-// provider may not enforce, joined with ". " (an authored text that ends in
-// "." so gets two periods, as CrewAI's does).
+// provider may not enforce, in build_rich_field_description's order
+// (utilities/pydantic_schema_utils.py:722-773): format, enum, pattern,
+// minimum, maximum, min/max length, the first three examples, joined with
+// ". " (an authored text that ends in "." so gets two periods, as CrewAI's
+// does). Exclusive bounds are not described.
 func description(raw *pyjson.Object, enrich bool) string {
 	var parts []string
 	if d, ok := raw.Get("description"); ok {
@@ -177,29 +187,30 @@ func description(raw *pyjson.Object, enrich bool) string {
 	if !enrich {
 		return strings.Join(parts, "")
 	}
-	if p, ok := raw.Get("pattern"); ok {
-		if ps, ok := p.(string); ok {
-			parts = append(parts, "Pattern: "+ps)
-		}
+	// Python's truthiness decides for format, enum, pattern and examples;
+	// the bounds count unless they are None.
+	if f, ok := raw.Get("format"); ok && pyTruthy(f) {
+		parts = append(parts, "Format: "+pyjson.Str(f))
 	}
-	for _, c := range []struct{ key, label string }{
-		{"minimum", "Minimum"}, {"maximum", "Maximum"},
-		{"exclusiveMinimum", "Exclusive minimum"}, {"exclusiveMaximum", "Exclusive maximum"},
-		{"minLength", "Min length"}, {"maxLength", "Max length"},
-	} {
-		if v, ok := raw.Get(c.key); ok {
-			if n, ok := v.(pyjson.Number); ok {
-				parts = append(parts, c.label+": "+n.Repr())
-			}
-		}
-	}
-	if e, ok := raw.Get("enum"); ok {
+	if e, ok := raw.Get("enum"); ok && pyTruthy(e) {
 		if list, ok := e.([]any); ok {
 			parts = append(parts, "Allowed values: "+pyjson.Repr(list))
 		}
 	}
-	if ex, ok := raw.Get("examples"); ok {
-		if list, ok := ex.([]any); ok && len(list) > 0 {
+	if p, ok := raw.Get("pattern"); ok && pyTruthy(p) {
+		parts = append(parts, "Pattern: "+pyjson.Str(p))
+	}
+	for _, c := range []struct{ key, label string }{
+		{"minimum", "Minimum"}, {"maximum", "Maximum"},
+		{"minLength", "Min length"}, {"maxLength", "Max length"},
+	} {
+		if v, ok := raw.Get(c.key); ok && v != nil {
+			parts = append(parts, c.label+": "+pyjson.Str(v))
+		}
+	}
+	if ex, ok := raw.Get("examples"); ok && pyTruthy(ex) {
+		if list, ok := ex.([]any); ok {
+			list = list[:min(3, len(list))]
 			reprs := make([]string, len(list))
 			for i, e := range list {
 				reprs[i] = pyjson.Repr(e)
@@ -208,6 +219,26 @@ func description(raw *pyjson.Object, enrich bool) string {
 		}
 	}
 	return strings.Join(parts, ". ")
+}
+
+// pyTruthy is Python's bool() of a JSON value.
+func pyTruthy(v any) bool {
+	switch t := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return t
+	case string:
+		return t != ""
+	case []any:
+		return len(t) > 0
+	case *pyjson.Object:
+		return t.Len() > 0
+	case pyjson.Number:
+		f, err := t.Float64()
+		return err != nil || f != 0
+	}
+	return true
 }
 
 // sorted returns o with its keys in sorted order.
