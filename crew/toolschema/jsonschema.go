@@ -84,6 +84,9 @@ func (t *Type) schema() *pyjson.Object {
 			o.Set(k, n)
 		}
 	}
+	if t.mapped != nil {
+		return t.mapped.Clone()
+	}
 	switch t.Kind {
 	case KindString:
 		o.Set("type", "string")

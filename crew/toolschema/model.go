@@ -111,6 +111,9 @@ type Type struct {
 	Literals []any
 	// Members are a union's alternatives.
 	Members []*Type
+	// mapped is the JSON schema of the Pydantic type a format maps to
+	// (formatSchemas); it replaces the string's own.
+	mapped *pyjson.Object
 }
 
 // maxDepth bounds $ref resolution and nesting, so a recursive or absurdly
@@ -164,6 +167,9 @@ func (b *builder) model(name string, schema *pyjson.Object, depth int) *Model {
 		ps, _ := pv.(*pyjson.Object)
 		ps = b.deref(ps, depth)
 		f := Field{Name: k, Required: req[k], Type: b.typeOf(k, ps, depth+1)}
+		if ft := formatType(ps, f.Type); ft != nil {
+			f.Type = ft
+		}
 		if !f.Required {
 			f.Type.Nullable = true
 			if d, ok := ps.Get("default"); ok {
