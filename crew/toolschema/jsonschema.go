@@ -192,15 +192,15 @@ func description(raw *pyjson.Object, enrich bool) string {
 	}
 	// Python's truthiness decides for format, enum, pattern and examples;
 	// the bounds count unless they are None.
-	if f, ok := raw.Get("format"); ok && pyTruthy(f) {
+	if f, ok := raw.Get("format"); ok && pyjson.Truthy(f) {
 		parts = append(parts, "Format: "+pyjson.Str(f))
 	}
-	if e, ok := raw.Get("enum"); ok && pyTruthy(e) {
+	if e, ok := raw.Get("enum"); ok && pyjson.Truthy(e) {
 		if list, ok := e.([]any); ok {
 			parts = append(parts, "Allowed values: "+pyjson.Repr(list))
 		}
 	}
-	if p, ok := raw.Get("pattern"); ok && pyTruthy(p) {
+	if p, ok := raw.Get("pattern"); ok && pyjson.Truthy(p) {
 		parts = append(parts, "Pattern: "+pyjson.Str(p))
 	}
 	for _, c := range []struct{ key, label string }{
@@ -211,7 +211,7 @@ func description(raw *pyjson.Object, enrich bool) string {
 			parts = append(parts, c.label+": "+pyjson.Str(v))
 		}
 	}
-	if ex, ok := raw.Get("examples"); ok && pyTruthy(ex) {
+	if ex, ok := raw.Get("examples"); ok && pyjson.Truthy(ex) {
 		if list, ok := ex.([]any); ok {
 			list = list[:min(3, len(list))]
 			reprs := make([]string, len(list))
@@ -222,26 +222,6 @@ func description(raw *pyjson.Object, enrich bool) string {
 		}
 	}
 	return strings.Join(parts, ". ")
-}
-
-// pyTruthy is Python's bool() of a JSON value.
-func pyTruthy(v any) bool {
-	switch t := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return t
-	case string:
-		return t != ""
-	case []any:
-		return len(t) > 0
-	case *pyjson.Object:
-		return t.Len() > 0
-	case pyjson.Number:
-		f, err := t.Float64()
-		return err != nil || f != 0
-	}
-	return true
 }
 
 // sorted returns o with its keys in sorted order.
