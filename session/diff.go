@@ -777,7 +777,7 @@ func diffTasks(a, b *sessionDigest) []TaskDiff {
 					cc.Error = ca.err[oc]
 				}
 				td.Calls = append(td.Calls, cc)
-				if nb > na && isFailedOutcome(oc) {
+				if nb > na && FailedOutcome(oc) {
 					td.NewFailures = append(td.NewFailures, cc)
 				}
 			}
@@ -789,9 +789,10 @@ func diffTasks(a, b *sessionDigest) []TaskDiff {
 	return out
 }
 
-// isFailedOutcome: anything but a success, a cache hit or a call without
-// an end (still running, or unfinished) is a failure.
-func isFailedOutcome(oc string) bool {
+// FailedOutcome reports whether a CallCount outcome is a failure: anything
+// but a success, a cache hit or a call without an end (still running, or
+// unfinished). The workbench's diff view reads outcomes the same way.
+func FailedOutcome(oc string) bool {
 	switch oc {
 	case OutcomeOK, "cache_hit", "running", "unfinished":
 		return false
@@ -1076,7 +1077,7 @@ func (d *SessionDiff) WriteText(w io.Writer, opts DiffTextOptions) error {
 					sign, col = "-", ansiRed
 				}
 				tail := ""
-				if isFailedOutcome(c.Outcome) && c.B > c.A {
+				if FailedOutcome(c.Outcome) && c.B > c.A {
 					// The failures section below quotes the error.
 					col, tail = ansiRed, " · new failure"
 				}

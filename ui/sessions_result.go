@@ -379,7 +379,7 @@ func diffLines(st *Styles, d *session.SessionDiff, heading string) []string {
 					sign, style = "−", t.Muted
 				}
 				tail := ""
-				if isFailedOutcome(c.Outcome) && c.B > c.A {
+				if session.FailedOutcome(c.Outcome) && c.B > c.A {
 					style, tail = removed, " · new failure"
 				}
 				out = append(out, "    "+style.Render(fmt.Sprintf("%s %s %s %d → %d%s", sign, printable(c.Label()), c.Outcome, c.A, c.B, tail)))
@@ -449,17 +449,6 @@ func sidesLine(a, b session.DiffSide) string {
 }
 
 func msDuration(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
-
-// isFailedOutcome mirrors session's reading of a call outcome: anything
-// but a success, a cache hit or a call without an end (still running, or
-// unfinished) is a failure.
-func isFailedOutcome(oc string) bool {
-	switch oc {
-	case session.OutcomeOK, "cache_hit", "running", "unfinished":
-		return false
-	}
-	return true
-}
 
 func diffLineStyle(st *Styles, l string) lipgloss.Style {
 	switch {
