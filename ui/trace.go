@@ -166,10 +166,7 @@ func (p *tracePane) LoadEvents(source string, events []session.Event) {
 	p.Stop()
 	p.run = nil
 	p.reset(source)
-	for _, ev := range events {
-		p.tree.Add(ev)
-		p.wlog.observe(ev)
-	}
+	p.add(events)
 	p.tree.Finish()
 	p.rebuild()
 }
@@ -188,11 +185,16 @@ func (p *tracePane) finishRun() {
 // Append adds events to the tree and refreshes the visible rows. Cost:
 // O(events) to add, O(nodes) to re-flatten; View stays O(height).
 func (p *tracePane) Append(evs ...session.Event) {
+	p.add(evs)
+	p.rebuild()
+}
+
+// add puts events in the tree and the window log, without rebuilding rows.
+func (p *tracePane) add(evs []session.Event) {
 	for _, ev := range evs {
 		p.tree.Add(ev)
 		p.wlog.observe(ev)
 	}
-	p.rebuild()
 }
 
 // rebuild flattens the tree under the fold state and filters, keeping the
