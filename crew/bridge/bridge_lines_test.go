@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// timesScript feeds the bridge's _event_line events of a class with an
+// timesScript feeds the bridge's _event_lines events of a class with an
 // aware (UTC) and a naive datetime field, and prints each line followed by
 // the values as _json_default formats them (what the bridge sent before
 // datetimes went as microseconds): the edges of the microsecond form
@@ -42,7 +42,7 @@ cases = [
     (True, D.datetime(2026, 1, 1, 0, 0, 0, 10), 11),
 ]
 for seq, values in enumerate(cases, 1):
-    sys.stdout.write(b._event_line((seq, spec, "Src", values)))
+    sys.stdout.write(b._event_lines([(seq, spec, "Src", values)]))
     print(json.dumps(list(values), default=b._json_default))
 `
 

@@ -540,11 +540,7 @@ def _compact(item, out):
     seq, spec, source, values = item
     cid = spec.id
     if spec.object_at or spec.times:
-        values = list(values)
-        for i, name in spec.object_at:
-            v = values[i]
-            if v is not None:
-                values[i] = _summary(name, v)
+        values = _summarised(spec, values)
         for i, tz, epoch in spec.times:
             v = values[i]
             if v.__class__ is _DATETIME and v.tzinfo is tz:
@@ -573,12 +569,17 @@ def _plain(spec, values, out):
         spec.plain_id = next(_SPEC_IDS)
         out.append(_line({"op": "class", "id": spec.plain_id, "class": spec.name, "fields": spec.names,
                           "objects": spec.objects}))
+    return spec.plain_id, _summarised(spec, values)
+
+
+def _summarised(spec, values):
+    """A list of values with the object fields summarised (spec §2.4)."""
     values = list(values)
     for i, name in spec.object_at:
         v = values[i]
         if v is not None:
             values[i] = _summary(name, v)
-    return spec.plain_id, values
+    return values
 
 
 def _flush(batch, out):
@@ -610,11 +611,6 @@ def _flush(batch, out):
                 lost[h[0]] = h
     for h in lost.values():
         h[1] = []  # the slot's next event sends its messages whole
-
-
-def _event_line(item):
-    """One captured event as its line (and its class line, the first time)."""
-    return _event_lines((item,))
 
 
 def _object_line(item):
