@@ -27,14 +27,27 @@ var pythonFiles embed.FS
 
 var pythonNames = []string{"crewbench_bridge.py", "sitecustomize.py"}
 
-// writePython writes the bridge and its sitecustomize.py into dir.
-func writePython(dir string) error {
-	for _, name := range pythonNames {
+// embeddedPython is the contents of pythonNames, in that order.
+func embeddedPython() ([][]byte, error) {
+	files := make([][]byte, len(pythonNames))
+	for i, name := range pythonNames {
 		b, err := pythonFiles.ReadFile("python/" + name)
 		if err != nil {
-			return fmt.Errorf("bridge: embedded %s: %w", name, err)
+			return nil, fmt.Errorf("bridge: embedded %s: %w", name, err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+		files[i] = b
+	}
+	return files, nil
+}
+
+// writePython writes the bridge and its sitecustomize.py into dir.
+func writePython(dir string) error {
+	files, err := embeddedPython()
+	if err != nil {
+		return err
+	}
+	for i, name := range pythonNames {
+		if err := os.WriteFile(filepath.Join(dir, name), files[i], 0o600); err != nil {
 			return fmt.Errorf("bridge: write %s: %w", name, err)
 		}
 	}
@@ -49,16 +62,14 @@ func writePython(dir string) error {
 // change once written (Python checks its cache by their mtime and size);
 // a file that differs (edited, or cut short) is replaced whole, by rename.
 func cachedPython(base string) (string, error) {
+	files, err := embeddedPython()
+	if err != nil {
+		return "", err
+	}
 	h := sha256.New()
-	files := make([][]byte, len(pythonNames))
 	for i, name := range pythonNames {
-		b, err := pythonFiles.ReadFile("python/" + name)
-		if err != nil {
-			return "", fmt.Errorf("bridge: embedded %s: %w", name, err)
-		}
-		files[i] = b
-		fmt.Fprintf(h, "%s\x00%d\x00", name, len(b))
-		h.Write(b)
+		fmt.Fprintf(h, "%s\x00%d\x00", name, len(files[i]))
+		h.Write(files[i])
 	}
 	dir := filepath.Join(base, "crewbench", "bridge-"+hex.EncodeToString(h.Sum(nil))[:16])
 	if err := os.MkdirAll(dir, 0o700); err != nil {
