@@ -11,7 +11,6 @@ import (
 	"crewbench/crew/llm"
 	"crewbench/crew/prompt"
 	"crewbench/crew/pyjson"
-	"crewbench/session"
 )
 
 // respect_context_window (crewai-formats.md §5): on a context-length error
@@ -124,10 +123,9 @@ func (ar *agentRun) summarizeChunk(ctx context.Context, step string, chunk []llm
 		{Role: llm.RoleSystem, Content: prompt.RStrip(prompt.SummarizerSystem)},
 		{Role: llm.RoleUser, Content: prompt.RStrip(prompt.Fill(prompt.SummarizeInstruction, "{conversation}", formatMessagesForSummary(chunk)))},
 	}
-	base := ar.base
-	ar.base = session.Event{RunID: base.RunID}
-	resp, err := ar.callLLMWith(ctx, step, msgs, nil, false)
-	ar.base = base
+	target := ar.agentTarget()
+	target.unattributed = true
+	resp, err := ar.callLLMOn(ctx, step, target, msgs, nil, false)
 	if err != nil {
 		return "", err
 	}

@@ -515,7 +515,7 @@ func (ar *agentRun) forceFinalAnswer(ctx context.Context) (string, error) {
 	ar.rs.warn(ar.span, ar.base, "Maximum iterations reached. Requesting final answer.")
 	msgs := append(slices.Clip(ar.messages), llm.Message{Role: llm.RoleAssistant, Content: prompt.ForceFinalAnswer})
 	step := ar.startStep()
-	resp, err := ar.callLLMWith(ctx, step, msgs, nil, true)
+	resp, err := ar.callLLMWith(ctx, step, msgs, nil)
 	if err == nil && resp.Content == "" {
 		err = prompt.TextError(prompt.EmptyResponse)
 	}
@@ -538,7 +538,7 @@ func (ar *agentRun) callLLM(ctx context.Context, step string, tools []llm.Tool) 
 	// A capped view, not a copy: messages are only ever appended, so every
 	// request and event can share the history (a copy per call made a long
 	// run quadratic in memory).
-	return ar.callLLMWith(ctx, step, ar.messages[:len(ar.messages):len(ar.messages)], tools, true)
+	return ar.callLLMWith(ctx, step, ar.messages[:len(ar.messages):len(ar.messages)], tools)
 }
 
 // llmTarget is the LLM a call goes to: the agent's, or another LLM object
@@ -561,16 +561,21 @@ type llmTarget struct {
 	// structured is the call's response_model (nil: none, or the task's
 	// for the agent's own calls).
 	structured *builtinModel
+	// unattributed: CrewAI makes the call with neither from_task nor
+	// from_agent (summarize_messages' llm.call), so its events carry no
+	// task or agent.
+	unattributed bool
 }
 
 func (ar *agentRun) agentTarget() llmTarget {
 	return llmTarget{prov: ar.agent.LLM, model: ar.agent.Model}
 }
 
-// callLLMWith makes one LLM call with msgs: the agent's history (history
-// true, its event form is shared) or a side conversation (summarizing).
-func (ar *agentRun) callLLMWith(ctx context.Context, step string, msgs []llm.Message, tools []llm.Tool, history bool) (llm.Response, error) {
-	return ar.callLLMOn(ctx, step, ar.agentTarget(), msgs, tools, history)
+// callLLMWith makes one LLM call on the agent's LLM with msgs, the agent's
+// history (its event form is shared). Side conversations go through
+// callLLMOn.
+func (ar *agentRun) callLLMWith(ctx context.Context, step string, msgs []llm.Message, tools []llm.Tool) (llm.Response, error) {
+	return ar.callLLMOn(ctx, step, ar.agentTarget(), msgs, tools, true)
 }
 
 // callLLMOn is callLLMWith on target's LLM.
@@ -614,6 +619,10 @@ func (ar *agentRun) call(ctx context.Context, step string, target llmTarget, req
 	if target.prov == nil {
 		return llm.Response{}, fmt.Errorf("agent %q has no LLM", ar.p.role)
 	}
+	base := ar.base
+	if target.unattributed {
+		base = session.Event{RunID: ar.base.RunID}
+	}
 	turn := int(ar.turn.Add(1))
 	callID := ar.rs.em.NewSpan()
 	req.Meta = llm.CallMeta{AgentRole: ar.p.role, TaskName: ar.tr.name, Turn: turn, CallID: callID}
@@ -631,7 +640,7 @@ func (ar *agentRun) call(ctx context.Context, step string, target llmTarget, req
 	// The RPM controller is consulted before the agent's own reasoning
 	// calls only, not before side calls (summarising, converting).
 	if history {
-		if err := ar.rs.rpmWait(ctx, a, ar.base, step); err != nil {
+		if err := ar.rs.rpmWait(ctx, a, base, step); err != nil {
 			return llm.Response{}, err
 		}
 	}
@@ -639,11 +648,11 @@ func (ar *agentRun) call(ctx context.Context, step string, target llmTarget, req
 	d, err := ar.rs.pause(ctx, &Pause{
 		Kind: PauseLLMCall, RunID: ar.rs.runID, TaskName: ar.tr.name, AgentRole: ar.p.role, Span: step,
 		AfterFailure: ar.takeFailedFlag(), Messages: req.Messages, Tools: tools, Mode: string(ar.mode), Model: model,
-	}, ar.base, step)
+	}, base, step)
 	if err != nil {
 		return llm.Response{}, err
 	}
-	ev := ar.base
+	ev := base
 	ev.Kind, ev.Span, ev.Parent = kind(session.LLMCallStarted), callID, step
 	ev.Data = ar.llmEventData(target.prov, llm.StartedEventData, model, req, llm.Response{}, history)
 	ar.rs.emit(ev)
@@ -658,7 +667,7 @@ func (ar *agentRun) call(ctx context.Context, step string, target llmTarget, req
 			err = ar.checkProviderNames(target.model, tools)
 		}
 		if err == nil {
-			resp, err = target.prov.Call(ctx, req, ar.chunkSink(callID, step))
+			resp, err = target.prov.Call(ctx, req, ar.chunkSink(base, callID))
 		}
 		if err == nil && !o.own {
 			resp, err = ar.parseStructuredReply(ctx, target, req, resp, responseModel)
@@ -668,7 +677,7 @@ func (ar *agentRun) call(ctx context.Context, step string, target llmTarget, req
 	if err == nil && target.functions != nil && len(resp.ToolCalls) > 0 {
 		resp, ran = ar.runAvailableFunction(callID, step, target, req, resp)
 	}
-	ev = ar.base
+	ev = base
 	ev.Span, ev.Parent, ev.Duration = callID, step, ar.rs.em.Now().Sub(start)
 	if err != nil {
 		ev.Kind, ev.Outcome, ev.Error = kind(session.LLMCallFailed), "failed", err.Error()
@@ -712,13 +721,14 @@ func reportsFailureTwice(err error) bool {
 	return errors.As(err, &e) && e.Status != 0 && e.Provider == "openai" || isStructuredReplyError(err)
 }
 
-// chunkSink returns the streaming callback, or nil when not streaming.
-func (ar *agentRun) chunkSink(callID, step string) func(llm.Chunk) {
+// chunkSink returns the streaming callback of the call callID, whose
+// events start from base, or nil when not streaming.
+func (ar *agentRun) chunkSink(base session.Event, callID string) func(llm.Chunk) {
 	if !ar.rs.opts.Stream {
 		return nil
 	}
 	return func(c llm.Chunk) {
-		ev := ar.base
+		ev := base
 		ev.Kind, ev.Parent = session.LLMStreamChunk, callID
 		d := map[string]any{"call_id": callID, "chunk": c.Content}
 		if c.ToolCall != nil {
