@@ -21,7 +21,7 @@ func TestStoredTokensInCrewbenchsOwnConnectionsOnly(t *testing.T) {
 	if code != exitConnection || !strings.Contains(out, "fix:     "+crewAIOAuthHint+url+"` and put the token in headers (see export-config)") {
 		t.Fatalf("tools without a token: exit %d\n%s\n%s", code, out, errs)
 	}
-	if len(fake.AuthQueries) != 0 {
+	if len(fake.Seen().AuthQueries) != 0 {
 		t.Fatal("tools ran an OAuth flow")
 	}
 	if code, out, errs := run(t, "auth", "login", "--headless", url); code != 0 {

@@ -29,7 +29,7 @@ func TestAuthSmokeOAuthHeadlessStoresTokenOutsideRecording(t *testing.T) {
 	if code, out, errs := run(t, "smoke", "--no-record", fake.MCPURL()); code != exitConnection {
 		t.Fatalf("without a token: exit %d\n%s\n%s", code, out, errs)
 	}
-	if len(fake.AuthQueries) != 0 {
+	if len(fake.Seen().AuthQueries) != 0 {
 		t.Fatal("ran the OAuth flow without --oauth")
 	}
 
@@ -57,8 +57,8 @@ func TestAuthSmokeOAuthHeadlessStoresTokenOutsideRecording(t *testing.T) {
 	}
 
 	// The stored token is reused without --oauth.
-	if code, out, errs := run(t, "smoke", "--no-record", fake.MCPURL()); code != 0 || len(fake.AuthQueries) != 1 {
-		t.Fatalf("reuse: exit %d, %d authorizations\n%s\n%s", code, len(fake.AuthQueries), out, errs)
+	if code, out, errs := run(t, "smoke", "--no-record", fake.MCPURL()); code != 0 || len(fake.Seen().AuthQueries) != 1 {
+		t.Fatalf("reuse: exit %d, %d authorizations\n%s\n%s", code, len(fake.Seen().AuthQueries), out, errs)
 	}
 
 	code, out, _ = run(t, "auth", "status", fake.MCPURL())
@@ -82,7 +82,7 @@ func TestAuthLoginHeadless(t *testing.T) {
 		t.Fatalf("login: exit %d\n%s\n%s", code, out, errs)
 	}
 	// The challenge's scope was requested.
-	if got := fake.AuthQueries[0].Get("scope"); got != "mcp:tools" {
+	if got := fake.Seen().AuthQueries[0].Get("scope"); got != "mcp:tools" {
 		t.Errorf("scope %q", got)
 	}
 	// CrewAI's policies send only the configured headers, never the stored token.

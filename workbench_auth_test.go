@@ -64,10 +64,10 @@ func TestFlow_LogInToAnOAuthServerFromTheServersView(t *testing.T) {
 	if err != nil || tok == nil {
 		t.Fatalf("no stored token: %v", err)
 	}
-	if len(fake.AuthQueries) != 1 || fake.AuthQueries[0].Get("redirect_uri") == "" {
-		t.Fatalf("authorization requests: %v", fake.AuthQueries)
+	if len(fake.Seen().AuthQueries) != 1 || fake.Seen().AuthQueries[0].Get("redirect_uri") == "" {
+		t.Fatalf("authorization requests: %v", fake.Seen().AuthQueries)
 	}
-	if u := fake.AuthQueries[0].Get("redirect_uri"); len(u) < 17 || u[:17] != "http://127.0.0.1:" {
+	if u := fake.Seen().AuthQueries[0].Get("redirect_uri"); len(u) < 17 || u[:17] != "http://127.0.0.1:" {
 		t.Errorf("redirect_uri %q is not a loopback callback on 127.0.0.1", u)
 	}
 	// The token exists only from the login on, so the first request

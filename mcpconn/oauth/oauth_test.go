@@ -86,8 +86,8 @@ func TestDiscoveryVariants(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if strings.Join(fake.Requests, "\n") != strings.Join(tc.want, "\n") {
-				t.Errorf("requests:\n%s\nwant:\n%s", strings.Join(fake.Requests, "\n"), strings.Join(tc.want, "\n"))
+			if strings.Join(fake.Seen().Requests, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("requests:\n%s\nwant:\n%s", strings.Join(fake.Seen().Requests, "\n"), strings.Join(tc.want, "\n"))
 			}
 			if d.Legacy != tc.legacy {
 				t.Errorf("legacy = %v", d.Legacy)
@@ -129,10 +129,10 @@ func TestLoginDCRPKCEResourceAndStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err) // the fake refuses a wrong PKCE verifier, state or redirect
 	}
-	if fake.Registrations != 1 {
-		t.Errorf("registrations = %d, want 1", fake.Registrations)
+	if fake.Seen().Registrations != 1 {
+		t.Errorf("registrations = %d, want 1", fake.Seen().Registrations)
 	}
-	aq, tf := fake.AuthQueries[0], fake.TokenForms[0]
+	aq, tf := fake.Seen().AuthQueries[0], fake.Seen().TokenForms[0]
 	if aq.Get("resource") != fake.MCPURL() || tf.Get("resource") != fake.MCPURL() {
 		t.Errorf("resource: authorization %q, token %q, want %q", aq.Get("resource"), tf.Get("resource"), fake.MCPURL())
 	}
@@ -160,8 +160,8 @@ func TestLoginDCRPKCEResourceAndStore(t *testing.T) {
 	if _, err := c.Login(ctx(t), fake.MCPURL(), oauth.Challenge{}, ""); err != nil {
 		t.Fatal(err)
 	}
-	if fake.Registrations != 1 {
-		t.Errorf("registered again: %d", fake.Registrations)
+	if fake.Seen().Registrations != 1 {
+		t.Errorf("registered again: %d", fake.Seen().Registrations)
 	}
 }
 
@@ -185,7 +185,7 @@ func TestScopeSelection(t *testing.T) {
 			if _, err := c.Login(ctx(t), fake.MCPURL(), tc.ch, ""); err != nil {
 				t.Fatal(err)
 			}
-			if got := fake.AuthQueries[0].Get("scope"); got != tc.want {
+			if got := fake.Seen().AuthQueries[0].Get("scope"); got != tc.want {
 				t.Errorf("scope %q, want %q", got, tc.want)
 			}
 		})
@@ -202,15 +202,15 @@ func TestTransportLoginOn401AndStepUp(t *testing.T) {
 	if got := get(t, c, fake, `{"method":"tools/call"}`); got != 200 {
 		t.Fatalf("tools/call after step-up: %d", got)
 	}
-	if len(fake.AuthQueries) != 2 {
-		t.Fatalf("authorization requests = %d, want 2 (login, step-up)", len(fake.AuthQueries))
+	if len(fake.Seen().AuthQueries) != 2 {
+		t.Fatalf("authorization requests = %d, want 2 (login, step-up)", len(fake.Seen().AuthQueries))
 	}
-	if got := fake.AuthQueries[1].Get("scope"); got != "read write" {
+	if got := fake.Seen().AuthQueries[1].Get("scope"); got != "read write" {
 		t.Errorf("step-up scope %q, want %q", got, "read write")
 	}
 	// The stored token is reused: no further flow.
-	if got := get(t, c, fake, `{"method":"tools/list"}`); got != 200 || len(fake.AuthQueries) != 2 {
-		t.Errorf("reuse: %d, %d authorizations", got, len(fake.AuthQueries))
+	if got := get(t, c, fake, `{"method":"tools/list"}`); got != 200 || len(fake.Seen().AuthQueries) != 2 {
+		t.Errorf("reuse: %d, %d authorizations", got, len(fake.Seen().AuthQueries))
 	}
 }
 
@@ -225,7 +225,7 @@ func TestStepUpRetryLimit(t *testing.T) {
 			t.Fatalf("status %d, want 403", got)
 		}
 	}
-	if n := len(fake.AuthQueries); n > 1+oauth.MaxStepUps {
+	if n := len(fake.Seen().AuthQueries); n > 1+oauth.MaxStepUps {
 		t.Fatalf("%d authorization requests, want at most %d", n, 1+oauth.MaxStepUps)
 	}
 }
@@ -238,7 +238,7 @@ func TestNonInteractiveDoesNotRunTheFlow(t *testing.T) {
 	if got := get(t, c, fake, `{}`); got != 401 {
 		t.Fatalf("status %d, want 401", got)
 	}
-	if len(fake.AuthQueries) != 0 {
+	if len(fake.Seen().AuthQueries) != 0 {
 		t.Fatal("ran a flow without being asked")
 	}
 }
@@ -256,11 +256,11 @@ func TestRefreshExpiredToken(t *testing.T) {
 	if got := get(t, c, fake, `{}`); got != 200 {
 		t.Fatalf("status %d", got)
 	}
-	last := fake.TokenForms[len(fake.TokenForms)-1]
+	last := fake.Seen().TokenForms[len(fake.Seen().TokenForms)-1]
 	if last.Get("grant_type") != "refresh_token" || last.Get("refresh_token") != first.RefreshToken || last.Get("resource") != fake.MCPURL() {
 		t.Fatalf("last token request %v", last)
 	}
-	if len(fake.AuthQueries) != 1 {
+	if len(fake.Seen().AuthQueries) != 1 {
 		t.Errorf("a new authorization instead of a refresh")
 	}
 	cur, _ := st.Get(fake.MCPURL())
@@ -277,10 +277,10 @@ func TestClientCredentials(t *testing.T) {
 	if got := get(t, c, fake, `{}`); got != 200 {
 		t.Fatalf("status %d", got)
 	}
-	f := fake.TokenForms[0]
+	f := fake.Seen().TokenForms[0]
 	if f.Get("grant_type") != "client_credentials" || f.Get("resource") != fake.MCPURL() || f.Get("scope") != "jobs" ||
-		fake.TokenAuth[0] != "client_secret_basic" || len(fake.AuthQueries) != 0 {
-		t.Fatalf("token request %v via %s, %d authorizations", f, fake.TokenAuth[0], len(fake.AuthQueries))
+		fake.Seen().TokenAuth[0] != "client_secret_basic" || len(fake.Seen().AuthQueries) != 0 {
+		t.Fatalf("token request %v via %s, %d authorizations", f, fake.Seen().TokenAuth[0], len(fake.Seen().AuthQueries))
 	}
 }
 
@@ -293,8 +293,8 @@ func TestTokenEndpointAuthMethods(t *testing.T) {
 			if _, err := c.Login(ctx(t), fake.MCPURL(), oauth.Challenge{}, ""); err != nil {
 				t.Fatal(err)
 			}
-			if fake.TokenAuth[0] != m {
-				t.Fatalf("authenticated with %s, want %s", fake.TokenAuth[0], m)
+			if fake.Seen().TokenAuth[0] != m {
+				t.Fatalf("authenticated with %s, want %s", fake.Seen().TokenAuth[0], m)
 			}
 		})
 	}
@@ -311,8 +311,8 @@ func TestPreRegisteredClientWithoutDCR(t *testing.T) {
 	if _, err := c.Login(ctx(t), fake.MCPURL(), oauth.Challenge{}, ""); err != nil {
 		t.Fatal(err)
 	}
-	if fake.AuthQueries[0].Get("client_id") != "pre" || fake.TokenAuth[0] != "client_secret_basic" {
-		t.Fatalf("client %q via %s", fake.AuthQueries[0].Get("client_id"), fake.TokenAuth[0])
+	if fake.Seen().AuthQueries[0].Get("client_id") != "pre" || fake.Seen().TokenAuth[0] != "client_secret_basic" {
+		t.Fatalf("client %q via %s", fake.Seen().AuthQueries[0].Get("client_id"), fake.Seen().TokenAuth[0])
 	}
 }
 
@@ -324,7 +324,7 @@ func TestClientIDMetadataDocument(t *testing.T) {
 	if _, err := c.Login(ctx(t), fake.MCPURL(), oauth.Challenge{}, ""); err != nil {
 		t.Fatal(err)
 	}
-	if fake.Registrations != 1 || strings.HasPrefix(fake.AuthQueries[0].Get("client_id"), "https://") {
+	if fake.Seen().Registrations != 1 || strings.HasPrefix(fake.Seen().AuthQueries[0].Get("client_id"), "https://") {
 		t.Fatalf("used the metadata document without server support")
 	}
 }
@@ -334,8 +334,8 @@ func TestResourceMismatchIsRefused(t *testing.T) {
 	defer fake.Close()
 	c, _ := newClient(t, oauth.Config{})
 	_, err := c.Login(ctx(t), fake.MCPURL(), oauth.Challenge{}, "")
-	if err == nil || !strings.Contains(err.Error(), "refusing") || len(fake.AuthQueries) != 0 {
-		t.Fatalf("err %v, %d authorization requests", err, len(fake.AuthQueries))
+	if err == nil || !strings.Contains(err.Error(), "refusing") || len(fake.Seen().AuthQueries) != 0 {
+		t.Fatalf("err %v, %d authorization requests", err, len(fake.Seen().AuthQueries))
 	}
 }
 

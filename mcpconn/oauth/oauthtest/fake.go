@@ -59,13 +59,9 @@ type Options struct {
 	ClientID, ClientSecret string
 }
 
-// Server is the running fake.
-type Server struct {
-	*httptest.Server
-	opts Options
-
-	mu sync.Mutex
-	// Requests are "METHOD path" of every request, in order.
+// Seen is what the fake has been asked, in order.
+type Seen struct {
+	// Requests are "METHOD path" of every request.
 	Requests []string
 	// AuthQueries and TokenForms are the authorization and token requests.
 	AuthQueries []url.Values
@@ -74,6 +70,15 @@ type Server struct {
 	TokenAuth []string
 	// Registrations counts dynamic registrations.
 	Registrations int
+}
+
+// Server is the running fake.
+type Server struct {
+	*httptest.Server
+	opts Options
+
+	mu   sync.Mutex
+	seen Seen // read with Seen: the server's goroutines append to it
 	// bearer holds the Authorization headers the MCP endpoint saw (read
 	// with Bearers: the server's goroutines append to it).
 	bearer []string
@@ -101,6 +106,15 @@ func New(o Options) *Server {
 // MCPURL is the protected MCP endpoint.
 func (s *Server) MCPURL() string { return s.URL + "/mcp" }
 
+// Seen is a copy of what the fake has been asked so far.
+func (s *Server) Seen() Seen {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Seen{Requests: slices.Clone(s.seen.Requests), AuthQueries: slices.Clone(s.seen.AuthQueries),
+		TokenForms: slices.Clone(s.seen.TokenForms), TokenAuth: slices.Clone(s.seen.TokenAuth),
+		Registrations: s.seen.Registrations}
+}
+
 // Bearers is a copy of the Authorization headers the MCP endpoint has seen,
 // oldest first.
 func (s *Server) Bearers() []string {
@@ -127,7 +141,7 @@ func (s *Server) asMetadataPath() string {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
-	s.Requests = append(s.Requests, r.Method+" "+r.URL.Path)
+	s.seen.Requests = append(s.seen.Requests, r.Method+" "+r.URL.Path)
 	s.mu.Unlock()
 	p := r.URL.Path
 	switch {
@@ -191,7 +205,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.Registrations++
+	s.seen.Registrations++
 	s.n++
 	id := fmt.Sprintf("dcr-client-%d", s.n)
 	secret := ""
@@ -206,7 +220,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	s.mu.Lock()
-	s.AuthQueries = append(s.AuthQueries, q)
+	s.seen.AuthQueries = append(s.seen.AuthQueries, q)
 	_, known := s.clients[q.Get("client_id")]
 	s.n++
 	code := fmt.Sprintf("code-%d", s.n)
@@ -241,7 +255,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	f := r.PostForm
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.TokenForms = append(s.TokenForms, f)
+	s.seen.TokenForms = append(s.seen.TokenForms, f)
 	// Client authentication.
 	id, secret, method := f.Get("client_id"), f.Get("client_secret"), "none"
 	if u, p, ok := r.BasicAuth(); ok {
@@ -251,7 +265,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	} else if secret != "" {
 		method = "client_secret_post"
 	}
-	s.TokenAuth = append(s.TokenAuth, method)
+	s.seen.TokenAuth = append(s.seen.TokenAuth, method)
 	want, known := s.clients[id]
 	if !strings.HasPrefix(id, "https://") && (!known || want != secret) {
 		writeJSON(w, 401, map[string]string{"error": "invalid_client"})
@@ -276,7 +290,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, 400, map[string]string{"error": "invalid_grant", "error_description": "redirect_uri mismatch"})
 			return
 		}
-		scopes = strings.Fields(s.AuthQueries[len(s.AuthQueries)-1].Get("scope"))
+		scopes = strings.Fields(s.seen.AuthQueries[len(s.seen.AuthQueries)-1].Get("scope"))
 	case "refresh_token":
 		sc, ok := s.refresh[f.Get("refresh_token")]
 		if !ok {
