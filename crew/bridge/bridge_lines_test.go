@@ -228,3 +228,96 @@ func TestBridgeCaptureReadsFieldsWhereTheyAre(t *testing.T) {
 		t.Fatalf("captured %s, want %s", got, want)
 	}
 }
+
+// refsScript sends events whose agent and task are the previous events'
+// (their summaries then go as numbers), an agent whose role changed (as
+// CrewAI's input interpolation changes it: sent again), a new agent, and
+// an LLM call's tools (function schemas: kept as data), one _event_lines
+// call each, as the writer's chunks; then WANT and the summaries each
+// event must decode to.
+const refsScript = `
+import json, uuid
+import crewbench_bridge as b
+
+class Ev:
+    model_fields = {"agent": None, "task": None, "tools": None}
+
+class Agent:
+    def __init__(self, role):
+        self.role, self.id = role, uuid.uuid4()
+
+class Task:
+    def __init__(self):
+        self.name, self.id, self.description = "count", uuid.uuid4(), "Count words."
+
+class Tool:
+    name = "word_counter"
+
+a, t = Agent("Researcher"), Task()
+schemas = [{"type": "function", "function": {"name": "word_counter", "parameters": {"type": "object"}}}]
+spec = b._Spec(Ev)
+events = [(a, t, [Tool()]), (a, t, None), (a, None, schemas)]
+want = []
+for seq, values in enumerate(events, 1):
+    print(b._event_lines([(seq, spec, "Src", values)]), end="")
+    want.append([b._summary(n, v) if v is not None else None for n, v in zip(spec.names, values)])
+a.role = "Senior Researcher"
+other = Agent("Writer")
+for seq, values in enumerate([(a, t, None), (other, t, None), (a, t, None)], len(events) + 1):
+    print(b._event_lines([(seq, spec, "Src", values)]), end="")
+    want.append([b._summary(n, v) if v is not None else None for n, v in zip(spec.names, values)])
+print("WANT " + json.dumps(want, default=str))
+`
+
+// An agent's or task's summary goes once and then as its number; the
+// events decode to the same summaries as when each carried its own, a
+// changed object is sent again, and an LLM call's tools stay schemas.
+func TestBridgeSendsObjectSummariesOnce(t *testing.T) {
+	dir := t.TempDir()
+	if err := writePython(dir); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(python3(t), "-c", refsScript)
+	cmd.Env = append(cmd.Environ(), "PYTHONPATH="+dir, "PYTHONDONTWRITEBYTECODE=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("python: %v\n%s", err, out)
+	}
+	before, wantLine, found := bytes.Cut(out, []byte("WANT "))
+	if !found {
+		t.Fatalf("no WANT line:\n%s", out)
+	}
+	var want [][]any
+	if err := json.Unmarshal(wantLine, &want); err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(before, []byte(`"op":"obj"`)); n != 4 {
+		// the agent, the task, the agent again after its role changed, the other agent
+		t.Errorf("%d obj lines, want 4:\n%s", n, before)
+	}
+	if n := bytes.Count(before, []byte(`"Senior Researcher"`)); n != 1 {
+		t.Errorf("the changed role went %d times, want once:\n%s", n, before)
+	}
+	dec := newLineDecoder()
+	var got []wireMsg
+	for _, line := range bytes.Split(bytes.TrimSpace(before), []byte("\n")) {
+		got = dec.decode(line, got)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d events delivered, want %d:\n%s", len(got), len(want), out)
+	}
+	for i, m := range got {
+		for j, name := range []string{"agent", "task", "tools"} {
+			if !reflect.DeepEqual(m.Event[name], want[i][j]) {
+				t.Errorf("event %d: %s %#v, want %#v", m.Seq, name, m.Event[name], want[i][j])
+			}
+		}
+	}
+	var schemas any
+	if err := json.Unmarshal([]byte(`[{"type":"function","function":{"name":"word_counter","parameters":{"type":"object"}}}]`), &schemas); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got[2].Event["tools"], schemas) {
+		t.Errorf("LLM tools came as %#v, want the schemas", got[2].Event["tools"])
+	}
+}

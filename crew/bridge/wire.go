@@ -45,6 +45,9 @@ type wireMsg struct {
 	// microseconds since the epoch, aware in UTC or naive.
 	UTC   []int `json:"utc"`
 	Naive []int `json:"naive"`
+	// Value (obj): the summary of a live object that events after it
+	// give as its number, ID, in the object field.
+	Value any `json:"value"`
 
 	// pause
 	ID               int64           `json:"id"`
@@ -98,11 +101,14 @@ type lineDecoder struct {
 	histories map[int64][]any
 	// values builds the lines' values, remembering short strings.
 	values jsonValues
+	// objects are the object summaries by number, as obj lines set them
+	// (shared by the events that refer to them: nothing changes them).
+	objects map[int64]any
 }
 
 func newLineDecoder() *lineDecoder {
 	return &lineDecoder{classes: map[int64]eventClass{}, histories: map[int64][]any{},
-		values: jsonValues{strs: map[string]any{}}}
+		objects: map[int64]any{}, values: jsonValues{strs: map[string]any{}}}
 }
 
 func (d *lineDecoder) addClass(m wireMsg) {
@@ -148,8 +154,8 @@ func isoMicros(us int64, utc bool) string {
 // object; an event as [seq, class id, source, values] (and [slot, kept]
 // when its messages are the part after the first kept of that history
 // slot) whose class line came before; or a run of such events as the
-// array of them. A class line delivers nothing (nor does a line, or an
-// event in a run, that is not valid).
+// array of them. A class or obj line delivers nothing (nor does a line,
+// or an event in a run, that is not valid).
 func (d *lineDecoder) decode(b []byte, out []wireMsg) []wireMsg {
 	if len(b) > 0 && b[0] == '[' {
 		arr, ok := decodeArray(b, &d.values)
@@ -174,8 +180,12 @@ func (d *lineDecoder) decode(b []byte, out []wireMsg) []wireMsg {
 	if json.Unmarshal(b, &m) != nil {
 		return out
 	}
-	if m.Op == "class" {
+	switch m.Op {
+	case "class":
 		d.addClass(m)
+		return out
+	case "obj":
+		d.objects[m.ID] = m.Value
 		return out
 	}
 	return append(out, m)
@@ -206,8 +216,15 @@ func (d *lineDecoder) event(arr []any) (wireMsg, bool) {
 	}
 	ev := make(map[string]any, len(values)+3) // the translator adds 3 of its own
 	for i, v := range values {
-		if v == nil && c.object[i] {
-			continue
+		if c.object[i] {
+			if v == nil {
+				continue
+			}
+			if ref, isRef := v.(float64); isRef { // a summary is never a number
+				if v, known = d.objects[int64(ref)]; !known {
+					return wireMsg{}, false
+				}
+			}
 		}
 		ev[c.fields[i]] = v
 	}

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"regexp"
@@ -87,7 +88,8 @@ func TestWireLinesTheBridgeReads(t *testing.T) {
 
 // An event line is [seq, class id, source, values] after its class line;
 // a summarised object field that is null is left out, as an "event" object
-// line leaves it out.
+// line leaves it out, and one that is a number is the summary an obj line
+// gave under that number.
 func TestDecodeLineReadsClassesAndCompactEvents(t *testing.T) {
 	dec := newLineDecoder()
 	for _, tc := range []struct {
@@ -119,6 +121,14 @@ func TestDecodeLineReadsClassesAndCompactEvents(t *testing.T) {
 				"messages": []any{map[string]any{"role": "system"}, map[string]any{"role": "tool"}}}}},
 		{"more kept than the slot has", `[13,3,"LLM",["c3",[]],[1,3]]`, false, wireMsg{}},
 		{"a history on a class without messages", `[14,2,"Task",["task_started","c",null],[1,0]]`, false, wireMsg{}},
+		{"obj line", `{"op":"obj","id":4,"value":{"name":"t","id":"1"}}`, false, wireMsg{}},
+		{"an object field as a known obj's number", `[15,2,"Task",["task_started","c",4]]`, true,
+			wireMsg{Op: "event", Seq: 15, Class: "TaskStartedEvent", Source: "Task",
+				Event: map[string]any{"type": "task_started", "context": "c", "task": map[string]any{"name": "t", "id": "1"}}}},
+		{"a number in a field that is not an object's stays", `[16,2,"Task",["task_started",4,null]]`, true,
+			wireMsg{Op: "event", Seq: 16, Class: "TaskStartedEvent", Source: "Task",
+				Event: map[string]any{"type": "task_started", "context": float64(4)}}},
+		{"an unknown obj's number", `[17,2,"Task",["task_started","c",5]]`, false, wireMsg{}},
 		{"op line", `{"op":"warning","seq":3,"message":"m"}`, true, wireMsg{Op: "warning", Seq: 3, Message: "m"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -224,5 +234,39 @@ func FuzzDecodeArray(f *testing.F) {
 	jb := &jsonValues{strs: map[string]any{}}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		checkDecodeArray(t, jb, b)
+	})
+}
+
+// FuzzLineDecoder feeds a connection's worth of lines (class, obj and
+// event lines, runs, histories, garbage) to one decoder: whatever the
+// bridge, or something pretending to be it, sends, decoding never panics
+// and every delivered event belongs to a class it announced.
+func FuzzLineDecoder(f *testing.F) {
+	f.Add([]byte(`{"op":"class","id":2,"class":"TaskStartedEvent","fields":["type","task"],"objects":["task"]}
+{"op":"obj","id":1,"value":{"name":"t"}}
+[[7,2,"Task",["task_started",1]],[8,2,"Task",["task_started",{"name":"u"}]]]
+[9,2,"Task",["task_started",2]]`))
+	f.Add([]byte(`{"op":"class","id":3,"class":"LLMCallStartedEvent","fields":["messages","agent"],"objects":["agent"],"utc":[0]}
+[10,3,"LLM",[[{"role":"user"}],null],[1,0]]
+[11,3,"LLM",[[],1e300],[1,5]]
+{"op":"obj","id":-1,"value":null}
+[12,3,"LLM",[12,-1]]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		dec := newLineDecoder()
+		for _, line := range bytes.Split(b, []byte("\n")) {
+			got := dec.decode(line, nil)
+			if len(line) == 0 || line[0] != '[' {
+				continue
+			}
+			for _, m := range got {
+				announced := false
+				for _, c := range dec.classes {
+					announced = announced || c.name == m.Class
+				}
+				if !announced || m.Event == nil {
+					t.Fatalf("%q delivered %#v: not an event of an announced class", line, m)
+				}
+			}
+		}
 	})
 }

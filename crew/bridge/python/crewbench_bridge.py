@@ -6,14 +6,16 @@ as one JSON line, and registers execution hooks that ask crewbench what to
 do only when a breakpoint matches. Standard library only; Python 3.10-3.13.
 
 Wire protocol (one JSON value per line, both ways):
-  bridge -> crewbench: hello, class, event, pause, warning; an event of a
+  bridge -> crewbench: hello, class, obj, event, pause, warning; an event of a
     class read field by field is a compact [seq, class id, source, values]
     line after that class's "class" line (its id and field names, once),
     with a fifth element [slot, kept] when its messages are only the part
     after the first kept messages of that history slot (_history); in the
     fields a class line lists as "utc" or "naive", a number is a datetime
     as integer microseconds since the epoch (_times); a run of such events
-    may go as one line, the array of their arrays (_event_lines)
+    may go as one line, the array of their arrays (_event_lines); an
+    object field's summary that an "obj" line gave before goes as that
+    line's number (_ref)
   crewbench -> bridge: config (the run's breakpoints, once, first), decision
 Nothing here may raise into the user's run: every entry point catches
 everything and fails open (the run proceeds as if crewbench were absent).
@@ -54,7 +56,17 @@ PROTOCOL = 1
 # out was most of a short run's cost).
 WRITE_POLL = 0.05
 _WAKE = object()   # an event was captured while the writer slept
-WRITE_BATCH = 256  # events per socket write (and per encoder call)
+WRITE_BATCH = 256  # events per socket write, at most
+# The writer encodes this many events at a time, then, unless it has
+# fallen far behind, sleeps a moment: holding the GIL for a whole batch
+# (~5 ms) stalled every agent thread that woke meanwhile (from an LLM
+# call, a tool) until the batch was done. A short sleep hands the GIL over
+# whether or not a thread is waiting for it (a zero sleep does not); a
+# writer that falls behind, with a crew that never waits for anything,
+# stops sleeping until it has caught up.
+WRITE_CHUNK = 16
+WRITE_YIELD = 0.00005
+YIELD_BACKLOG = 2048
 # Object-valued event fields: excluded from the dump and summarised (spec §2.4).
 OBJ_FIELDS = frozenset({"agent", "task", "crew", "from_agent", "from_task", "tools", "callbacks",
                         "available_functions"})
@@ -159,18 +171,25 @@ class _Conn:
             # Control lines first: an event a pause's seq waits for was
             # appended before the pause was queued, so it is in events now.
             lines = [_line(m) for m in msgs if m is not None]
+            # (a pause goes out with no sleep: its agent thread waits for it)
+            yields = not lines and not stop
             try:
                 n = len(events)  # only what is there now: emitters keep appending
+                unsent = 0
                 while lines or n:
-                    take = min(n, WRITE_BATCH)
+                    take = min(n, WRITE_CHUNK)
                     n -= take
                     items = [events.popleft() for _ in range(take)]
                     try:
                         lines.append(_event_lines(items))
                     except Exception:  # a bug here must not end the writer (the run would wait for it at exit)
                         lines.append(_line({"op": "warning", "message": f"crewbench's bridge lost {take} events"}))
-                    self.sock.sendall("".join(lines).encode("utf-8", "replace"))
-                    lines = []
+                    unsent += take
+                    if not n or unsent >= WRITE_BATCH:
+                        self.sock.sendall("".join(lines).encode("utf-8", "replace"))
+                        lines, unsent = [], 0
+                    if n and yields and len(events) < YIELD_BACKLOG:
+                        time.sleep(WRITE_YIELD)
             except OSError:
                 self._close()
                 return
@@ -309,6 +328,11 @@ def _summary(name, v):
         return {"name": getattr(v, "name", None), "id": _s(getattr(v, "id", None))}
     if name == "tools":
         try:
+            if v.__class__ is list and set(map(type, v)) == {dict}:
+                # An LLM call's tools are the function schemas it sends:
+                # data, kept whole as crewbench's own runs record them
+                # (its diff and OTLP export read the names in them).
+                return v
             # (not getattr(t, "name", repr(t)): that makes every tool's
             # repr, a whole pydantic model's, only to drop it)
             return [n if (n := getattr(t, "name", _NO_NAME)) is not _NO_NAME else repr(t) for t in v]
@@ -540,7 +564,7 @@ def _compact(item, out):
     seq, spec, source, values = item
     cid = spec.id
     if spec.object_at or spec.times:
-        values = _summarised(spec, values)
+        values = _summarised(spec, values, out)
         for i, tz, epoch in spec.times:
             v = values[i]
             if v.__class__ is _DATETIME and v.tzinfo is tz:
@@ -569,17 +593,62 @@ def _plain(spec, values, out):
         spec.plain_id = next(_SPEC_IDS)
         out.append(_line({"op": "class", "id": spec.plain_id, "class": spec.name, "fields": spec.names,
                           "objects": spec.objects}))
-    return spec.plain_id, _summarised(spec, values)
+    return spec.plain_id, _summarised(spec, values, out)
 
 
-def _summarised(spec, values):
-    """A list of values with the object fields summarised (spec §2.4)."""
+def _summarised(spec, values, out):
+    """A list of values with the object fields summarised (spec §2.4), a
+    summary crewbench already has as its number (_ref)."""
     values = list(values)
     for i, name in spec.object_at:
         v = values[i]
         if v is not None:
-            values[i] = _summary(name, v)
+            values[i] = _ref(name, v, out)
     return values
+
+
+# What an object's summary is made of, read without making it: the same
+# values mean the same summary. An agent's role and a task's description
+# change (CrewAI interpolates the kickoff inputs into them), so a summary is
+# remembered by the object and checked against these on every use.
+_FINGERPRINTS = {
+    "agent": operator.attrgetter("role", "id"),
+    "task": operator.attrgetter("name", "id", "description"),
+    "crew": operator.attrgetter("name", "id"),
+}
+_KINDS = {"agent": "agent", "from_agent": "agent", "task": "task", "from_task": "task", "crew": "crew"}
+_REFS = {}  # (kind, id(object)) -> [object, fingerprint, ref]; writer thread only
+MAX_REFS = 4096
+
+
+def _ref(name, v, out):
+    """The summary of object field name's value v, or the number of the
+    same summary sent before: an event's agent, task and crew are nearly
+    always the previous event's, and their summaries were a quarter of
+    the bridge's work per event. A summary goes to crewbench once, as an
+    "obj" line (to out, before the line that refers to it), and its
+    number stands for it in the events after; a changed object is sent
+    again under its number. Anything else is summarised every time."""
+    kind = _KINDS.get(name)
+    if kind is None:
+        return _summary(name, v)
+    try:
+        fp = _FINGERPRINTS[kind](v)
+    except AttributeError:  # not an agent/task/crew after all: as it is
+        return _summary(name, v)
+    key = (kind, id(v))
+    e = _REFS.get(key)
+    if e is not None and e[0] is v:
+        if e[1] == fp:
+            return e[2]
+        ref = e[2]
+    else:
+        if len(_REFS) >= MAX_REFS:
+            _REFS.clear()  # numbers start over: crewbench's are overwritten as they are sent again
+        ref = len(_REFS) + 1
+    _REFS[key] = [v, fp, ref]  # (holding v keeps id(v) from being reused while it is here)
+    out.append(_line({"op": "obj", "id": ref, "value": _summary(name, v)}))
+    return ref
 
 
 def _flush(batch, out):

@@ -51,7 +51,8 @@ def capture():
 
 def lines(items):
     bridge._HISTORIES.clear()
-    step = bridge.WRITE_BATCH  # as the writer takes them
+    bridge._REFS.clear()
+    step = bridge.WRITE_CHUNK  # as the writer takes them
     return [bridge._event_lines(items[i:i + step]) for i in range(0, len(items), step)]
 
 
