@@ -188,8 +188,8 @@ class _Conn:
                     if not n or unsent >= WRITE_BATCH:
                         self.sock.sendall("".join(lines).encode("utf-8", "replace"))
                         lines, unsent = [], 0
-                    if n and yields and len(events) < YIELD_BACKLOG:
-                        time.sleep(WRITE_YIELD)
+                    if n and yields and len(events) < YIELD_BACKLOG and out.empty():
+                        time.sleep(WRITE_YIELD)  # (not once a pause or the end of the run is queued)
             except OSError:
                 self._close()
                 return
