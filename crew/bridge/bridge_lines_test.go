@@ -50,16 +50,7 @@ for seq, values in enumerate(cases, 1):
 // the string the bridge would have sent (a recorded session must not
 // depend on the form): every line decodes to _json_default's values.
 func TestDecodeTimesAsTheBridgeFormatsThem(t *testing.T) {
-	dir := t.TempDir()
-	if err := writePython(dir); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(python3(t), "-c", timesScript)
-	cmd.Env = append(cmd.Environ(), "PYTHONPATH="+dir, "PYTHONDONTWRITEBYTECODE=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("python: %v\n%s", err, out)
-	}
+	out := runBridgeScript(t, timesScript)
 	dec := newLineDecoder()
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	events, micros := 0, 0
@@ -140,29 +131,13 @@ print("WANT " + json.dumps(want))
 `
 
 func TestBridgeRunsKeepHistoriesWhenALineFails(t *testing.T) {
-	dir := t.TempDir()
-	if err := writePython(dir); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(python3(t), "-c", runsScript)
-	cmd.Env = append(cmd.Environ(), "PYTHONPATH="+dir, "PYTHONDONTWRITEBYTECODE=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("python: %v\n%s", err, out)
-	}
-	before, wantLine, found := bytes.Cut(out, []byte("WANT "))
-	if !found {
-		t.Fatalf("no WANT line:\n%s", out)
-	}
+	out := runBridgeScript(t, runsScript)
+	before, wantLine := splitWant(t, out)
 	var want []any
 	if err := json.Unmarshal(wantLine, &want); err != nil {
 		t.Fatal(err)
 	}
-	dec := newLineDecoder()
-	var got []wireMsg
-	for _, line := range bytes.Split(bytes.TrimSpace(before), []byte("\n")) {
-		got = dec.decode(line, got)
-	}
+	got := decodeLines(before)
 	if len(got) != len(want) {
 		t.Fatalf("%d events delivered, want %d:\n%s", len(got), len(want), out)
 	}
@@ -214,16 +189,7 @@ print(" ".join(repr(it[3]) if isinstance(it[3], tuple) else type(it[3]).__name__
 `
 
 func TestBridgeCaptureReadsFieldsWhereTheyAre(t *testing.T) {
-	dir := t.TempDir()
-	if err := writePython(dir); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(python3(t), "-c", captureScript)
-	cmd.Env = append(cmd.Environ(), "PYTHONPATH="+dir, "PYTHONDONTWRITEBYTECODE=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("python: %v\n%s", err, out)
-	}
+	out := runBridgeScript(t, captureScript)
 	if got, want := string(bytes.TrimSpace(out)), "(1, [2]) (3, 4) Ev"; got != want {
 		t.Fatalf("captured %s, want %s", got, want)
 	}
@@ -273,20 +239,8 @@ print("WANT " + json.dumps(want, default=str))
 // events decode to the same summaries as when each carried its own, a
 // changed object is sent again, and an LLM call's tools stay schemas.
 func TestBridgeSendsObjectSummariesOnce(t *testing.T) {
-	dir := t.TempDir()
-	if err := writePython(dir); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(python3(t), "-c", refsScript)
-	cmd.Env = append(cmd.Environ(), "PYTHONPATH="+dir, "PYTHONDONTWRITEBYTECODE=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("python: %v\n%s", err, out)
-	}
-	before, wantLine, found := bytes.Cut(out, []byte("WANT "))
-	if !found {
-		t.Fatalf("no WANT line:\n%s", out)
-	}
+	out := runBridgeScript(t, refsScript)
+	before, wantLine := splitWant(t, out)
 	var want [][]any
 	if err := json.Unmarshal(wantLine, &want); err != nil {
 		t.Fatal(err)
@@ -298,11 +252,7 @@ func TestBridgeSendsObjectSummariesOnce(t *testing.T) {
 	if n := bytes.Count(before, []byte(`"Senior Researcher"`)); n != 1 {
 		t.Errorf("the changed role went %d times, want once:\n%s", n, before)
 	}
-	dec := newLineDecoder()
-	var got []wireMsg
-	for _, line := range bytes.Split(bytes.TrimSpace(before), []byte("\n")) {
-		got = dec.decode(line, got)
-	}
+	got := decodeLines(before)
 	if len(got) != len(want) {
 		t.Fatalf("%d events delivered, want %d:\n%s", len(got), len(want), out)
 	}
@@ -320,4 +270,42 @@ func TestBridgeSendsObjectSummariesOnce(t *testing.T) {
 	if !reflect.DeepEqual(got[2].Event["tools"], schemas) {
 		t.Errorf("LLM tools came as %#v, want the schemas", got[2].Event["tools"])
 	}
+}
+
+// runBridgeScript runs a Python script with the bridge importable (and no
+// crewai) and returns what it printed.
+func runBridgeScript(t *testing.T, script string) []byte {
+	t.Helper()
+	dir := t.TempDir()
+	if err := writePython(dir); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(python3(t), "-c", script)
+	cmd.Env = append(cmd.Environ(), "PYTHONPATH="+dir, "PYTHONDONTWRITEBYTECODE=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("python: %v\n%s", err, out)
+	}
+	return out
+}
+
+// splitWant splits a script's output into the bridge's lines and the JSON
+// after "WANT ".
+func splitWant(t *testing.T, out []byte) (lines, want []byte) {
+	t.Helper()
+	lines, want, found := bytes.Cut(out, []byte("WANT "))
+	if !found {
+		t.Fatalf("no WANT line:\n%s", out)
+	}
+	return lines, want
+}
+
+// decodeLines decodes one connection's lines in order, with one decoder.
+func decodeLines(lines []byte) []wireMsg {
+	dec := newLineDecoder()
+	var got []wireMsg
+	for _, line := range bytes.Split(bytes.TrimSpace(lines), []byte("\n")) {
+		got = dec.decode(line, got)
+	}
+	return got
 }
