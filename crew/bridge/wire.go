@@ -221,9 +221,11 @@ func (d *lineDecoder) event(arr []any) (wireMsg, bool) {
 				continue
 			}
 			if ref, isRef := v.(float64); isRef { // a summary is never a number
-				if v, known = d.objects[int64(ref)]; !known {
+				obj, sent := d.objects[int64(ref)]
+				if !sent {
 					return wireMsg{}, false
 				}
+				v = obj
 			}
 		}
 		ev[c.fields[i]] = v

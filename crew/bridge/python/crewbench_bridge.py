@@ -637,8 +637,8 @@ def _ref(name, v, out):
     except AttributeError:  # not an agent/task/crew after all: as it is
         return _summary(name, v)
     key = (kind, id(v))
-    e = _REFS.get(key)
-    if e is not None and e[0] is v:
+    e = _REFS.get(key)  # (its object is v: the entry holds it, so no other object has its id)
+    if e is not None:
         if e[1] == fp:
             return e[2]
         ref = e[2]
@@ -646,7 +646,7 @@ def _ref(name, v, out):
         if len(_REFS) >= MAX_REFS:
             _REFS.clear()  # numbers start over: crewbench's are overwritten as they are sent again
         ref = len(_REFS) + 1
-    _REFS[key] = [v, fp, ref]  # (holding v keeps id(v) from being reused while it is here)
+    _REFS[key] = [v, fp, ref]
     out.append(_line({"op": "obj", "id": ref, "value": _summary(name, v)}))
     return ref
 
