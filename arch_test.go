@@ -35,10 +35,10 @@ func TestEngineDoesNotImportUI(t *testing.T) {
 	}
 }
 
-// TestNamesAndSessionImportNothingFromTheProject: names and session (with
-// their subpackages) are leaves.
+// TestNamesAndSessionImportNothingFromTheProject: names, session and
+// gcfloor (with their subpackages) are leaves.
 func TestNamesAndSessionImportNothingFromTheProject(t *testing.T) {
-	for _, tree := range []string{"names", "session"} {
+	for _, tree := range []string{"names", "session", "gcfloor"} {
 		self := "crewbench/" + tree
 		for _, dep := range goListDeps(t, "./"+tree+"/...") {
 			if strings.HasPrefix(dep, "crewbench/") && !inTree(dep, self) {

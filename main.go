@@ -20,6 +20,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"crewbench/gcfloor"
 	"crewbench/mcpconn"
 	"crewbench/session"
 )
@@ -225,6 +226,7 @@ func selfNote() string {
 // The workbench leaves signals to main too (ui.Run turns Bubble Tea's
 // handler off): two owners deadlocked on shutdown.
 func main() {
+	gcfloor.Keep(gcfloor.Default) // for the whole process: never stopped
 	mcpconn.ClientVersion = buildVersion()
 	mcpconn.SelfExecutable = selfExecutable()
 	ctx, cancel := context.WithCancelCause(context.Background())

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"crewbench/gcfloor"
 	"crewbench/session"
 )
 
@@ -41,6 +42,7 @@ func TestWatchCost(t *testing.T) {
 		t.Skip("set CREWBENCH_BENCH=1 to measure the bridge's cost")
 	}
 	py := python3(t)
+	defer gcfloor.Keep(gcfloor.Default)() // as crewbench's main does
 	events := 10000
 	if n, err := strconv.Atoi(os.Getenv("CREWBENCH_BENCH_EVENTS")); err == nil && n > 0 {
 		events = n
