@@ -25,7 +25,7 @@ import (
 //	CREWBENCH_BENCH=1 go test -run TestWatchCost -v -timeout 20m ./crew/bridge/
 //
 // CREWBENCH_BENCH_LATENCY_MS=0,1,5,20 picks the simulated LLM latencies
-// (default 0,5); CREWBENCH_BENCH_PAIRS the number of run pairs (default 5).
+// (default 0,1,5); CREWBENCH_BENCH_PAIRS the number of run pairs (default 5).
 //
 // STUB_LLM_LATENCY_MS gives every scripted LLM call a latency (a real one
 // takes 0.5-5 s; a few ms keep the test short); 0 measures the bridge
@@ -37,6 +37,14 @@ import (
 // and its spread: the wall ratio, the wall time the bridge adds per event
 // (the absolute cost: the ratio is only ≤ 1.05 when a crew does at least
 // 20× that much work per event) and the Python CPU it adds per event.
+//
+// The bounds (issue 12, item 6) are checked on the medians: ≤ 100 µs of
+// Python CPU per event, and ≤ 5 % of wall time once LLM calls take 1 ms
+// or more (real ones take 0.5-5 s). At 0 ms the stub does nothing but
+// emit events (35-50 µs each), and capturing and encoding them takes
+// ~5 µs of the process's own Python, so no JSON-lines bridge meets 5 %
+// there: it is reported, not checked. Being about wall time, the 5 %
+// check wants a machine doing nothing else.
 func TestWatchCost(t *testing.T) {
 	if os.Getenv("CREWBENCH_BENCH") == "" {
 		t.Skip("set CREWBENCH_BENCH=1 to measure the bridge's cost")
@@ -47,7 +55,7 @@ func TestWatchCost(t *testing.T) {
 	if n, err := strconv.Atoi(os.Getenv("CREWBENCH_BENCH_EVENTS")); err == nil && n > 0 {
 		events = n
 	}
-	latencies := []string{"0", "5"}
+	latencies := []string{"0", "1", "5"}
 	if l := os.Getenv("CREWBENCH_BENCH_LATENCY_MS"); l != "" {
 		latencies = strings.Split(l, ",")
 	}
@@ -118,6 +126,10 @@ func TestWatchCost(t *testing.T) {
 		// logged: they depend on the machine's load).
 		if cpu := median(addedCPU); latency == "0" && cpu > 100 {
 			t.Errorf("the bridge costs %.1fµs of Python CPU per event (median), want ≤ 100µs", cpu)
+		}
+		if ms, _ := strconv.ParseFloat(latency, 64); ms >= 1 && median(ratios) > 1.05 {
+			t.Errorf("with %s ms LLM calls the watched run takes %.3f× as long (median of %d pairs), want ≤ 1.05× (is the machine busy?)",
+				latency, median(ratios), pairs)
 		}
 	}
 }
