@@ -275,6 +275,9 @@ func Start(ctx context.Context, opts Options) (*Run, error) {
 	r.outputWG.Add(2)
 	go r.readOutput("stdout", stdout, opts.Stdout)
 	go r.readOutput("stderr", stderr, opts.Stderr)
+	// The accept loop counts as a connection: Wait's connWG.Wait can then
+	// never start while the count is zero and a late Add is coming.
+	r.connWG.Add(1)
 	go r.accept()
 	go func() {
 		r.outputWG.Wait() // Wait closes the pipes: read them to the end first
@@ -421,15 +424,24 @@ func (r *Run) terminate() {
 // Wait waits for the command to end and the bridge connections to drain.
 func (r *Run) Wait() (*Result, error) {
 	<-r.exited
+	// Every connection the process made is accepted or waiting in the
+	// listener's backlog by now. A short run can exit before accept has
+	// taken its one connection: closing the listener then would drop the
+	// whole run (or the hello naming the interpreter without crewai).
+	deadline := time.Now().Add(drainGrace)
+	for !backlogEmpty(r.ln) && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	// accept returns now, after adding any connection it took.
+	_ = r.ln.Close()
 	// The bridge flushes at interpreter exit; give its last lines a moment
 	// (a process that dies leaves its connection closed already).
 	done := make(chan struct{})
 	go func() { r.connWG.Wait(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(drainGrace):
+	case <-time.After(time.Until(deadline)):
 	}
-	_ = r.ln.Close()
 	r.mu.Lock()
 	for _, c := range r.conns {
 		_ = c.c.Close()
@@ -489,6 +501,7 @@ func (r *Run) cleanup() {
 }
 
 func (r *Run) accept() {
+	defer r.connWG.Done()
 	for {
 		c, err := r.ln.Accept()
 		if err != nil {

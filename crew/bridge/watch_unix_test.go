@@ -9,7 +9,10 @@ package bridge
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -84,5 +87,75 @@ func TestWatchCancelEndsTheProcessGroup(t *testing.T) {
 			t.Fatalf("child %d survived the cancel", pid)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A run so short that it exits before accept has taken its one connection
+// loses nothing: Wait takes what waits in the listener's backlog before
+// closing it. (The accept loop here starts late on purpose; in a real run
+// that is a busy machine.)
+func TestWaitTakesTheConnectionLeftInTheBacklog(t *testing.T) {
+	ln, err := net.Listen("unix", filepath.Join(t.TempDir(), "b.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skipf("no true(1): %v", err)
+	}
+	r := &Run{token: "tok", ln: ln, cmd: cmd, exited: make(chan struct{}), connected: make(chan struct{}),
+		em: session.NewEmitter(&session.Collector{}), cancel: func() {}}
+	close(r.exited)
+	client, err := net.Dial("unix", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hello := `{"op":"hello","token":"tok","crewai_missing":true,"executable":"/venv/bin/python"}` + "\n"
+	if _, err := client.Write([]byte(hello)); err != nil {
+		t.Fatal(err)
+	}
+	_ = client.Close()
+	if backlogEmpty(ln) {
+		t.Fatal("backlogEmpty says empty with a connection waiting")
+	}
+	r.connWG.Add(1)
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		r.accept()
+	}()
+	_, err = r.Wait()
+	var me *CrewAIMissingError
+	if !errors.As(err, &me) || me.Executable != "/venv/bin/python" {
+		t.Fatalf("err = %v, want the hello's CrewAIMissingError", err)
+	}
+	if !backlogEmpty(ln) {
+		t.Error("backlogEmpty on a closed listener should say true")
+	}
+}
+
+func TestBacklogEmptyOnTCP(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	if !backlogEmpty(ln) {
+		t.Fatal("a fresh listener has nothing waiting")
+	}
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if backlogEmpty(ln) {
+		t.Fatal("a dialled connection should wait in the backlog")
+	}
+	s, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if !backlogEmpty(ln) {
+		t.Fatal("accepted: nothing should wait")
 	}
 }
