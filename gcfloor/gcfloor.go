@@ -6,7 +6,7 @@
 // of thousands of events through it, each decoded, translated, redacted
 // and encoded (about 3 KB allocated per event). With GOGC=100 and a small
 // live heap the collector runs every few MB, and its marking and write
-// barriers took a fifth of crewbench's CPU per event, CPU that on a 2-core
+// barriers took a fifth to a quarter of crewbench's CPU per event, CPU that on a 2-core
 // machine the user's crew competes for. Go has no setting for a floor
 // (GOGC is a ratio, GOMEMLIMIT a ceiling), so after every collection the
 // ratio is set so that the next goal is the larger of the floor and twice
