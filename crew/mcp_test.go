@@ -260,3 +260,44 @@ replies:
 		t.Errorf("model schema %v", pz.Schema)
 	}
 }
+
+// A breakpoint naming a tool or server the run never had says so as the
+// run ends, with the name meant; one that names a tool by its server's
+// name, or the server, says nothing.
+func TestUnmatchedBreakpointsWarnAtTheEnd(t *testing.T) {
+	m := &MCP{}
+	a := NewAgent("a", "Cataloguer", "g", "b", nil)
+	a.MCPs = []MCPRef{{Spec: fixtureSpec("names")}}
+	name := discoverOne(t, m, a, "search_catalog")
+	a.LLM = scripted(t, `
+replies:
+  - tool_calls: [{name: `+name+`, arguments: {name: widget}}]
+  - "done"
+`)
+	st := NewChanStepper(Breakpoints{Tools: []string{"search_catalog", "searchCatalog"}, Servers: []string{"names", "nmaes"}})
+	go func() {
+		for req := range st.C {
+			req.Reply(Decision{Action: Continue})
+		}
+	}()
+	c := &Crew{Agents: []*Agent{a}, Tasks: []*Task{{Name: "f", Description: "d", ExpectedOutput: "e", Agent: a}}}
+	r := kickoff(t, c, nil, Options{MCP: m, Stepper: st})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	var warned []string
+	for _, ev := range r.events {
+		if ev.Kind == session.Warning && strings.Contains(ev.Str("message"), "never paused") {
+			warned = append(warned, ev.Str("message"))
+		}
+	}
+	if len(warned) != 2 || !strings.Contains(warned[0], "tool=searchCatalog never paused") ||
+		!strings.Contains(warned[0], "did you mean tool=search_catalog?") ||
+		!strings.Contains(warned[1], "server=nmaes never paused: it names none of the run's servers (names, ") ||
+		!strings.Contains(warned[1], "did you mean server=names?") {
+		t.Fatalf("warnings %q", warned)
+	}
+	if last := r.events[len(r.events)-1]; last.Kind != session.CrewKickoffCompleted {
+		t.Fatalf("the warnings should come before the kickoff ends, last is %s", last.Kind)
+	}
+}

@@ -85,6 +85,7 @@ type runState struct {
 	runID   string
 	span    string
 	stepper Stepper
+	names   *SeenNames // the tool and server names seen, when breakpoints name some
 	now     func() time.Time
 
 	personas map[*Agent]persona
@@ -134,6 +135,9 @@ func Kickoff(ctx context.Context, c *Crew, inputs map[string]any, opts Options) 
 		rs.crewRPM = newRPMLimiter(c.MaxRPM, rs.now)
 	}
 	rs.span = rs.em.NewSpan()
+	if bp, ok := rs.breakpoints(); ok && len(bp.Tools)+len(bp.Servers) > 0 {
+		rs.names = NewSeenNames()
+	}
 
 	merged := map[string]any{}
 	for k, v := range c.Inputs {
@@ -150,6 +154,7 @@ func Kickoff(ctx context.Context, c *Crew, inputs map[string]any, opts Options) 
 	}})
 	start := rs.em.Now()
 	out, err := rs.kickoff(ctx, merged)
+	rs.warnUnmatchedBreakpoints(err)
 	if err != nil {
 		rs.emit(session.Event{Kind: session.CrewKickoffFailed, Span: rs.span, Outcome: failedOutcome(ctx), Error: err.Error(),
 			Duration: rs.em.Now().Sub(start), Data: map[string]any{"crew_name": c.Name, "error": err.Error()}})
@@ -179,7 +184,36 @@ func (rs *runState) emit(ev session.Event) session.Event {
 	if ev.RunID == "" {
 		ev.RunID = rs.runID
 	}
+	if rs.names != nil {
+		rs.names.Event(ev)
+	}
 	return rs.em.Emit(ev)
+}
+
+// breakpoints are the stepper's, when it has any (a ChanStepper's may
+// change during the run).
+func (rs *runState) breakpoints() (Breakpoints, bool) {
+	s, ok := rs.stepper.(interface{ Breakpoints() Breakpoints })
+	if !ok {
+		return Breakpoints{}, false
+	}
+	return s.Breakpoints(), true
+}
+
+// warnUnmatchedBreakpoints says, as the run ends, which tool= and server=
+// breakpoints named nothing the run had: they never paused, and a typo
+// (get_forecast for getForecast) would otherwise go unnoticed. Not after an
+// abort, which cut the run short.
+func (rs *runState) warnUnmatchedBreakpoints(err error) {
+	if rs.names == nil || errors.Is(err, ErrAborted) {
+		return
+	}
+	bp, _ := rs.breakpoints()
+	for _, u := range rs.names.Unmatched(bp) {
+		ev := u.Event()
+		ev.Parent = rs.span
+		rs.emit(ev)
+	}
 }
 
 func (rs *runState) warn(parent string, base session.Event, msg string) {

@@ -55,6 +55,8 @@ const (
 	KeyUsageCount    = "usage_count"     // usage_limit_reached
 	KeyMaxUsageCount = "max_usage_count" // usage_limit_reached
 	KeyMessage       = "message"         // warnings, guards, notifications: the text shown
+	KeyBreakpoint    = "breakpoint"      // warning: the tool= or server= breakpoint that never paused
+	KeyDidYouMean    = "did_you_mean"    // warning: the breakpoint probably meant, when one is near
 	KeyFeedback      = "feedback"        // crewbench_human_input_received: the human's reply
 	KeyLine          = "line"            // crewbench_mcp_stderr: one stderr line
 	KeyDirection     = "direction"       // crewbench_mcp_frame: "send" or "recv"

@@ -1091,3 +1091,52 @@ func TestTracePane_OpenScopesUnfinishedOnlyOnceTheRunIsOver(t *testing.T) {
 		t.Fatalf("recorded session: %v", s)
 	}
 }
+
+// A tool= breakpoint that named nothing the run had ends the run with a
+// warning notice saying so and naming the tool meant, whether the warning
+// arrives before the run's end or after it.
+func TestTracePane_SaysWhichBreakpointNeverPaused(t *testing.T) {
+	warn := crew.Breakpoints{Tools: []string{"get_forecast"}, Servers: []string{"wether"}}.
+		Unmatched([]string{"getForecast", "weather_get_forecast"}, []string{"weather"})
+	evs := []session.Event{warn[0].Event(), warn[1].Event()}
+	notices := func(t *testing.T, cmd tea.Cmd) []string {
+		var out []string
+		for _, m := range runCmd(t, cmd, 1) {
+			if n, ok := m.(noticeMsg); ok {
+				out = append(out, n.text)
+			}
+		}
+		return out
+	}
+	want := "run finished, but breakpoint tool=get_forecast never paused: the run has no such name — did you mean tool=getForecast? (and 1 more)"
+	for _, order := range []string{"events first", "end first"} {
+		t.Run(order, func(t *testing.T) {
+			st := NewStyles(testDeps().Palette)
+			p := newTracePane(st, DefaultKeyMap(), clock, session.DefaultRedactor)
+			p.SetSize(100, 30)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			events := make(chan session.Event)
+			close(events) // the reader the pane starts returns at once
+			p.run = &activeRun{gen: 1, ctx: ctx, cancel: cancel, events: true, handle: &RunHandle{ID: "r", Events: events}}
+			var got []string
+			var cmd tea.Cmd
+			if order == "events first" {
+				p, cmd = p.Update(runEventsMsg{gen: 1, events: evs})
+				got = append(got, notices(t, cmd)...)
+				p, cmd = p.Update(runDoneMsg{gen: 1})
+				got = append(got, notices(t, cmd)...)
+			} else {
+				p, cmd = p.Update(runDoneMsg{gen: 1})
+				if n := notices(t, cmd); len(n) != 1 || n[0] != "run finished" {
+					t.Fatalf("at the end: %q", n)
+				}
+				p, cmd = p.Update(runEventsMsg{gen: 1, events: evs})
+				got = append(got, notices(t, cmd)...)
+			}
+			if len(got) != 1 || got[0] != want {
+				t.Fatalf("notices %q\nwant %q", got, want)
+			}
+		})
+	}
+}

@@ -317,7 +317,12 @@ func (p tracePane) Update(msg tea.Msg) (tracePane, tea.Cmd) {
 		if p.last != nil && p.last.gen == msg.gen {
 			p.last.events = append(p.last.events, msg.events...)
 		}
-		return p, waitForRunEvents(msg.gen, p.run.handle.Events)
+		next := waitForRunEvents(msg.gen, p.run.handle.Events)
+		if p.noteUnmatched(msg.events) && p.run.done {
+			// The run's end was announced already: say it now.
+			return p, tea.Batch(next, p.unmatchedNotice("run finished"))
+		}
+		return p, next
 	case runEventsClosedMsg:
 		if p.run != nil && msg.gen == p.run.gen {
 			p.run.events = false
@@ -343,6 +348,8 @@ func (p tracePane) Update(msg tea.Msg) (tracePane, tea.Cmd) {
 			return p, notice(noticeError, "run failed: %s", p.red.RedactString(foldSpaces(o.Err.Error())))
 		case p.summary.ToolFailures > 0 || o.ToolFailures != "":
 			return p, notice(noticeWarn, "run finished with %s", pluralize(max(1, p.summary.ToolFailures), "tool failure"))
+		case len(p.run.unmatched) > 0:
+			return p, p.unmatchedNotice("run finished")
 		}
 		return p, notice(noticeInfo, "run finished")
 	case pauseMsg:

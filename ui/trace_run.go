@@ -29,6 +29,37 @@ type activeRun struct {
 	outcome   *RunOutcome
 	events    bool // the event stream is still open
 	real      bool // a watched real CrewAI run (StartWatch)
+	// unmatched: the warnings for tool= and server= breakpoints that
+	// named nothing the run had (they come as the run ends).
+	unmatched []session.Event
+}
+
+// noteUnmatched keeps the run's unmatched-breakpoint warnings among evs,
+// and reports whether there were any.
+func (p *tracePane) noteUnmatched(evs []session.Event) bool {
+	found := false
+	for _, ev := range evs {
+		if ev.Kind == session.Warning && ev.Str(session.KeyBreakpoint) != "" {
+			p.run.unmatched = append(p.run.unmatched, ev)
+			found = true
+		}
+	}
+	return found
+}
+
+// unmatchedNotice says which breakpoints never paused, in a line: the
+// first one's spec and the name meant; the warning in the trace lists the
+// run's names.
+func (p *tracePane) unmatchedNotice(prefix string) tea.Cmd {
+	u := p.run.unmatched
+	msg := fmt.Sprintf("%s, but breakpoint %s never paused: the run has no such name", prefix, u[0].Str(session.KeyBreakpoint))
+	if g := u[0].Str(session.KeyDidYouMean); g != "" {
+		msg += " — did you mean " + g + "?"
+	}
+	if len(u) > 1 {
+		msg += fmt.Sprintf(" (and %d more)", len(u)-1)
+	}
+	return notice(noticeWarn, "%s", msg)
 }
 
 // runRecord keeps the events of the latest kickoff made in this

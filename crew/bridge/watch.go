@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -171,6 +172,8 @@ type Run struct {
 	connected  chan struct{}
 	stderrTail []string
 
+	names *crew.SeenNames // the run's tool and server names, when breakpoints name some
+
 	connWG    sync.WaitGroup
 	outputWG  sync.WaitGroup
 	abortOnce sync.Once
@@ -222,6 +225,9 @@ func Start(ctx context.Context, opts Options) (*Run, error) {
 	r.bp = opts.Breakpoints
 	if s, ok := opts.Stepper.(interface{ Breakpoints() crew.Breakpoints }); ok {
 		r.bp = s.Breakpoints()
+	}
+	if len(r.bp.Tools)+len(r.bp.Servers) > 0 {
+		r.names = crew.NewSeenNames()
 	}
 	var err error
 	if r.tmp, err = os.MkdirTemp("", "crewbench-watch-"); err != nil {
@@ -450,10 +456,34 @@ func (r *Run) Wait() (*Result, error) {
 	<-done
 	r.cancel()
 	r.cleanup()
+	r.warnUnmatchedBreakpoints()
 
 	res := r.result()
 	r.emit(session.Event{Kind: KindProcessExited, Data: map[string]any{"exit_code": res.ExitCode, "signal": res.Signal}})
 	return res, r.failure(res)
+}
+
+// warnUnmatchedBreakpoints reports, once the run is over, each tool= and
+// server= breakpoint that names none of the tools and servers it showed.
+// Not for a run that was aborted or had no bridge with hooks: there
+// breakpoints were cut short or off, and that is said already.
+func (r *Run) warnUnmatchedBreakpoints() {
+	if r.names == nil {
+		return
+	}
+	r.mu.Lock()
+	hooked := slices.ContainsFunc(r.res.Bridges, func(h Hello) bool { return h.Hooks })
+	aborted := r.res.Aborted
+	r.mu.Unlock()
+	if !hooked || aborted {
+		return
+	}
+	for _, u := range r.names.Unmatched(r.bp) {
+		r.mu.Lock()
+		r.res.Warnings = append(r.res.Warnings, u.Message)
+		r.mu.Unlock()
+		r.emit(u.Event())
+	}
 }
 
 func (r *Run) result() *Result {
@@ -656,6 +686,9 @@ func (r *Run) deliver(c *conn, tr *translator, m wireMsg) {
 			r.res.Completed = true
 		}
 		r.mu.Unlock()
+		if r.names != nil {
+			r.names.Event(ev)
+		}
 		r.emit(ev)
 	case "warning":
 		r.mu.Lock()
@@ -687,6 +720,9 @@ func (r *Run) pause(c *conn, tr *translator, m wireMsg, at toolTarget) {
 	} else {
 		p.Kind = crew.PauseToolCall
 		p.RequestedName, p.ToolName, p.OriginalName, p.Server = m.DisplayName, m.ToolName, m.OriginalToolName, m.ServerName
+		if r.names != nil {
+			r.names.Pause(p)
+		}
 		if args, err := pyjson.LoadsObject(string(m.ToolInput)); err == nil {
 			p.Args = args
 		}

@@ -148,6 +148,50 @@ func mustObject(t *testing.T, s string) *pyjson.Object {
 	return o
 }
 
+// A tool= or server= breakpoint naming nothing the run has never pauses;
+// the run ends with a warning that says so and names the tool meant. A
+// display name ("Word Counter") is a name the breakpoint matches.
+func TestWatchSaysWhichBreakpointsNeverMatched(t *testing.T) {
+	for _, mode := range []string{"native", "react"} {
+		t.Run(mode, func(t *testing.T) {
+			st := &scriptedStepper{bp: crew.Breakpoints{
+				Tools: []string{"get_forecast", "Word Counter"}, Servers: []string{"weather", "wether"}}}
+			res, evs, err := watchStub(t, st, stubEnv(t), mode)
+			if err != nil {
+				t.Fatalf("watch: %v", err)
+			}
+			if len(st.pauses) != 2 || st.pauses[0].ToolName != "word_counter" || st.pauses[1].Server != "weather" {
+				t.Fatalf("pauses %+v, want word_counter's and the weather server's", st.pauses)
+			}
+			var unmatched []string
+			for _, w := range res.Warnings {
+				if strings.Contains(w, "never paused") {
+					unmatched = append(unmatched, w)
+				}
+			}
+			if len(unmatched) != 2 || !strings.Contains(unmatched[0], "tool=get_forecast never paused") ||
+				!strings.Contains(unmatched[0], "did you mean tool=getForecast?") ||
+				!strings.Contains(unmatched[0], "weather_get_forecast") ||
+				!strings.Contains(unmatched[1], "server=wether never paused") ||
+				!strings.Contains(unmatched[1], "did you mean server=weather?") {
+				t.Fatalf("warnings %q", res.Warnings)
+			}
+			var recorded int
+			for _, ev := range evs {
+				if msg, _ := ev.Data[session.KeyMessage].(string); ev.Kind == session.Warning && strings.Contains(msg, "never paused") {
+					if bp := ev.Str(session.KeyBreakpoint); bp != "tool=get_forecast" && bp != "server=wether" {
+						t.Errorf("warning's breakpoint %q", bp)
+					}
+					recorded++
+				}
+			}
+			if recorded != 2 {
+				t.Fatalf("%d of the warnings are in the events, want 2", recorded)
+			}
+		})
+	}
+}
+
 func TestWatchToolBreakpointEditsArguments(t *testing.T) {
 	for _, mode := range []string{"native", "react"} {
 		t.Run(mode, func(t *testing.T) {
