@@ -229,9 +229,10 @@ replies:
 	}
 }
 
-// A tool-call breakpoint carries the tool's argument model schema and the
-// server's raw inputSchema, for the TUI to show both.
-func TestToolPauseCarriesTheSchemas(t *testing.T) {
+// catalogCrew is one agent whose LLM calls the names fixture's
+// search_catalog once, then answers.
+func catalogCrew(t *testing.T) (*Crew, *MCP) {
+	t.Helper()
 	m := &MCP{}
 	a := NewAgent("a", "Cataloguer", "g", "b", nil)
 	a.MCPs = []MCPRef{{Spec: fixtureSpec("names")}}
@@ -241,6 +242,13 @@ replies:
   - tool_calls: [{name: `+name+`, arguments: {name: widget}}]
   - "done"
 `)
+	return &Crew{Agents: []*Agent{a}, Tasks: []*Task{{Name: "f", Description: "d", ExpectedOutput: "e", Agent: a}}}, m
+}
+
+// A tool-call breakpoint carries the tool's argument model schema and the
+// server's raw inputSchema, for the TUI to show both.
+func TestToolPauseCarriesTheSchemas(t *testing.T) {
+	c, m := catalogCrew(t)
 	st := NewChanStepper(Breakpoints{Tools: []string{"search_catalog"}})
 	got := make(chan *Pause, 1)
 	go func() {
@@ -248,7 +256,6 @@ replies:
 		got <- req.Pause
 		req.Reply(Decision{Action: Continue})
 	}()
-	c := &Crew{Agents: []*Agent{a}, Tasks: []*Task{{Name: "f", Description: "d", ExpectedOutput: "e", Agent: a}}}
 	if r := kickoff(t, c, nil, Options{MCP: m, Stepper: st}); r.err != nil {
 		t.Fatal(r.err)
 	}
@@ -265,22 +272,15 @@ replies:
 // run ends, with the name meant; one that names a tool by its server's
 // name, or the server, says nothing.
 func TestUnmatchedBreakpointsWarnAtTheEnd(t *testing.T) {
-	m := &MCP{}
-	a := NewAgent("a", "Cataloguer", "g", "b", nil)
-	a.MCPs = []MCPRef{{Spec: fixtureSpec("names")}}
-	name := discoverOne(t, m, a, "search_catalog")
-	a.LLM = scripted(t, `
-replies:
-  - tool_calls: [{name: `+name+`, arguments: {name: widget}}]
-  - "done"
-`)
+	c, m := catalogCrew(t)
 	st := NewChanStepper(Breakpoints{Tools: []string{"search_catalog", "searchCatalog"}, Servers: []string{"names", "nmaes"}})
 	go func() {
-		for req := range st.C {
+		select { // the call pauses once: search_catalog and server names both match it
+		case req := <-st.C:
 			req.Reply(Decision{Action: Continue})
+		case <-t.Context().Done():
 		}
 	}()
-	c := &Crew{Agents: []*Agent{a}, Tasks: []*Task{{Name: "f", Description: "d", ExpectedOutput: "e", Agent: a}}}
 	r := kickoff(t, c, nil, Options{MCP: m, Stepper: st})
 	if r.err != nil {
 		t.Fatal(r.err)

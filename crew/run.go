@@ -135,8 +135,8 @@ func Kickoff(ctx context.Context, c *Crew, inputs map[string]any, opts Options) 
 		rs.crewRPM = newRPMLimiter(c.MaxRPM, rs.now)
 	}
 	rs.span = rs.em.NewSpan()
-	if bp, ok := rs.breakpoints(); ok && len(bp.Tools)+len(bp.Servers) > 0 {
-		rs.names = NewSeenNames()
+	if bp, ok := rs.breakpoints(); ok {
+		rs.names = SeenNamesFor(bp)
 	}
 
 	merged := map[string]any{}
@@ -184,9 +184,7 @@ func (rs *runState) emit(ev session.Event) session.Event {
 	if ev.RunID == "" {
 		ev.RunID = rs.runID
 	}
-	if rs.names != nil {
-		rs.names.Event(ev)
-	}
+	rs.names.Event(ev)
 	return rs.em.Emit(ev)
 }
 
@@ -205,7 +203,7 @@ func (rs *runState) breakpoints() (Breakpoints, bool) {
 // (get_forecast for getForecast) would otherwise go unnoticed. Not after an
 // abort, which cut the run short.
 func (rs *runState) warnUnmatchedBreakpoints(err error) {
-	if rs.names == nil || errors.Is(err, ErrAborted) {
+	if errors.Is(err, ErrAborted) {
 		return
 	}
 	bp, _ := rs.breakpoints()

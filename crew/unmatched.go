@@ -105,92 +105,48 @@ func closestName(name string, known []string) string {
 	return best
 }
 
-// SeenNames gathers every name a run shows for its tools and servers, for
-// Unmatched at the end of the run. A run keeps one only when its
-// breakpoints name tools or servers, so a run without pays nothing. It is
-// safe for concurrent use.
+// SeenNames gathers every name a run shows for its tools and servers
+// (session.ToolNames of each event), for Unmatched at the end of the run.
+// It is safe for concurrent use, and a nil *SeenNames notes nothing.
 type SeenNames struct {
 	mu      sync.Mutex
 	tools   map[string]bool
 	servers map[string]bool
 }
 
-// NewSeenNames returns an empty SeenNames.
-func NewSeenNames() *SeenNames {
+// SeenNamesFor returns a SeenNames when b names tools or servers, and nil
+// otherwise: a run whose breakpoints name none pays a nil check per event.
+func SeenNamesFor(b Breakpoints) *SeenNames {
+	if len(b.Tools)+len(b.Servers) == 0 {
+		return nil
+	}
 	return &SeenNames{tools: map[string]bool{}, servers: map[string]bool{}}
 }
 
-// Event takes the names an event carries: a called tool's LLM name, an MCP
-// tool's own name and its server, and an agent's or LLM call's tool list,
-// in any of the shapes runs record one (display names; function schemas;
-// crewbench's tool records with name, llm_name, original_name, server).
+// Event takes the names ev carries.
 func (n *SeenNames) Event(ev session.Event) {
-	var list any
-	switch ev.Kind {
-	case session.AgentExecutionStarted, session.LiteAgentExecutionStarted, session.LLMCallStarted:
-		list = ev.Data[session.KeyTools]
+	if n == nil {
+		return
 	}
-	if ev.ToolName == "" && ev.OriginalToolName == "" && ev.Server == "" && list == nil {
+	tools, servers := session.ToolNames(ev)
+	if len(tools)+len(servers) == 0 {
 		return
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.addTools(ev.ToolName, ev.OriginalToolName)
-	n.addServers(ev.Server)
-	switch l := list.(type) {
-	case []any:
-		for _, t := range l {
-			switch t := t.(type) {
-			case string:
-				n.addTools(t)
-			case map[string]any:
-				n.addRecord(t)
-			}
-		}
-	case []map[string]any:
-		for _, t := range l {
-			n.addRecord(t)
-		}
+	for _, s := range tools {
+		n.tools[s] = true
+	}
+	for _, s := range servers {
+		n.servers[s] = true
 	}
 }
 
-func (n *SeenNames) addRecord(t map[string]any) {
-	s := func(k string) string { v, _ := t[k].(string); return v }
-	if fn, ok := t["function"].(map[string]any); ok { // a function schema
-		name, _ := fn["name"].(string)
-		n.addTools(name)
-		return
-	}
-	n.addTools(s("name"), s("llm_name"), s("native_name"), s("original_name"))
-	n.addServers(s("server"), s("server_name"))
-}
-
-// Pause takes the names of a tool call paused at.
-func (n *SeenNames) Pause(p *Pause) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.addTools(p.ToolName, p.OriginalName, p.RequestedName)
-	n.addServers(p.Server)
-}
-
-func (n *SeenNames) addTools(names ...string) {
-	for _, s := range names {
-		if s != "" {
-			n.tools[s] = true
-		}
-	}
-}
-
-func (n *SeenNames) addServers(names ...string) {
-	for _, s := range names {
-		if s != "" {
-			n.servers[s] = true
-		}
-	}
-}
-
-// Unmatched is b.Unmatched over the names seen so far.
+// Unmatched is b.Unmatched over the names seen so far (nil for a nil n).
 func (n *SeenNames) Unmatched(b Breakpoints) []UnmatchedBreakpoint {
+	if n == nil {
+		return nil
+	}
 	n.mu.Lock()
 	tools, servers := slices.Collect(maps.Keys(n.tools)), slices.Collect(maps.Keys(n.servers))
 	n.mu.Unlock()

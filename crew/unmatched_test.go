@@ -85,3 +85,20 @@ func TestUnmatchedBreakpointEvent(t *testing.T) {
 		t.Fatalf("event %+v", ev)
 	}
 }
+
+func TestSeenNamesOnlyForNamedBreakpoints(t *testing.T) {
+	n := SeenNamesFor(Breakpoints{Every: true, LLMCalls: true, OnFailure: true})
+	if n != nil {
+		t.Fatal("breakpoints naming no tool or server need no names")
+	}
+	n.Event(session.Event{Kind: session.ToolUsageStarted, ToolName: "x"}) // a nil one notes nothing
+	if u := n.Unmatched(Breakpoints{Tools: []string{"y"}}); u != nil {
+		t.Fatalf("nil SeenNames: %+v", u)
+	}
+	bp := Breakpoints{Tools: []string{"word_counter", "search"}}
+	n = SeenNamesFor(bp)
+	n.Event(session.Event{Kind: session.ToolUsageStarted, ToolName: "Word_Counter"})
+	if u := n.Unmatched(bp); len(u) != 1 || u[0].Spec != "tool=search" || u[0].Guess != "" {
+		t.Fatalf("got %+v", u)
+	}
+}

@@ -1050,6 +1050,18 @@ func TestToolDetailShowsTheRenderedSchema(t *testing.T) {
 	}
 }
 
+// liveTracePane is a 100×30 trace pane following run 1, whose events
+// come on events.
+func liveTracePane(t *testing.T, events chan session.Event) tracePane {
+	t.Helper()
+	p := newTracePane(NewStyles(testDeps().Palette), DefaultKeyMap(), clock, session.DefaultRedactor)
+	p.SetSize(100, 30)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	p.run = &activeRun{gen: 1, ctx: ctx, cancel: cancel, events: true, handle: &RunHandle{ID: "r", Events: events}}
+	return p
+}
+
 // Open scopes show as running while a run is live, and as unfinished once
 // it returned and its events are drained; a recorded session is finished
 // from the start.
@@ -1062,13 +1074,7 @@ func TestTracePane_OpenScopesUnfinishedOnlyOnceTheRunIsOver(t *testing.T) {
 		}
 		return m
 	}
-	st := NewStyles(testDeps().Palette)
-	p := newTracePane(st, DefaultKeyMap(), clock, session.DefaultRedactor)
-	p.SetSize(100, 30)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	events := make(chan session.Event)
-	p.run = &activeRun{gen: 1, ctx: ctx, cancel: cancel, events: true, handle: &RunHandle{ID: "r", Events: events}}
+	p := liveTracePane(t, make(chan session.Event))
 	p, _ = p.Update(runEventsMsg{gen: 1, events: torn})
 	// Live: only the first tool call, whose step ended, is closed.
 	if s := statuses(p); s[session.StatusRunning] != 7 || s[session.StatusUnfinished] != 1 {
@@ -1111,27 +1117,22 @@ func TestTracePane_SaysWhichBreakpointNeverPaused(t *testing.T) {
 	want := "run finished, but breakpoint tool=get_forecast never paused: the run has no such name — did you mean tool=getForecast? (and 1 more)"
 	for _, order := range []string{"events first", "end first"} {
 		t.Run(order, func(t *testing.T) {
-			st := NewStyles(testDeps().Palette)
-			p := newTracePane(st, DefaultKeyMap(), clock, session.DefaultRedactor)
-			p.SetSize(100, 30)
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
 			events := make(chan session.Event)
 			close(events) // the reader the pane starts returns at once
-			p.run = &activeRun{gen: 1, ctx: ctx, cancel: cancel, events: true, handle: &RunHandle{ID: "r", Events: events}}
+			p := liveTracePane(t, events)
 			var got []string
 			var cmd tea.Cmd
 			if order == "events first" {
 				p, cmd = p.Update(runEventsMsg{gen: 1, events: evs})
 				got = append(got, notices(t, cmd)...)
-				p, cmd = p.Update(runDoneMsg{gen: 1})
+				_, cmd = p.Update(runDoneMsg{gen: 1})
 				got = append(got, notices(t, cmd)...)
 			} else {
 				p, cmd = p.Update(runDoneMsg{gen: 1})
 				if n := notices(t, cmd); len(n) != 1 || n[0] != "run finished" {
 					t.Fatalf("at the end: %q", n)
 				}
-				p, cmd = p.Update(runEventsMsg{gen: 1, events: evs})
+				_, cmd = p.Update(runEventsMsg{gen: 1, events: evs})
 				got = append(got, notices(t, cmd)...)
 			}
 			if len(got) != 1 || got[0] != want {

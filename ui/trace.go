@@ -320,7 +320,7 @@ func (p tracePane) Update(msg tea.Msg) (tracePane, tea.Cmd) {
 		next := waitForRunEvents(msg.gen, p.run.handle.Events)
 		if p.noteUnmatched(msg.events) && p.run.done {
 			// The run's end was announced already: say it now.
-			return p, tea.Batch(next, p.unmatchedNotice("run finished"))
+			return p, tea.Batch(next, p.unmatchedNotice())
 		}
 		return p, next
 	case runEventsClosedMsg:
@@ -349,7 +349,7 @@ func (p tracePane) Update(msg tea.Msg) (tracePane, tea.Cmd) {
 		case p.summary.ToolFailures > 0 || o.ToolFailures != "":
 			return p, notice(noticeWarn, "run finished with %s", pluralize(max(1, p.summary.ToolFailures), "tool failure"))
 		case len(p.run.unmatched) > 0:
-			return p, p.unmatchedNotice("run finished")
+			return p, p.unmatchedNotice()
 		}
 		return p, notice(noticeInfo, "run finished")
 	case pauseMsg:

@@ -50,9 +50,9 @@ func (p *tracePane) noteUnmatched(evs []session.Event) bool {
 // unmatchedNotice says which breakpoints never paused, in a line: the
 // first one's spec and the name meant; the warning in the trace lists the
 // run's names.
-func (p *tracePane) unmatchedNotice(prefix string) tea.Cmd {
+func (p *tracePane) unmatchedNotice() tea.Cmd {
 	u := p.run.unmatched
-	msg := fmt.Sprintf("%s, but breakpoint %s never paused: the run has no such name", prefix, u[0].Str(session.KeyBreakpoint))
+	msg := fmt.Sprintf("run finished, but breakpoint %s never paused: the run has no such name", u[0].Str(session.KeyBreakpoint))
 	if g := u[0].Str(session.KeyDidYouMean); g != "" {
 		msg += " — did you mean " + g + "?"
 	}

@@ -226,9 +226,7 @@ func Start(ctx context.Context, opts Options) (*Run, error) {
 	if s, ok := opts.Stepper.(interface{ Breakpoints() crew.Breakpoints }); ok {
 		r.bp = s.Breakpoints()
 	}
-	if len(r.bp.Tools)+len(r.bp.Servers) > 0 {
-		r.names = crew.NewSeenNames()
-	}
+	r.names = crew.SeenNamesFor(r.bp)
 	var err error
 	if r.tmp, err = os.MkdirTemp("", "crewbench-watch-"); err != nil {
 		return nil, fmt.Errorf("watch: %w", err)
@@ -344,14 +342,23 @@ func (r *Run) emit(ev session.Event) {
 	if ev.RunID == "" {
 		ev.RunID = r.opts.RunID
 	}
+	// Every event passes here, the bridge's and crewbench's own (a pause,
+	// a call skipped on the ReAct path): each shows names a breakpoint
+	// may match.
+	r.names.Event(ev)
 	r.em.Emit(ev)
 }
 
 func (r *Run) warn(msg string) {
+	r.warnEvent(session.Event{Kind: session.Warning, Data: map[string]any{session.KeyMessage: msg}})
+}
+
+// warnEvent records a warning event's message in the result and emits it.
+func (r *Run) warnEvent(ev session.Event) {
 	r.mu.Lock()
-	r.res.Warnings = append(r.res.Warnings, msg)
+	r.res.Warnings = append(r.res.Warnings, ev.Str(session.KeyMessage))
 	r.mu.Unlock()
-	r.emit(session.Event{Kind: session.Warning, Data: map[string]any{session.KeyMessage: msg}})
+	r.emit(ev)
 }
 
 func (r *Run) readOutput(stream string, rd io.Reader, copyTo io.Writer) {
@@ -468,9 +475,6 @@ func (r *Run) Wait() (*Result, error) {
 // Not for a run that was aborted or had no bridge with hooks: there
 // breakpoints were cut short or off, and that is said already.
 func (r *Run) warnUnmatchedBreakpoints() {
-	if r.names == nil {
-		return
-	}
 	r.mu.Lock()
 	hooked := slices.ContainsFunc(r.res.Bridges, func(h Hello) bool { return h.Hooks })
 	aborted := r.res.Aborted
@@ -479,10 +483,7 @@ func (r *Run) warnUnmatchedBreakpoints() {
 		return
 	}
 	for _, u := range r.names.Unmatched(r.bp) {
-		r.mu.Lock()
-		r.res.Warnings = append(r.res.Warnings, u.Message)
-		r.mu.Unlock()
-		r.emit(u.Event())
+		r.warnEvent(u.Event())
 	}
 }
 
@@ -686,9 +687,6 @@ func (r *Run) deliver(c *conn, tr *translator, m wireMsg) {
 			r.res.Completed = true
 		}
 		r.mu.Unlock()
-		if r.names != nil {
-			r.names.Event(ev)
-		}
 		r.emit(ev)
 	case "warning":
 		r.mu.Lock()
@@ -720,9 +718,6 @@ func (r *Run) pause(c *conn, tr *translator, m wireMsg, at toolTarget) {
 	} else {
 		p.Kind = crew.PauseToolCall
 		p.RequestedName, p.ToolName, p.OriginalName, p.Server = m.DisplayName, m.ToolName, m.OriginalToolName, m.ServerName
-		if r.names != nil {
-			r.names.Pause(p)
-		}
 		if args, err := pyjson.LoadsObject(string(m.ToolInput)); err == nil {
 			p.Args = args
 		}
