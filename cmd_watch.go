@@ -217,8 +217,12 @@ type stdinStepper struct {
 	bp    crew.Breakpoints
 	out   io.Writer
 	lines <-chan string
-	mu    sync.Mutex
-	eof   bool
+	// echo repeats each decision after the prompt: read from a pipe or a
+	// file, it is not echoed, and the next trace line would follow the
+	// prompt on the same line.
+	echo bool
+	mu   sync.Mutex
+	eof  bool
 }
 
 func newStdinStepper(ctx context.Context, in io.Reader, out io.Writer, bp crew.Breakpoints) *stdinStepper {
@@ -235,7 +239,8 @@ func newStdinStepper(ctx context.Context, in io.Reader, out io.Writer, bp crew.B
 			}
 		}
 	}()
-	return &stdinStepper{bp: bp, out: out, lines: lines}
+	f, isFile := in.(*os.File)
+	return &stdinStepper{bp: bp, out: out, lines: lines, echo: !isFile || !sessionIsTerminal(f)}
 }
 
 // Breakpoints tells the bridge where to ask.
@@ -268,6 +273,9 @@ func (s *stdinStepper) Before(ctx context.Context, p *crew.Pause) (crew.Decision
 				continue
 			}
 			line = l
+			if s.echo {
+				fmt.Fprintln(s.out, line)
+			}
 		case <-ctx.Done():
 			return crew.Decision{}, ctx.Err()
 		}

@@ -89,6 +89,11 @@ func TestWatchBreakEditsMCPArgumentsFromStdin(t *testing.T) {
 	if !strings.Contains(stderr, "⏸ paused before weather_get_forecast ← getForecast @ weather") {
 		t.Fatalf("no pause shown:\n%s", stderr)
 	}
+	// Read from a pipe, the decision is not echoed by a terminal: crewbench
+	// repeats it, so the trace's next line starts on a line of its own.
+	if !strings.Contains(stderr, "a(bort) > e {\"city\": \"Lisbon\", \"days\": 1}\n") {
+		t.Fatalf("the decision is not repeated after the prompt:\n%s", stderr)
+	}
 	if !strings.Contains(stdout, `"city": "Lisbon"`) || strings.Contains(stdout, "Berlin") {
 		t.Fatalf("the MCP server did not get the edited arguments:\n%s", stdout)
 	}

@@ -214,7 +214,9 @@ func (p *Printer) event(n *Node, ev Event) {
 			}
 		}
 	case end:
-		p.endLine(n, ev, ts)
+		if !endedBefore(n) {
+			p.endLine(n, ev, ts)
+		}
 	default:
 		switch ev.Kind {
 		case GuardTripped:
@@ -287,6 +289,19 @@ func (p *Printer) closedLines(ts string) {
 		// without it, and later ones keep to that.
 		p.writeLine(ts, p.depth(c), text, ansiYellow)
 	}
+}
+
+// endedBefore reports whether n had an end event before its latest one.
+// CrewAI's OpenAI provider reports one failed request with two
+// llm_call_failed events (goldens: react_fallback); the second gets no
+// line, so the trace shows the one call that was made.
+func endedBefore(n *Node) bool {
+	for _, e := range n.Events[:len(n.Events)-1] {
+		if e.Kind.IsEnd() && e.Span == n.Span {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *Printer) endLine(n *Node, ev Event, ts string) {

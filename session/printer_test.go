@@ -237,3 +237,34 @@ func TestPrinterSaysASkippedToolWasSkipped(t *testing.T) {
 		t.Errorf("the skipped call shows the paused time as its own:\n%s", out)
 	}
 }
+
+// CrewAI's OpenAI provider reports one refused request with two
+// llm_call_failed events for the same call (the react_fallback golden, and
+// a watched real run): the trace must show one failed call, not two.
+func TestPrinterShowsACallThatFailedTwiceOnce(t *testing.T) {
+	t.Setenv("NO_COLOR", "")
+	var buf bytes.Buffer
+	p := NewPrinter(&buf, PrinterOptions{})
+	d := newDemoWriter(p)
+	crew := d.em.NewSpan()
+	d.emit(Event{Kind: CrewKickoffStarted, Span: crew, Data: map[string]any{KeyCrewName: "c"}})
+	call := d.em.NewSpan()
+	d.emit(Event{Kind: LLMCallStarted, Span: call, Parent: crew, Data: map[string]any{KeyModel: "gpt-4o"}})
+	d.clock.advance(300 * time.Millisecond)
+	for range 2 {
+		d.emit(Event{Kind: LLMCallFailed, Span: call, Parent: crew, Outcome: "failed",
+			Error: "This model does not support tools.", Data: map[string]any{KeyModel: "gpt-4o"}})
+	}
+	next := d.em.NewSpan()
+	d.emit(Event{Kind: LLMCallStarted, Span: next, Parent: crew, Data: map[string]any{KeyModel: "gpt-4o"}})
+	d.emit(Event{Kind: LLMCallCompleted, Span: next, Parent: crew, Data: map[string]any{KeyModel: "gpt-4o"}})
+	d.emit(Event{Kind: CrewKickoffCompleted, Span: crew, Data: map[string]any{KeyCrewName: "c"}})
+	_ = p.Close()
+	out := buf.String()
+	if n := strings.Count(out, "✗ chat"); n != 1 {
+		t.Errorf("%d failed-call lines, want 1:\n%s", n, out)
+	}
+	if !strings.Contains(out, "does not support tools") {
+		t.Errorf("the failed call's line lacks its error:\n%s", out)
+	}
+}

@@ -288,7 +288,11 @@ def _warn(message, **extra):
 
 # Events -------------------------------------------------------------------
 
-def _all_event_classes(base):
+def _all_event_classes():
+    try:
+        from crewai.events.base_events import BaseEvent  # not exported by crewai.events
+    except Exception:
+        return []
     try:
         import importlib  # (here: only the fallback needs them)
         import pkgutil
@@ -300,7 +304,7 @@ def _all_event_classes(base):
                 pass
     except Exception:
         pass
-    seen, stack = [], [base]
+    seen, stack = [], [BaseEvent]
     while stack:
         for sub in stack.pop().__subclasses__():
             if sub not in seen:
@@ -841,6 +845,9 @@ def _before_tool(ctx):
     try:
         name = getattr(ctx, "tool_name", "") or ""
         tool = getattr(ctx, "tool", None)
+        # ctx.tool is the CrewStructuredTool CrewAI built from the agent's
+        # tool; the MCP names live on the tool it wraps.
+        tool = getattr(tool, "_original_tool", None) or tool
         original = getattr(tool, "original_tool_name", None) or ""
         server = getattr(tool, "server_name", None) or ""
         display = getattr(tool, "name", None) or ""
@@ -966,7 +973,7 @@ def install(crewai_module=None):
         return
     notes = []
     try:
-        from crewai.events import BaseEvent, crewai_event_bus as bus
+        from crewai.events import crewai_event_bus as bus
     except Exception as e:
         bus = None
         notes.append(f"crewai {version} has no crewai.events bus ({type(e).__name__}: {e}): no events")
@@ -983,7 +990,7 @@ def install(crewai_module=None):
     # of every run's start, and imports the run would not otherwise do.
     classes = []
     if bus is not None and getattr(bus, "_prepare_event", None) is None:
-        classes = _all_event_classes(BaseEvent)
+        classes = _all_event_classes()
     global _hooks_module
     _hooks_module = hooks
     hello = _hello(crewai_version=version, hooks=hooks is not None, events=bus is not None)

@@ -78,7 +78,7 @@ def dump_events(path):
     """Writes every event as model_dump gives it, without the object fields
     (spec §2.4), one JSON line each: what the bridge's lines must carry."""
     import threading
-    from crewai.events import BaseEvent
+    from crewai.events.base_events import BaseEvent
     objects = {"agent", "task", "crew", "from_agent", "from_task", "tools", "callbacks", "available_functions"}
     out, lock = open(path, "w"), threading.Lock()
 

@@ -1,13 +1,14 @@
 """crewai.events: the bus, the listener base and lazy event classes.
 
-Like CrewAI 1.15.17, a few classes are not lazy attributes and must be
-imported from their module (HookDispatchedEvent, LLMThinkingChunkEvent,
-DefaultEnvEvent, FlowPausedEvent, MethodExecutionPausedEvent)."""
+Like CrewAI 1.15.17, BaseEvent and CrewAIEventsBus are not exported here
+(they live in crewai.events.base_events and crewai.events.event_bus), and a
+few classes are not lazy attributes and must be imported from their module
+(HookDispatchedEvent, LLMThinkingChunkEvent, DefaultEnvEvent,
+FlowPausedEvent, MethodExecutionPausedEvent)."""
 import importlib
 
 from crewai.events.base_event_listener import BaseEventListener
-from crewai.events.base_events import BaseEvent
-from crewai.events.event_bus import CircularDependencyError, CrewAIEventsBus, Depends, crewai_event_bus
+from crewai.events.event_bus import CircularDependencyError, Depends, crewai_event_bus
 
 _NOT_LAZY = {"HookDispatchedEvent", "LLMThinkingChunkEvent", "DefaultEnvEvent", "FlowPausedEvent",
              "MethodExecutionPausedEvent"}
@@ -25,5 +26,4 @@ def __getattr__(name):
     raise AttributeError(f"module 'crewai.events' has no attribute {name!r}")
 
 
-__all__ = ["BaseEventListener", "BaseEvent", "CrewAIEventsBus", "crewai_event_bus", "Depends",
-           "CircularDependencyError"]
+__all__ = ["BaseEventListener", "crewai_event_bus", "Depends", "CircularDependencyError"]

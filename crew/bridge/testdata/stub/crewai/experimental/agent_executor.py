@@ -101,7 +101,9 @@ class AgentExecutor:
         return answer
 
     def _hook_ctx(self, name, args, tool, task):
-        return ToolCallHookContext(tool_name=name, tool_input=args, tool=tool, agent=self.agent, task=task,
+        # Hooks get the CrewStructuredTool built from the agent's tool, not the tool itself.
+        structured = tool.to_structured_tool() if tool is not None else None
+        return ToolCallHookContext(tool_name=name, tool_input=args, tool=structured, agent=self.agent, task=task,
                                    crew=self.crew)
 
     def _common(self, name, task):

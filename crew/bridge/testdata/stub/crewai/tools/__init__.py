@@ -17,6 +17,13 @@ class BaseTool(Model):
     def run(self, **kwargs):
         raise NotImplementedError
 
+    def to_structured_tool(self):
+        from crewai.tools.structured_tool import CrewStructuredTool
+        st = CrewStructuredTool(name=self.name, description=self.description, args_schema=self.args_schema,
+                                result_as_answer=self.result_as_answer)
+        object.__setattr__(st, "_original_tool", self)
+        return st
+
 
 class Tool(BaseTool):
     FIELDS = [("func", REQUIRED)]

@@ -1,0 +1,13 @@
+"""crewai.tools.structured_tool.CrewStructuredTool: what CrewAI 1.15.17 hands
+the tool hooks as ctx.tool (spec §3.2) on both paths. It is built from the
+agent's tool by BaseTool.to_structured_tool(), carries the same name, and
+keeps the tool it wraps in the private attribute _original_tool: the MCP
+names (server_name, original_tool_name) are only on that one."""
+from crewai._model import REQUIRED, Model
+
+
+class CrewStructuredTool(Model):
+    FIELDS = [("name", REQUIRED), ("description", ""), ("args_schema", list), ("result_as_answer", False)]
+
+    def run(self, **kwargs):
+        return self._original_tool.run(**kwargs)
