@@ -41,7 +41,7 @@ const (
 //
 // CrewAI links events by event_id / parent_event_id / started_event_id;
 // the session tree links them by Span / Parent. Scopes the session tree
-// has no node for (flow_*, memory, knowledge) are made transparent: their children hang on the nearest scope the tree
+// has no node for (flow_*, a flow's method_execution_*, memory, knowledge) are made transparent: their children hang on the nearest scope the tree
 // knows, so the tree reads crew ▸ task ▸ agent ▸ LLM call ▸ tool call ▸
 // MCP call like an engine run.
 type translator struct {
@@ -187,7 +187,9 @@ func transparentScope(typ string) (start bool, ok bool) {
 		return false, false
 	}
 	switch {
-	case stem == "flow", strings.HasPrefix(stem, "memory_"), strings.HasPrefix(stem, "knowledge_"):
+	case stem == "flow", stem == "method_execution", strings.HasPrefix(stem, "memory_"), strings.HasPrefix(stem, "knowledge_"):
+		// (method_execution: a user's flow method, the parent of a crew
+		// kicked off inside it)
 		// (guardrail and reasoning events are scopes of the session's own
 		// vocabulary: nodes, never transparent)
 	default:

@@ -80,3 +80,54 @@ func TestTranslatedUnpairedStartIsClosedByItsAgent(t *testing.T) {
 		t.Errorf("over: %d running, %d unfinished, status %v", s.Running, s.Unfinished, s.Status)
 	}
 }
+
+// A crew kicked off inside a user's Flow method (a real CrewAI 1.15.17
+// run: the crew's parent_event_id is the method's method_execution_started)
+// hangs at the top, as in an engine run, and the run's summary is the
+// crew's: no scope without a known parent, nothing left running.
+func TestTranslatedCrewInsideAFlowMethod(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	n := 0
+	ev := func(typ, id, parent, started string) wireMsg {
+		n++
+		d := map[string]any{"type": typ, "event_id": id, "timestamp": t0.Add(time.Duration(n) * time.Second).Format(time.RFC3339Nano)}
+		if parent != "" {
+			d["parent_event_id"] = parent
+		}
+		if started != "" {
+			d["started_event_id"] = started
+		}
+		return wireMsg{Op: "event", Seq: int64(n), Event: d}
+	}
+	msgs := []wireMsg{
+		ev("flow_started", "f", "", ""),
+		ev("method_execution_started", "m1", "f", ""),
+		ev("method_execution_finished", "m1e", "f", "m1"),
+		ev("method_execution_started", "m2", "f", ""),
+		ev("crew_kickoff_started", "c", "m2", ""),
+		ev("task_started", "t", "c", ""),
+		ev("task_completed", "te", "c", "t"),
+		ev("crew_kickoff_completed", "ce", "m2", "c"),
+		ev("method_execution_finished", "m2e", "f", "m2"),
+		ev("flow_finished", "fe", "", "f"),
+	}
+	tr := newTranslator("run-1", "1")
+	tree := session.NewTree()
+	for _, m := range msgs {
+		tree.Add(tr.event(m))
+	}
+	tree.Finish()
+	s := tree.Summary()
+	if s.Orphans != 0 || s.Running != 0 || s.Unfinished != 0 || s.Status != session.StatusOK {
+		t.Errorf("summary: %+v", s)
+	}
+	var crew *session.Node
+	for _, nd := range tree.Nodes() {
+		if nd.Kind == session.NodeCrew {
+			crew = nd
+		}
+	}
+	if crew == nil || crew.Parent != tree.Root {
+		t.Fatalf("the crew does not hang at the top: %+v", crew)
+	}
+}

@@ -30,13 +30,16 @@ its hook_dispatched events) cost nothing either.
 """
 import atexit
 import collections
+import dataclasses
 import datetime
+import decimal
 import enum
 import itertools
 import json
 import math
 import operator
 import os
+import pathlib
 import queue
 import socket
 import sys
@@ -464,6 +467,17 @@ def _json_default(v):
         return list(v)
     if isinstance(v, BaseException):
         return str(v)  # as CrewAI's own error field serialisers do
+    if dataclasses.is_dataclass(v) and not isinstance(v, type):
+        # AgentFinish/AgentAction (agent_logs_execution.formatted_answer):
+        # pydantic dumps a dataclass as its fields, not its repr.
+        return {f.name: getattr(v, f.name, None) for f in dataclasses.fields(v)}
+    if isinstance(v, (pathlib.PurePath, decimal.Decimal)):
+        return str(v)
+    if isinstance(v, (bytes, bytearray)):
+        try:
+            return bytes(v).decode()
+        except UnicodeDecodeError:
+            return repr(v)
     if hasattr(type(v), "model_dump"):
         try:
             return v.model_dump(mode="json", fallback=repr)

@@ -7,6 +7,7 @@ redeclared base field keeps its base position), mode="json", exclude=, and
 fallback= (without it, an unknown type raises PydanticSerializationError,
 which is how CrewAI's StaticToolFilter failure shows up).
 """
+import dataclasses
 import datetime
 import enum
 import uuid
@@ -70,6 +71,8 @@ def _dump(v, mode, fallback):
         return s[:-6] + "Z" if s.endswith("+00:00") else s
     if isinstance(v, Model):
         return v.model_dump(mode, None, fallback)
+    if dataclasses.is_dataclass(v) and not isinstance(v, type):  # as pydantic: the fields
+        return {f.name: _dump(getattr(v, f.name), mode, fallback) for f in dataclasses.fields(v)}
     if isinstance(v, dict):
         return {(str(k) if mode == "json" else k): _dump(x, mode, fallback) for k, x in v.items()}
     if isinstance(v, (list, tuple, set, frozenset)):

@@ -13,6 +13,7 @@ import datetime
 import json
 import re
 
+from crewai.agents.parser import AgentFinish
 from crewai.events.event_bus import crewai_event_bus as bus
 from crewai.events.types.flow_events import FlowFailedEvent, FlowFinishedEvent, FlowStartedEvent
 from crewai.events.types.logging_events import AgentLogsExecutionEvent, AgentLogsStartedEvent
@@ -82,7 +83,9 @@ class AgentExecutor:
                     self.messages.append({"role": "assistant", "content": answer + "\nObservation: " + out})
                     continue
             final = answer.split("Final Answer:", 1)[-1].strip()
-            bus.emit(self.agent, AgentLogsExecutionEvent(agent_role=self.agent.role, formatted_answer=answer,
+            thought = answer.split("Final Answer:", 1)[0].strip() if "Final Answer:" in answer else ""
+            finished = AgentFinish(thought=thought, output=final, text=answer)
+            bus.emit(self.agent, AgentLogsExecutionEvent(agent_role=self.agent.role, formatted_answer=finished,
                                                          verbose=self.agent.verbose))
             return final
         raise RuntimeError("max iterations reached")
