@@ -288,6 +288,9 @@ type Tree struct {
 	first, last time.Time
 	// closed are the scopes the last Add or Finish closed, innermost first.
 	closed []*Node
+	// finished: Finish was called; a session without a scope is then over
+	// before anything started, not running.
+	finished bool
 	// Failure point events that happened outside any tool scope.
 	looseToolFailures int
 	looseFailures     int
@@ -393,6 +396,7 @@ func (t *Tree) Add(ev Event) *Node {
 // A late end event still wins over it.
 func (t *Tree) Finish() {
 	t.closed = t.closed[:0]
+	t.finished = true
 	t.closeBelow(t.Root, nil, t.last)
 }
 
@@ -872,6 +876,9 @@ func (t *Tree) Summary() Summary {
 		}
 	}
 	verdict(&s, top)
+	if len(top) == 0 && t.finished {
+		s.Status = StatusUnfinished
+	}
 	return s
 }
 

@@ -306,3 +306,20 @@ func BenchmarkTreeAdd(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(evs)), "ns/event")
 }
+
+// A session that ended before any scope began (a watched command whose
+// Python cannot import crewai: the bridge's hello, the output, the exit)
+// is over, not running, once the tree is finished.
+func TestFinishedTreeWithoutScopesIsUnfinished(t *testing.T) {
+	tree := NewTree()
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	tree.Add(Event{Kind: Warning, Time: t0, Data: map[string]any{KeyMessage: "cannot import crewai"}})
+	tree.Add(Event{Kind: Warning, Time: t0.Add(5 * time.Millisecond)})
+	if s := tree.Summary(); s.Status != StatusRunning {
+		t.Fatalf("live: status %v, want running", s.Status)
+	}
+	tree.Finish()
+	if s := tree.Summary(); s.Status != StatusUnfinished || s.Succeeded {
+		t.Fatalf("finished: status %v (succeeded %v), want unfinished", s.Status, s.Succeeded)
+	}
+}

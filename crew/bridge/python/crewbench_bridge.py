@@ -937,6 +937,9 @@ def _ensure_hooks():
             getattr(_hooks_module, reg)(fn)
 
 
+_CLEARING = threading.local()
+
+
 def _watch_clears(hooks):
     """Wrap crewai.hooks.clear_*: the user's code clearing global hooks would
     silently remove crewbench's, so warn and register them again. Only the
@@ -950,7 +953,17 @@ def _watch_clears(hooks):
             continue
 
         def wrapper(*a, _orig=orig, _name=name, **kw):
-            result = _orig(*a, **kw)
+            # clear_all_global_hooks calls the other clear_all_* through
+            # this module's attributes, so through these wrappers: only the
+            # outermost call warns, once, and registers again.
+            depth = getattr(_CLEARING, "depth", 0)
+            _CLEARING.depth = depth + 1
+            try:
+                result = _orig(*a, **kw)
+            finally:
+                _CLEARING.depth = depth
+            if depth:
+                return result
             try:
                 _register_missing(hooks)
                 _warn(f"the crew called crewai.hooks.{_name}(): crewbench registered its hooks again; LLM "

@@ -14,6 +14,8 @@ from crewai.hooks.tool_hooks import (ToolCallHookContext, clear_after_tool_call_
 
 
 def clear_all_global_hooks():
-    tb, ta = clear_all_tool_call_hooks()
-    lb, la = clear_all_llm_call_hooks()
-    return {"before_tool_call": tb, "after_tool_call": ta, "before_llm_call": lb, "after_llm_call": la}
+    # As CrewAI 1.15.17 (hooks/__init__.py:46-86): the LLM hooks first, each
+    # through this module's global name, and these counts.
+    llm = clear_all_llm_call_hooks()
+    tool = clear_all_tool_call_hooks()
+    return {"llm_hooks": llm, "tool_hooks": tool, "total": (llm[0] + tool[0], llm[1] + tool[1])}
