@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -591,14 +592,15 @@ func sessionUseColor(mode string, w io.Writer) (bool, error) {
 	return false, fmt.Errorf("--color %q: want auto, always or never", mode)
 }
 
-// sessionIsTerminal reports whether w is a character device (a terminal).
+// sessionIsTerminal reports whether w is a terminal. A character device is
+// not enough: /dev/null is one, and `crewbench watch … >/dev/null` must
+// stay headless.
 func sessionIsTerminal(w io.Writer) bool {
 	f, ok := unwrapWriter(w).(*os.File)
 	if !ok {
 		return false
 	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return isatty.IsTerminal(f.Fd())
 }
 
 // oauthUseFlag is the --oauth flag of the commands that connect under

@@ -230,3 +230,16 @@ func TestAddSessionFlags(t *testing.T) {
 		}
 	}
 }
+
+// /dev/null is a character device, not a terminal: `crewbench watch …
+// >/dev/null` once tried to open the workbench (and failed without a tty).
+func TestSessionIsTerminalIsNotFooledByDevNull(t *testing.T) {
+	f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Skipf("no %s: %v", os.DevNull, err)
+	}
+	defer f.Close()
+	if sessionIsTerminal(f) {
+		t.Fatalf("%s is taken for a terminal", os.DevNull)
+	}
+}
