@@ -205,12 +205,7 @@ func TestPrinterRetryNoticeLayoutIgnoresQuietEvents(t *testing.T) {
 // A tool skipped at a breakpoint did not run: its line says so, shows the
 // supplied result and no time of its own (as the workbench's trace does).
 func TestPrinterSaysASkippedToolWasSkipped(t *testing.T) {
-	t.Setenv("NO_COLOR", "")
-	var buf bytes.Buffer
-	p := NewPrinter(&buf, PrinterOptions{})
-	d := newDemoWriter(p)
-	crew := d.em.NewSpan()
-	d.emit(Event{Kind: CrewKickoffStarted, Span: crew, Data: map[string]any{KeyCrewName: "c"}})
+	buf, p, d, crew := printerWithCrew(t)
 	tool := d.em.NewSpan()
 	d.emit(Event{Kind: ToolUsageStarted, Span: tool, Parent: crew, ToolName: "get_forecast",
 		Data: map[string]any{KeyToolArgs: map[string]any{"city": "Paris"}}})
@@ -242,12 +237,7 @@ func TestPrinterSaysASkippedToolWasSkipped(t *testing.T) {
 // llm_call_failed events for the same call (the react_fallback golden, and
 // a watched real run): the trace must show one failed call, not two.
 func TestPrinterShowsACallThatFailedTwiceOnce(t *testing.T) {
-	t.Setenv("NO_COLOR", "")
-	var buf bytes.Buffer
-	p := NewPrinter(&buf, PrinterOptions{})
-	d := newDemoWriter(p)
-	crew := d.em.NewSpan()
-	d.emit(Event{Kind: CrewKickoffStarted, Span: crew, Data: map[string]any{KeyCrewName: "c"}})
+	buf, p, d, crew := printerWithCrew(t)
 	call := d.em.NewSpan()
 	d.emit(Event{Kind: LLMCallStarted, Span: call, Parent: crew, Data: map[string]any{KeyModel: "gpt-4o"}})
 	d.clock.advance(300 * time.Millisecond)
@@ -267,4 +257,17 @@ func TestPrinterShowsACallThatFailedTwiceOnce(t *testing.T) {
 	if !strings.Contains(out, "does not support tools") {
 		t.Errorf("the failed call's line lacks its error:\n%s", out)
 	}
+}
+
+// printerWithCrew is a plain printer fed by a demo writer whose crew c has
+// started: the crew's span is returned.
+func printerWithCrew(t *testing.T) (*bytes.Buffer, *Printer, *demoWriter, string) {
+	t.Helper()
+	t.Setenv("NO_COLOR", "")
+	buf := &bytes.Buffer{}
+	p := NewPrinter(buf, PrinterOptions{})
+	d := newDemoWriter(p)
+	crew := d.em.NewSpan()
+	d.emit(Event{Kind: CrewKickoffStarted, Span: crew, Data: map[string]any{KeyCrewName: "c"}})
+	return buf, p, d, crew
 }
