@@ -141,4 +141,13 @@ func TestPause_ToolCallShowsRenderedAndRawSchema(t *testing.T) {
 	if v = ansi.Strip(m.View()); !strings.Contains(v, "Schema the LLM sees (CrewAI, Anthropic)") || strings.Contains(v, `"minimum"`) {
 		t.Errorf("anthropic: want the Anthropic rendering without minimum:\n%s", v)
 	}
+
+	// A watched real run: the bridge sends CrewAI's argument model, and
+	// CrewAI keeps no raw inputSchema, which the panel says of an MCP tool.
+	real := pz()
+	real.RawSchema = nil
+	m = pausedAt(t, goldenDeps(), 160, 80, real)
+	if v = ansi.Strip(m.View()); !strings.Contains(v, "(not known: CrewAI keeps only its argument model)") || strings.Contains(v, "(not an MCP tool)") {
+		t.Errorf("watched MCP tool without a raw schema:\n%s", v)
+	}
 }

@@ -234,9 +234,9 @@ func (p tracePane) toggleOutput() (tracePane, tea.Cmd) {
 // call: the messages about to be sent, as JSON.
 const editMessagesMode = 4
 
-// realLLMKey answers e and s at a real run's LLM-call pause: e edits the
-// messages (what CrewAI's before-LLM hook can change), s says why an LLM
-// call cannot be skipped.
+// realLLMKey answers e and u at a real run's LLM-call pause: e edits the
+// messages (what CrewAI's before-LLM hook can change), u (skip) says why
+// an LLM call cannot be skipped.
 func (p tracePane) realLLMKey(k tea.KeyMsg) (tracePane, tea.Cmd, bool) {
 	if !key.Matches(k, p.km.Watch.Messages) {
 		return p, notice(noticeWarn, "%s", realLLMLimits), true

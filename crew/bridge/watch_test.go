@@ -229,6 +229,11 @@ func TestWatchToolBreakpointEditsArguments(t *testing.T) {
 				p.Server != "weather" || pyjson.Dumps(p.Args) != `{"city": "Berlin", "days": 1}` {
 				t.Fatalf("MCP pause: %+v args %s", p, pyjson.Dumps(p.Args))
 			}
+			// The pause carries the tool's argument model (ctx.tool.args_schema)
+			// for the pause panel's schema.
+			if p.Schema == nil || !strings.Contains(pyjson.Dumps(p.Schema), `"properties": {"city": {`) {
+				t.Fatalf("MCP pause schema: %v", p.Schema)
+			}
 			if out := outputLines(evs); !strings.Contains(out, `word_counter received {"text": "alpha beta gamma delta"}`) {
 				t.Fatalf("the @tool did not receive the edited arguments:\n%s", out)
 			}

@@ -57,13 +57,16 @@ type wireMsg struct {
 	ServerName       string          `json:"server_name"`
 	DisplayName      string          `json:"display_name"`
 	ToolInput        json.RawMessage `json:"tool_input"`
-	Messages         json.RawMessage `json:"messages"`
-	Model            string          `json:"model"`
-	Iterations       int             `json:"iterations"`
-	AfterFailure     bool            `json:"after_failure"`
-	AgentRole        string          `json:"agent_role"`
-	TaskName         string          `json:"task_name"`
-	Thread           string          `json:"thread"`
+	// ArgsSchema is the tool's argument model as JSON schema
+	// (args_schema.model_json_schema()), sent only with a pause.
+	ArgsSchema   json.RawMessage `json:"args_schema"`
+	Messages     json.RawMessage `json:"messages"`
+	Model        string          `json:"model"`
+	Iterations   int             `json:"iterations"`
+	AfterFailure bool            `json:"after_failure"`
+	AgentRole    string          `json:"agent_role"`
+	TaskName     string          `json:"task_name"`
+	Thread       string          `json:"thread"`
 
 	// warning
 	Message  string `json:"message"`

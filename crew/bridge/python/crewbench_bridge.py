@@ -855,13 +855,22 @@ def _jsonable(v):
         return repr(v)
 
 
+def _args_schema(tool):
+    """The tool's argument model as JSON schema, for the pause panel; None
+    when it has none. Only at a pause: never on the way of an event."""
+    try:
+        return _jsonable(tool.args_schema.model_json_schema())
+    except Exception:
+        return None
+
+
 def _before_tool(ctx):
     try:
         name = getattr(ctx, "tool_name", "") or ""
-        tool = getattr(ctx, "tool", None)
+        structured = getattr(ctx, "tool", None)
         # ctx.tool is the CrewStructuredTool CrewAI built from the agent's
         # tool; the MCP names live on the tool it wraps.
-        tool = getattr(tool, "_original_tool", None) or tool
+        tool = getattr(structured, "_original_tool", None) or structured
         original = getattr(tool, "original_tool_name", None) or ""
         server = getattr(tool, "server_name", None) or ""
         display = getattr(tool, "name", None) or ""
@@ -870,7 +879,7 @@ def _before_tool(ctx):
             return None
         d = _conn.ask(dict(kind="tool_call", tool_name=name, original_tool_name=original, server_name=server,
                            display_name=display, tool_input=_jsonable(ctx.tool_input), after_failure=failed,
-                           **_who(ctx)))
+                           args_schema=_args_schema(structured), **_who(ctx)))
         action = (d or {}).get("action")
         if action == "edit_args" and isinstance(ctx.tool_input, dict):
             ctx.tool_input.clear()  # in place: reassigning ctx.tool_input has no effect

@@ -18,8 +18,9 @@ class BaseTool(Model):
         raise NotImplementedError
 
     def to_structured_tool(self):
-        from crewai.tools.structured_tool import CrewStructuredTool
-        st = CrewStructuredTool(name=self.name, description=self.description, args_schema=self.args_schema,
+        from crewai.tools.structured_tool import CrewStructuredTool, args_model
+        st = CrewStructuredTool(name=self.name, description=self.description,
+                                args_schema=args_model(self.name.replace(" ", "") + "Schema", list(self.args_schema)),
                                 result_as_answer=self.result_as_answer)
         object.__setattr__(st, "_original_tool", self)
         return st
