@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -291,17 +292,13 @@ func (p *Printer) closedLines(ts string) {
 	}
 }
 
-// endedBefore reports whether n had an end event before its latest one.
+// endedBefore reports whether n had an end event before its latest one
+// (a node's events are its own scope events and the point events in it).
 // CrewAI's OpenAI provider reports one failed request with two
 // llm_call_failed events (goldens: react_fallback); the second gets no
 // line, so the trace shows the one call that was made.
 func endedBefore(n *Node) bool {
-	for _, e := range n.Events[:len(n.Events)-1] {
-		if e.Kind.IsEnd() && e.Span == n.Span {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(n.Events[:len(n.Events)-1], func(e Event) bool { return e.Kind.IsEnd() })
 }
 
 func (p *Printer) endLine(n *Node, ev Event, ts string) {

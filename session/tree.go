@@ -876,8 +876,11 @@ func (t *Tree) Summary() Summary {
 		}
 	}
 	verdict(&s, top)
-	if len(top) == 0 && t.finished {
-		s.Status = StatusUnfinished
+	if len(top) == 0 {
+		s.Status = StatusRunning
+		if t.finished {
+			s.Status = StatusUnfinished
+		}
 	}
 	return s
 }
@@ -998,9 +1001,6 @@ func verdict(s *Summary, top []*Node) {
 		case StatusOK:
 			ended = true
 		}
-	}
-	if len(top) == 0 {
-		s.Status = StatusRunning
 	}
 	s.Succeeded = s.Status == StatusOK && ended
 }

@@ -55,8 +55,8 @@ func (p *tracePane) pauseSchemaLines(pz *crew.Pause) []string {
 		rendered = printable(pyjson.DumpsStyle(render(pz.Schema), pyjson.Style{Indent: 2, KeepNonASCII: true}))
 	}
 	raw := st.Subtle.Render("(not an MCP tool)")
-	if pz.Server != "" {
-		// A watched real run: CrewAI keeps only the argument model it built.
+	if p.realRun() && pz.Server != "" {
+		// CrewAI keeps only the argument model it built.
 		raw = st.Subtle.Render("(not known: CrewAI keeps only its argument model)")
 	}
 	if pz.RawSchema != nil {

@@ -147,6 +147,11 @@ func TestPause_ToolCallShowsRenderedAndRawSchema(t *testing.T) {
 	real := pz()
 	real.RawSchema = nil
 	m = pausedAt(t, goldenDeps(), 160, 80, real)
+	if v = ansi.Strip(m.View()); strings.Contains(v, "CrewAI keeps only") {
+		t.Errorf("an engine run's pause speaks of a watched run's limit:\n%s", v)
+	}
+	m.trace.run.real = true
+	m.trace.renderPause()
 	if v = ansi.Strip(m.View()); !strings.Contains(v, "(not known: CrewAI keeps only its argument model)") || strings.Contains(v, "(not an MCP tool)") {
 		t.Errorf("watched MCP tool without a raw schema:\n%s", v)
 	}

@@ -721,10 +721,8 @@ func (r *Run) pause(c *conn, tr *translator, m wireMsg, at toolTarget) {
 		if args, err := pyjson.LoadsObject(string(m.ToolInput)); err == nil {
 			p.Args = args
 		}
-		if len(m.ArgsSchema) > 0 {
-			if schema, err := pyjson.LoadsObject(string(m.ArgsSchema)); err == nil {
-				p.Schema = schema
-			}
+		if schema, err := pyjson.LoadsObject(string(m.ArgsSchema)); err == nil {
+			p.Schema = schema
 		}
 		base.ToolName, base.OriginalToolName, base.Server = m.ToolName, m.OriginalToolName, m.ServerName
 		base.Parent = at.parent // beside the call, under its LLM call, as in engine runs

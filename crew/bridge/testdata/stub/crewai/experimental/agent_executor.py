@@ -65,6 +65,9 @@ class AgentExecutor:
         self.iterations, self.results = 0, []
         native = self.llm.supports_function_calling() and bool(tools)  # decided at iterations == 0
         by_name = {sanitize_tool_name(t.name): t for t in tools}
+        # Hooks get the CrewStructuredTool built from the agent's tool, once
+        # per executor as in CrewAI, not the tool itself.
+        self.structured = {n: t.to_structured_tool() for n, t in by_name.items()}
         schemas = [{"type": "function", "function": {"name": n, "description": t.description}}
                    for n, t in by_name.items()] if native else None
         while self.iterations < self.agent.max_iter:
@@ -103,11 +106,9 @@ class AgentExecutor:
                 answer = new
         return answer
 
-    def _hook_ctx(self, name, args, tool, task):
-        # Hooks get the CrewStructuredTool built from the agent's tool, not the tool itself.
-        structured = tool.to_structured_tool() if tool is not None else None
-        return ToolCallHookContext(tool_name=name, tool_input=args, tool=structured, agent=self.agent, task=task,
-                                   crew=self.crew)
+    def _hook_ctx(self, name, args, task):
+        return ToolCallHookContext(tool_name=name, tool_input=args, tool=self.structured.get(name), agent=self.agent,
+                                   task=task, crew=self.crew)
 
     def _common(self, name, task):
         return dict(tool_name=name, agent_key=str(self.agent.id), from_task=task, from_agent=self.agent)
@@ -119,7 +120,7 @@ class AgentExecutor:
         # tool_args is a copy made before the hooks (pre-edit values).
         bus.emit(self, ToolUsageStartedEvent(tool_args=copy.deepcopy(args), tool_class=type(tool).__name__,
                                              run_attempts=1, **self._common(name, task)))
-        ctx = self._hook_ctx(name, args, tool, task)
+        ctx = self._hook_ctx(name, args, task)
         error = None
         if not run_before_tool_call_hooks(ctx):
             result = raw = blocked_text(name)
@@ -158,7 +159,7 @@ class AgentExecutor:
                                                         **self._common(name, task)))
             return f"Error: invalid Action Input: {e}"
         tool_input = arguments if arguments else {}  # with no arguments, edits are lost
-        ctx = self._hook_ctx(name, tool_input, tool, task)
+        ctx = self._hook_ctx(name, tool_input, task)
         if not run_before_tool_call_hooks(ctx):
             result = blocked_text(name)  # no tool events on the ReAct path
         else:

@@ -9,10 +9,7 @@ from crewai._model import REQUIRED, Model
 
 
 class CrewStructuredTool(Model):
-    FIELDS = [("name", REQUIRED), ("description", ""), ("args_schema", list), ("result_as_answer", False)]
-
-    def run(self, **kwargs):
-        return self._original_tool.run(**kwargs)
+    FIELDS = [("name", REQUIRED), ("description", ""), ("args_schema", None), ("result_as_answer", False)]
 
 
 def args_model(name, params):
